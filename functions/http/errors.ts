@@ -1,0 +1,35 @@
+import { DomainError, type ErrorKind } from '../../lib/errors.ts';
+import { json, type HttpResult } from './responses.ts';
+
+export const statusOf: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthenticated: 401,
+  payment_required: 402,
+  forbidden: 403,
+  not_found: 404,
+  internal: 500,
+};
+
+/**
+ * How an endpoint group writes its error bodies. `failure` is the route's operation text for 500s
+ * (for example `Error fetching notifications`); `detail` is safe to show: a DomainError's message,
+ * or only the name of anything unexpected (SDK messages can carry ARNs and account ids).
+ */
+export interface ErrorStyle {
+  body(error: DomainError, failure: string): unknown;
+  internal(failure: string, detail: string): unknown;
+}
+
+/** The notifications group: `{message}`, and `{message: <operation>, error: <detail>}` for 500. */
+export const messageStyle: ErrorStyle = {
+  body: (error) => ({ message: error.message, ...error.fields }),
+  internal: (failure, detail) => ({ message: failure, error: detail }),
+};
+
+export function errorResponse(error: unknown, style: ErrorStyle, failure: string): HttpResult {
+  if (error instanceof DomainError && error.kind !== 'internal') {
+    return json(statusOf[error.kind], style.body(error, failure));
+  }
+  const detail = error instanceof DomainError ? error.message : error instanceof Error ? error.name : 'Error';
+  return json(500, style.internal(failure, detail));
+}

@@ -1,0 +1,46 @@
+import { messageStyle } from './http/errors.ts';
+import { httpFunction, signedIn, type Request } from './http/handler.ts';
+import { deps } from './deps.ts';
+import { registerDevice, unregisterDevice } from '../lib/notifications/devices.ts';
+import { listNotifications, markAllRead, markRead, readPaging, unreadCount } from '../lib/notifications/inbox.ts';
+
+/** `/notifications/*` (SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
+const userId = (request: Request) => signedIn(request).userId;
+
+export const handler = httpFunction({
+  name: 'notifications-api',
+  style: messageStyle,
+  authDeps: deps,
+  handlers: {
+    'POST /notifications/device-token': {
+      failure: 'Error registering device token',
+      run: async (request) => {
+        await registerDevice(deps(), userId(request), request.body);
+        return { message: 'Device token registered' };
+      },
+    },
+    'DELETE /notifications/device-token': {
+      failure: 'Error unregistering device token',
+      run: async (request) => {
+        await unregisterDevice(deps(), userId(request), request.body);
+        return { message: 'Device token unregistered' };
+      },
+    },
+    'GET /notifications': {
+      failure: 'Error fetching notifications',
+      run: (request) => listNotifications(deps(), userId(request), readPaging(request.query)),
+    },
+    'GET /notifications/unread-count': {
+      failure: 'Error fetching unread count',
+      run: (request) => unreadCount(deps(), userId(request)),
+    },
+    'PUT /notifications/{id}/read': {
+      failure: 'Error marking notification as read',
+      run: (request) => markRead(deps(), userId(request), request.params.id ?? ''),
+    },
+    'PUT /notifications/read-all': {
+      failure: 'Error marking all as read',
+      run: (request) => markAllRead(deps(), userId(request)),
+    },
+  },
+});

@@ -1,0 +1,37 @@
+/**
+ * The route table: the one list of HTTP routes. The CDK stack creates API Gateway routes from it,
+ * the local server dispatches from it, and each function's handler dispatches on its route keys.
+ * Paths use API Gateway's `{param}` syntax. It imports nothing so that infra code can read it.
+ */
+export type FunctionName = 'notifications-api';
+
+/**
+ * How the caller is resolved before the route runs (SPEC.md section 5):
+ * - `none`: no token is read.
+ * - `required`: 401 without a token, 403 for an invalid one, plain-text 404 when the user is gone.
+ * - `optional`: anonymous without a token; an invalid token is 403.
+ * - `optional-lenient`: anonymous without a token or with an invalid one.
+ * - `editor`: `required`, then 403 unless the stored role is editor or admin.
+ */
+export type AuthMode = 'none' | 'required' | 'optional' | 'optional-lenient' | 'editor';
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  function: FunctionName;
+  auth: AuthMode;
+}
+
+export const routes: readonly Route[] = [
+  { method: 'POST', path: '/notifications/device-token', function: 'notifications-api', auth: 'required' },
+  { method: 'DELETE', path: '/notifications/device-token', function: 'notifications-api', auth: 'required' },
+  { method: 'GET', path: '/notifications', function: 'notifications-api', auth: 'required' },
+  { method: 'GET', path: '/notifications/unread-count', function: 'notifications-api', auth: 'required' },
+  { method: 'PUT', path: '/notifications/read-all', function: 'notifications-api', auth: 'required' },
+  { method: 'PUT', path: '/notifications/{id}/read', function: 'notifications-api', auth: 'required' },
+];
+
+export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;
+
+/** Every function that serves HTTP routes, in route-table order. */
+export const httpFunctions = (): FunctionName[] => [...new Set(routes.map((r) => r.function))];

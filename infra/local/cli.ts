@@ -1,0 +1,105 @@
+import './stderr-console.ts';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
+import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
+import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
+import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
+import { signToken } from '../../lib/auth/tokens.ts';
+import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { seed } from './seed.ts';
+import { dataDir, jwtSecret, readStack } from './state.ts';
+
+/**
+ * `npm run --silent cli -- COMMAND` (local-runtime.md): JSON (or a bare token) on stdout,
+ * diagnostics on stderr, a non-zero exit with a one-line message on any error.
+ */
+const usage = `usage: npm run --silent cli -- COMMAND
+  seed FILE
+  token USER_ID [--expires-in SECONDS]
+  user delete USER_ID
+  book show BOOK_ID`;
+
+const dayInSeconds = 24 * 60 * 60;
+
+function db() {
+  const stack = readStack(dataDir());
+  const client = new DynamoDBClient({
+    endpoint: stack.endpoints.dynamodb,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return { client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), tableName: stack.tableName };
+}
+
+const issueToken = (userId: string, expiresIn = dayInSeconds) => signToken(jwtSecret(dataDir(), false), userId, expiresIn);
+
+async function run(argv: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { 'expires-in': { type: 'string' } },
+  });
+  const [command, ...rest] = positionals;
+  const words = [command, rest[0]].join(' ');
+
+  if (command === 'seed' && rest.length === 1) {
+    let file: unknown;
+    try {
+      file = JSON.parse(readFileSync(rest[0]!, 'utf8'));
+    } catch (error) {
+      throw new Error(`cannot read seed file ${rest[0]}: ${(error as Error).message}`);
+    }
+    const table = db();
+    return seed(
+      {
+        users: dynamoUserStore(table),
+        subscriptions: dynamoSubscriptionStore(table),
+        books: dynamoBookStore(table),
+        notifications: dynamoNotificationStore(table),
+      },
+      file,
+      { now: new Date(), catalogue: parseCatalogue(process.env.TIER_CATALOGUE), issueToken: (id) => issueToken(id) },
+    );
+  }
+  if (command === 'token' && rest.length === 1) {
+    const raw = values['expires-in'];
+    const seconds = raw === undefined ? dayInSeconds : Number(raw);
+    if (!Number.isInteger(seconds) || seconds <= 0) throw new Error('--expires-in takes a positive whole number of seconds');
+    return { bare: await issueToken(rest[0]!, seconds) };
+  }
+  if (words === 'user delete' && rest.length === 2) {
+    if (!(await dynamoUserStore(db()).delete(rest[1]!))) throw new Error(`no user ${rest[1]}`);
+    return { deleted: true };
+  }
+  if (words === 'book show' && rest.length === 2) {
+    const books = dynamoBookStore(db());
+    const book = await books.get(rest[1]!);
+    if (!book) throw new Error(`no book ${rest[1]}`);
+    const lines = await books.lines(book.bookId);
+    return {
+      bookId: book.bookId,
+      title: book.title,
+      author: book.author,
+      ownerId: book.ownerId,
+      accessModel: book.accessModel,
+      visibility: book.visibility,
+      metadata: book.metadata,
+      lines: lines.map(({ lineId, arabic, english, commentary, rootwords }) => ({ lineId, arabic, english, commentary, rootwords })),
+    };
+  }
+  throw new Error(`unknown command: ${argv.join(' ') || '(none)'}\n${usage}`);
+}
+
+run(process.argv.slice(2)).then(
+  (out) => {
+    const bare = (out as { bare?: string }).bare;
+    process.stdout.write(bare !== undefined ? `${bare}\n` : `${JSON.stringify(out, null, 2)}\n`);
+  },
+  (error: Error) => {
+    process.stderr.write(`${error.message.split('\n')[0]}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { FunctionName } from '../../functions/routes.ts';
+import { matchRoute } from './router.ts';
+
+export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** HTTP API's payload limit; larger requests never reach a function on AWS either. */
+export const maxBodyBytes = 10 * 1024 * 1024;
+
+const textTypes = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBodyBytes) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > maxBodyBytes ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The API Gateway HTTP API (payload format 2.0) event for a request, as AWS would build it. */
+export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pathParameters: Record<string, string>) {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const isText = body.length === 0 || textTypes.test(headers['content-type'] ?? '');
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    cookies: headers.cookie?.split(';').map((c) => c.trim()),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    body: body.length ? body.toString(isText ? 'utf8' : 'base64') : undefined,
+    isBase64Encoded: !isText,
+  };
+  return event;
+}
+
+function lambdaContext(functionName: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
+  const body = result.body === undefined ? Buffer.alloc(0) : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  const headers: Record<string, string | number | string[]> = { ...(result.headers ?? {}) } as Record<string, string>;
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  headers['content-length'] = body.length;
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(body);
+}
+
+const jsonMessage = (statusCode: number, message: string) => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message }),
+});
+
+/** Serves the route table over HTTP, invoking each route's function handler like API Gateway does. */
+export async function startLocalServer(options: {
+  host: string;
+  port: number;
+  handlers: Record<FunctionName, LambdaHttpHandler>;
+}): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    try {
+      const path = new URL(req.url ?? '/', 'http://local').pathname;
+      const match = matchRoute(req.method ?? 'GET', path);
+      const body = await readBody(req);
+      if (!match) return send(res, jsonMessage(404, 'Not Found'));
+      if (body === 'too-large') return send(res, jsonMessage(413, 'Request Entity Too Large'));
+      const event = toEvent(req, body, match.routeKey, match.pathParameters);
+      const handler = options.handlers[match.route.function];
+      send(res, await handler(event, lambdaContext(match.route.function, event.requestContext.requestId)));
+    } catch (error) {
+      // What API Gateway answers when a function fails without a response.
+      process.stderr.write(`local server: ${(error as Error).stack ?? error}\n`);
+      if (!res.headersSent) send(res, jsonMessage(500, 'Internal Server Error'));
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

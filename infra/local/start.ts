@@ -1,0 +1,63 @@
+import './stderr-console.ts';
+import { mkdirSync } from 'node:fs';
+import { startEmbeddedStores } from './embedded/index.ts';
+import { loadHttpHandlers } from './functions.ts';
+import { startLocalServer } from './server.ts';
+import { dataDir, functionEnvironment, jwtSecret, names, removeStack, writeStack } from './state.ts';
+
+/** `npm start`: the whole service on this machine (local-runtime.md). */
+const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
+
+async function main() {
+  const dir = dataDir();
+  mkdirSync(dir, { recursive: true });
+  const secret = jwtSecret(dir, true);
+  const stores = await startEmbeddedStores({
+    dataDir: dir,
+    tableName: names.tableName,
+    buckets: [names.uploadsBucket, names.audioBucket],
+    queues: [names.ocrQueue, names.audioQueue],
+    ports: { dynamodb: optionalPort('DYNAMODB_PORT'), s3: optionalPort('S3_PORT'), sqs: optionalPort('SQS_PORT') },
+  });
+  const stack = {
+    tableName: names.tableName,
+    uploadsBucket: names.uploadsBucket,
+    audioBucket: names.audioBucket,
+    endpoints: stores.endpoints,
+    queueUrls: stores.queueUrls,
+  };
+  Object.assign(process.env, functionEnvironment(stack, secret));
+
+  let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    removeStack(dir);
+    await server?.close().catch(() => undefined);
+    await stores.stop().catch((error: Error) => process.stderr.write(`stopping stores: ${error.message}\n`));
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+
+  try {
+    server = await startLocalServer({
+      host: process.env.HOST || '127.0.0.1',
+      port: Number(process.env.PORT || 3000),
+      handlers: await loadHttpHandlers(),
+    });
+  } catch (error) {
+    process.stderr.write(`npm start: ${(error as Error).message}\n`);
+    await stop(1);
+    return;
+  }
+  writeStack(dir, { pid: process.pid, url: server.url, ...stack });
+  process.stderr.write(`state in ${dir}\n`);
+  process.stdout.write(`Maktaba API listening on ${server.url}\n`);
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`npm start: ${error.message}\n`);
+  process.exit(1);
+});

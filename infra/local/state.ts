@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Where the local runtime keeps its state, and `local.json`, the record of a running stack that the
+ * CLI reads to find it (local-runtime.md).
+ */
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const dataDir = (): string => resolve(projectRoot, process.env.DATA_DIR || '.local');
+
+export const names = {
+  tableName: 'maktaba',
+  uploadsBucket: 'maktaba-uploads',
+  audioBucket: 'maktaba-audio',
+  ocrQueue: 'ocr-jobs',
+  audioQueue: 'audio-jobs',
+} as const;
+
+export interface LocalStack {
+  pid: number;
+  url: string;
+  tableName: string;
+  uploadsBucket: string;
+  audioBucket: string;
+  endpoints: { dynamodb: string; s3: string; sqs: string };
+  queueUrls: Record<string, string>;
+}
+
+const stackFile = (dir: string) => join(dir, 'local.json');
+
+export function writeStack(dir: string, stack: LocalStack): void {
+  writeFileSync(stackFile(dir), `${JSON.stringify(stack, null, 2)}\n`);
+}
+
+export function removeStack(dir: string): void {
+  rmSync(stackFile(dir), { force: true });
+}
+
+export function readStack(dir: string): LocalStack {
+  const file = stackFile(dir);
+  if (!existsSync(file)) throw new Error(`no local stack is running for DATA_DIR ${dir}: start one with npm start`);
+  const stack = JSON.parse(readFileSync(file, 'utf8')) as LocalStack;
+  try {
+    process.kill(stack.pid, 0);
+  } catch {
+    throw new Error(`the local stack recorded in ${file} (pid ${stack.pid}) is not running: start it with npm start`);
+  }
+  return stack;
+}
+
+/** The HS256 secret of local tokens: generated on first start, kept in DATA_DIR (mode 0600). */
+export function jwtSecret(dir: string, create: boolean): string {
+  const file = join(dir, 'jwt-secret');
+  if (!existsSync(file)) {
+    if (!create) throw new Error(`no token secret in ${dir}: start the local stack once with npm start`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+/** The environment every function sees locally: the same variables the CDK stack sets on AWS. */
+export function functionEnvironment(stack: Omit<LocalStack, 'pid' | 'url'>, secret: string): Record<string, string> {
+  return {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: stack.endpoints.sqs,
+    TABLE_NAME: stack.tableName,
+    UPLOADS_BUCKET: stack.uploadsBucket,
+    AUDIO_BUCKET: stack.audioBucket,
+    OCR_QUEUE_URL: stack.queueUrls[names.ocrQueue] ?? '',
+    AUDIO_QUEUE_URL: stack.queueUrls[names.audioQueue] ?? '',
+    ADAPTERS: 'local',
+    AUTH_JWT_SECRET: secret,
+  };
+}

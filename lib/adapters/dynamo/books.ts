@@ -1,0 +1,59 @@
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { Book, BookStore, Line } from '../../books/book.ts';
+import { keys } from './keys.ts';
+import { pause, record, type Db } from './table.ts';
+
+/** BatchWriteItem takes 25 puts; unprocessed ones are retried with backoff until none remain. */
+export async function batchPut(db: Db, items: Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
+    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('DynamoDB kept items unprocessed after retries');
+      if (attempt > 0) await pause(Math.min(2000, 25 * 2 ** attempt));
+      const out: BatchWriteCommandOutput = await db.client.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
+      pending = (out.UnprocessedItems?.[db.tableName] ?? []) as typeof pending;
+    }
+  }
+}
+
+export function dynamoBookStore(db: Db): BookStore {
+  const TableName = db.tableName;
+  return {
+    async create(book, lines) {
+      await batchPut(
+        db,
+        lines.map((line) => ({ ...keys.line(book.bookId, line.lineId), entity: 'Line', ...line })),
+      );
+      await db.client.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.book(book.bookId), entity: 'Book', ...book },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    },
+
+    async get(bookId) {
+      const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.book(bookId) }));
+      return Item ? record<Book>(Item) : undefined;
+    },
+
+    async lines(bookId) {
+      const lines: Line[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.client.send(
+          new QueryCommand({
+            TableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': keys.book(bookId).pk, ':prefix': keys.linePrefix },
+            ExclusiveStartKey,
+          }),
+        );
+        lines.push(...(page.Items ?? []).map((item) => record<Line>(item)));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return lines;
+    },
+  };
+}

@@ -1,0 +1,188 @@
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Notification } from '../../notifications/notification.ts';
+import type { InboxCounters, NotificationStore } from '../../notifications/store.ts';
+import { keys, padSeq } from './keys.ts';
+import { failedConditions, isContention, pause, record, type Db } from './table.ts';
+
+const maxAttempts = 12;
+/** A transaction takes 100 actions; one is kept for the inbox counter. */
+const readAllBatch = 99;
+
+export function dynamoNotificationStore(db: Db): NotificationStore {
+  const TableName = db.tableName;
+
+  const counters = async (recipientId: string, consistent = false): Promise<InboxCounters> => {
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName, Key: keys.inbox(recipientId), ConsistentRead: consistent }),
+    );
+    return { total: Number(Item?.total ?? 0), unread: Number(Item?.unread ?? 0) };
+  };
+
+  const get = async (recipientId: string, notificationId: string) => {
+    const { Item } = await db.client.send(
+      new GetCommand({ TableName, Key: keys.notification(recipientId, notificationId), ConsistentRead: true }),
+    );
+    return Item ? record<Notification>(Item) : undefined;
+  };
+
+  return {
+    counters: (recipientId) => counters(recipientId),
+
+    /**
+     * Optimistic: the inbox counter only moves from the total just read, in the same transaction
+     * that writes the notification, so positions have no gaps and no duplicates under concurrency.
+     */
+    async create(input) {
+      for (let attempt = 0; attempt < maxAttempts; attempt++) {
+        if (attempt > 0) await pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
+        const { total } = await counters(input.recipientId, true);
+        const seq = total + 1;
+        const notification: Notification = { ...input, readAt: input.readAt ?? null, seq, version: 0, updatedAt: input.createdAt };
+        try {
+          await db.client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName,
+                    Key: keys.inbox(input.recipientId),
+                    UpdateExpression: 'SET #total = :seq, entity = :entity ADD unread :unread',
+                    ConditionExpression: total === 0 ? 'attribute_not_exists(#total)' : '#total = :previous',
+                    ExpressionAttributeNames: { '#total': 'total' },
+                    ExpressionAttributeValues: {
+                      ':seq': seq,
+                      ':entity': 'Inbox',
+                      ':unread': notification.isRead ? 0 : 1,
+                      ...(total === 0 ? {} : { ':previous': total }),
+                    },
+                  },
+                },
+                {
+                  Put: {
+                    TableName,
+                    Item: {
+                      ...keys.notification(input.recipientId, input.notificationId),
+                      ...keys.notificationBySeq(input.recipientId, seq),
+                      ...(notification.isRead ? {} : keys.unread(input.recipientId, input.notificationId)),
+                      entity: 'Notification',
+                      ...notification,
+                    },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+              ],
+            }),
+          );
+          return notification;
+        } catch (error) {
+          if (!isContention(error)) throw error;
+        }
+      }
+      throw new Error('Inbox is too busy: could not store the notification');
+    },
+
+    async range(recipientId, fromSeq, toSeq) {
+      const items: Notification[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.client.send(
+          new QueryCommand({
+            TableName,
+            IndexName: 'gsi1',
+            KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+            ExpressionAttributeValues: { ':pk': keys.inboxIndex(recipientId), ':from': padSeq(fromSeq), ':to': padSeq(toSeq) },
+            ScanIndexForward: false,
+            ExclusiveStartKey,
+          }),
+        );
+        items.push(...(page.Items ?? []).map((item) => record<Notification>(item)));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return items;
+    },
+
+    async markRead(recipientId, notificationId, readAt) {
+      for (let attempt = 0; attempt < maxAttempts; attempt++) {
+        if (attempt > 0) await pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
+        try {
+          await db.client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Update: readUpdate(TableName, recipientId, notificationId, readAt) },
+                { Update: unreadDecrement(TableName, recipientId, 1) },
+              ],
+            }),
+          );
+          break;
+        } catch (error) {
+          const failed = failedConditions(error);
+          if (!failed) throw error;
+          // Missing, or already read: nothing to count down; a read notification is returned as it is.
+          if (failed.length > 0) break;
+        }
+      }
+      return get(recipientId, notificationId);
+    },
+
+    async markAllRead(recipientId, readAt) {
+      let changed = 0;
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await db.client.send(
+          new QueryCommand({
+            TableName,
+            IndexName: 'gsi2',
+            KeyConditionExpression: 'gsi2pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.unreadIndex(recipientId) },
+            ProjectionExpression: 'notificationId',
+            Limit: readAllBatch,
+            ExclusiveStartKey,
+          }),
+        );
+        let ids = (page.Items ?? []).map((item) => String(item.notificationId));
+        // The index lags the table: an entry may already be read. Drop those and commit the rest.
+        for (let attempt = 0; ids.length > 0; attempt++) {
+          if (attempt >= maxAttempts) throw new Error('Inbox is too busy: could not mark notifications read');
+          try {
+            await db.client.send(
+              new TransactWriteCommand({
+                TransactItems: [
+                  ...ids.map((id) => ({ Update: readUpdate(TableName, recipientId, id, readAt) })),
+                  { Update: unreadDecrement(TableName, recipientId, ids.length) },
+                ],
+              }),
+            );
+            changed += ids.length;
+            break;
+          } catch (error) {
+            const failed = failedConditions(error);
+            if (!failed) throw error;
+            if (failed.length === 0) await pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
+            ids = ids.filter((_, i) => !failed.includes(i));
+          }
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return changed;
+    },
+  };
+}
+
+function readUpdate(TableName: string, recipientId: string, notificationId: string, readAt: string) {
+  return {
+    TableName,
+    Key: keys.notification(recipientId, notificationId),
+    UpdateExpression: 'SET isRead = :true, readAt = :at, updatedAt = :at ADD version :one REMOVE gsi2pk, gsi2sk',
+    ConditionExpression: 'attribute_exists(pk) AND isRead = :false',
+    ExpressionAttributeValues: { ':true': true, ':false': false, ':at': readAt, ':one': 1 },
+  };
+}
+
+function unreadDecrement(TableName: string, recipientId: string, by: number) {
+  return {
+    TableName,
+    Key: keys.inbox(recipientId),
+    UpdateExpression: 'ADD unread :minus',
+    ExpressionAttributeValues: { ':minus': -by },
+  };
+}

@@ -1,0 +1,28 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+
+/** The table a store works on. Every item also carries `entity`, the record type. */
+export interface Db {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+const keyAttributes = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'entity']);
+
+/** The record without its key and bookkeeping attributes. */
+export function record<T>(item: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !keyAttributes.has(name))) as T;
+}
+
+/** Which actions of a canceled transaction failed their condition (by index). */
+export function failedConditions(error: unknown): number[] | undefined {
+  if (!(error instanceof TransactionCanceledException)) return undefined;
+  return (error.CancellationReasons ?? []).flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : []));
+}
+
+/** True for a canceled transaction whose cancellation is a write conflict or a failed condition. */
+export const isContention = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,58 @@
+/**
+ * Runtime configuration, read from the environment once per cold start.
+ * The CDK stack and the local runtime set the same variables; nothing else reads process.env.
+ */
+export type AuthConfig =
+  | { mode: 'secret'; secret?: string; secretArn?: string; issuer?: string; audience?: string }
+  | { mode: 'jwks'; jwksUrl: string; issuer?: string; audience?: string };
+
+export interface Config {
+  tableName: string;
+  uploadsBucket: string;
+  audioBucket: string;
+  ocrQueueUrl: string;
+  audioQueueUrl: string;
+  auth: AuthConfig;
+  /** SNS platform application ARNs by device platform; a missing one means no push for that platform. */
+  pushApplicationArns: Partial<Record<'ios' | 'android', string>>;
+  /** `local` selects the offline adapters (push log, speech, billing ledger) used by `npm start`. */
+  adapters: 'aws' | 'local';
+  tierCatalogue?: string;
+}
+
+const env = (name: string): string | undefined => {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+};
+
+function readAuth(): AuthConfig {
+  const issuer = env('AUTH_JWT_ISSUER');
+  const audience = env('AUTH_JWT_AUDIENCE');
+  const jwksUrl = env('AUTH_JWKS_URL');
+  if (jwksUrl) return { mode: 'jwks', jwksUrl, issuer, audience };
+  return { mode: 'secret', secret: env('AUTH_JWT_SECRET'), secretArn: env('AUTH_JWT_SECRET_ARN'), issuer, audience };
+}
+
+export function readConfig(): Config {
+  return {
+    tableName: env('TABLE_NAME') ?? 'maktaba',
+    uploadsBucket: env('UPLOADS_BUCKET') ?? 'maktaba-uploads',
+    audioBucket: env('AUDIO_BUCKET') ?? 'maktaba-audio',
+    ocrQueueUrl: env('OCR_QUEUE_URL') ?? '',
+    audioQueueUrl: env('AUDIO_QUEUE_URL') ?? '',
+    auth: readAuth(),
+    pushApplicationArns: {
+      ...(env('PUSH_IOS_APPLICATION_ARN') ? { ios: env('PUSH_IOS_APPLICATION_ARN') } : {}),
+      ...(env('PUSH_ANDROID_APPLICATION_ARN') ? { android: env('PUSH_ANDROID_APPLICATION_ARN') } : {}),
+    },
+    adapters: env('ADAPTERS') === 'local' ? 'local' : 'aws',
+    tierCatalogue: env('TIER_CATALOGUE'),
+  };
+}
+
+let cached: Config | undefined;
+export const config = (): Config => (cached ??= readConfig());
+/** For tests and the local runtime, which set the environment after import. */
+export const resetConfig = (): void => {
+  cached = undefined;
+};

@@ -1,0 +1,29 @@
+/**
+ * The domain's one error type. Domain code says what went wrong; `functions/http/errors.ts` turns a
+ * kind into the spec's status code and body shape, in one place.
+ */
+export type ErrorKind =
+  | 'bad_request' // 400
+  | 'unauthenticated' // 401
+  | 'payment_required' // 402
+  | 'forbidden' // 403
+  | 'not_found' // 404
+  | 'internal'; // 500
+
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** Extra body fields the spec requires (for example `availableFields`). */
+    readonly fields: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+}
+
+export const badRequest = (message: string, fields?: Record<string, unknown>) =>
+  new DomainError('bad_request', message, fields);
+export const notFound = (message: string, fields?: Record<string, unknown>) => new DomainError('not_found', message, fields);
+export const forbidden = (message: string, fields?: Record<string, unknown>) => new DomainError('forbidden', message, fields);
+export const internal = (message: string, fields?: Record<string, unknown>) => new DomainError('internal', message, fields);

@@ -1,0 +1,74 @@
+import { createHash } from 'node:crypto';
+import { badRequest } from '../errors.ts';
+import type { Push } from './push.ts';
+
+/** A push device token (SPEC.md 2.11), keyed by (user, token). */
+export const platforms = ['ios', 'android'] as const;
+export type Platform = (typeof platforms)[number];
+
+export interface DeviceToken {
+  userId: string;
+  token: string;
+  platform: Platform;
+  active: boolean;
+  /** The push provider's endpoint for this device (an SNS endpoint ARN), when push is configured. */
+  endpointId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeviceStore {
+  get(userId: string, token: string): Promise<DeviceToken | undefined>;
+  put(device: DeviceToken): Promise<void>;
+  /** Marks the device inactive; false when it was not registered. */
+  deactivate(userId: string, token: string, at: string): Promise<boolean>;
+  listActive(userId: string): Promise<DeviceToken[]>;
+}
+
+/** Tokens are keyed by hash: keys stay short and the raw token never appears in a key. */
+export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export const tokenRequired = 'Token is required';
+
+function readToken(body: Record<string, unknown>): string {
+  const { token } = body;
+  if (typeof token !== 'string' || token.trim() === '') throw badRequest(tokenRequired);
+  return token;
+}
+
+function readPlatform(value: unknown): Platform {
+  if (value === undefined || value === null || value === '') return 'ios';
+  if (typeof value === 'string' && (platforms as readonly string[]).includes(value)) return value as Platform;
+  throw badRequest('Platform must be ios or android');
+}
+
+export interface DeviceDeps {
+  devices: DeviceStore;
+  push: Push;
+  now: () => Date;
+}
+
+/** Upsert on (user, token): re-activates, and creates or re-enables the push endpoint first. */
+export async function registerDevice(deps: DeviceDeps, userId: string, body: Record<string, unknown>): Promise<void> {
+  const token = readToken(body);
+  const platform = readPlatform(body.platform);
+  const existing = await deps.devices.get(userId, token);
+  const reusable = existing?.platform === platform ? existing.endpointId : null;
+  const endpointId = await deps.push.register({ userId, platform, token, endpointId: reusable });
+  const at = deps.now().toISOString();
+  await deps.devices.put({
+    userId,
+    token,
+    platform,
+    active: true,
+    endpointId,
+    createdAt: existing?.createdAt ?? at,
+    updatedAt: at,
+  });
+}
+
+/** Marks the token inactive; succeeds whether or not it was registered. */
+export async function unregisterDevice(deps: DeviceDeps, userId: string, body: Record<string, unknown>): Promise<void> {
+  const token = readToken(body);
+  await deps.devices.deactivate(userId, token, deps.now().toISOString());
+}
