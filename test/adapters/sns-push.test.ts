@@ -1,0 +1,86 @@
+import {
+  CreatePlatformEndpointCommand,
+  EndpointDisabledException,
+  GetEndpointAttributesCommand,
+  InvalidParameterException,
+  NotFoundException,
+  PublishCommand,
+  SetEndpointAttributesCommand,
+  SNSClient,
+} from '@aws-sdk/client-sns';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { payload, snsPush } from '../../lib/adapters/push/sns.ts';
+
+const iosApp = 'arn:aws:sns:us-east-1:123456789012:app/APNS/maktaba';
+const endpoint = 'arn:aws:sns:us-east-1:123456789012:endpoint/APNS/maktaba/1111';
+const sns = mockClient(SNSClient);
+const push = snsPush(new SNSClient({ region: 'us-east-1' }), { ios: iosApp });
+const device = { userId: 'u1', platform: 'ios' as const, token: 'apns-token', endpointId: null };
+
+describe('SNS push adapter', () => {
+  beforeEach(() => sns.reset());
+
+  it('creates a platform endpoint for a new device', async () => {
+    sns.on(CreatePlatformEndpointCommand).resolves({ EndpointArn: endpoint });
+    sns.on(GetEndpointAttributesCommand).resolves({ Attributes: { Token: 'apns-token', Enabled: 'true' } });
+    await expect(push.register(device)).resolves.toBe(endpoint);
+    expect(sns.commandCalls(CreatePlatformEndpointCommand)[0]!.args[0].input).toMatchObject({
+      PlatformApplicationArn: iosApp,
+      Token: 'apns-token',
+    });
+    expect(sns.commandCalls(SetEndpointAttributesCommand)).toHaveLength(0);
+  });
+
+  it('re-enables an endpoint that SNS disabled', async () => {
+    sns.on(GetEndpointAttributesCommand).resolves({ Attributes: { Token: 'apns-token', Enabled: 'false' } });
+    await expect(push.register({ ...device, endpointId: endpoint })).resolves.toBe(endpoint);
+    expect(sns.commandCalls(CreatePlatformEndpointCommand)).toHaveLength(0);
+    expect(sns.commandCalls(SetEndpointAttributesCommand)[0]!.args[0].input).toMatchObject({
+      EndpointArn: endpoint,
+      Attributes: { Enabled: 'true', Token: 'apns-token' },
+    });
+  });
+
+  it('creates a new endpoint when the stored one was deleted', async () => {
+    const fresh = `${endpoint}-new`;
+    sns
+      .on(GetEndpointAttributesCommand, { EndpointArn: endpoint })
+      .rejects(new NotFoundException({ message: 'Endpoint does not exist', $metadata: {} }));
+    sns.on(GetEndpointAttributesCommand, { EndpointArn: fresh }).resolves({ Attributes: { Token: 'apns-token', Enabled: 'true' } });
+    sns.on(CreatePlatformEndpointCommand).resolves({ EndpointArn: fresh });
+    await expect(push.register({ ...device, endpointId: endpoint })).resolves.toBe(fresh);
+  });
+
+  it('adopts the endpoint SNS names when the token already has one with other attributes', async () => {
+    sns.on(CreatePlatformEndpointCommand).rejects(
+      new InvalidParameterException({
+        message: `Invalid parameter: Token Reason: Endpoint ${endpoint} already exists with the same Token, but different attributes.`,
+        $metadata: {},
+      }),
+    );
+    sns.on(GetEndpointAttributesCommand).resolves({ Attributes: { Token: 'apns-token', Enabled: 'false' } });
+    await expect(push.register(device)).resolves.toBe(endpoint);
+    expect(sns.commandCalls(SetEndpointAttributesCommand)).toHaveLength(1);
+  });
+
+  it('registers nothing for a platform without an application ARN', async () => {
+    await expect(push.register({ ...device, platform: 'android' })).resolves.toBeNull();
+    expect(sns.calls()).toHaveLength(0);
+  });
+
+  it('publishes an APNS payload and reports a disabled endpoint', async () => {
+    sns.on(PublishCommand).resolvesOnce({ MessageId: 'm1' }).rejects(new EndpointDisabledException({ message: 'Endpoint is disabled', $metadata: {} }));
+    const message = { title: 'New comment', body: 'Hi', data: { notificationId: 'n1', type: 'comment_on_post' } };
+    await expect(push.send(endpoint, 'ios', message)).resolves.toBe('sent');
+    const sent = JSON.parse(sns.commandCalls(PublishCommand)[0]!.args[0].input.Message!);
+    expect(JSON.parse(sent.APNS)).toMatchObject({ aps: { alert: { title: 'New comment', body: 'Hi' } }, notificationId: 'n1' });
+    await expect(push.send(endpoint, 'ios', message)).resolves.toBe('disabled');
+  });
+
+  it('builds an FCM payload for android', () => {
+    const body = JSON.parse(payload('android', { title: 't', body: 'b', data: { notificationId: 'n1' } }));
+    expect(JSON.parse(body.GCM).fcmV1Message.message).toEqual({ notification: { title: 't', body: 'b' }, data: { notificationId: 'n1' } });
+    expect(body.APNS).toBeUndefined();
+  });
+});

@@ -1,0 +1,139 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
+import { newObjectId } from '../../lib/ids.ts';
+import { listNotifications, markAllRead, unreadCount } from '../../lib/notifications/inbox.ts';
+import { notify, storeNotification } from '../../lib/notifications/notify.ts';
+import type { Push, PushMessage } from '../../lib/notifications/push.ts';
+import { testStores } from '../support/stores.ts';
+
+/** A store whose client counts the DynamoDB calls it makes. */
+function countingStores() {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+  const counter = { calls: 0 };
+  client.middlewareStack.add(
+    (next) => (args) => {
+      counter.calls++;
+      return next(args);
+    },
+    { step: 'initialize' },
+  );
+  return { counter, stores: testStores({ client, tableName: process.env.TABLE_NAME! }) };
+}
+
+const now = () => new Date();
+const announcement = (recipientId: string, i: number) => ({
+  recipientId,
+  type: 'announcement' as const,
+  title: `n${i}`,
+  body: `body ${i}`,
+});
+
+async function fillInbox(recipientId: string, count: number) {
+  const { notifications } = testStores();
+  for (let i = 1; i <= count; i++) await storeNotification({ notifications, now }, announcement(recipientId, i));
+}
+
+describe('notification store', () => {
+  it('numbers concurrent notifications without gaps or duplicates and counts every unread one', async () => {
+    const recipientId = newObjectId();
+    const { notifications, users } = testStores();
+    await Promise.all(Array.from({ length: 25 }, (_, i) => storeNotification({ notifications, now }, announcement(recipientId, i))));
+    expect(await notifications.counters(recipientId)).toEqual({ total: 25, unread: 25 });
+    const all = await notifications.range(recipientId, 1, 25);
+    expect(all.map((n) => n.seq)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
+    const page = await listNotifications({ notifications, users, now }, recipientId, { page: 3, limit: 10 });
+    expect(page).toMatchObject({ currentPage: 3, totalPages: 3, total: 25 });
+    expect(page.notifications).toHaveLength(5);
+  });
+
+  it('counts a notification read once when several requests mark it at the same time', async () => {
+    const recipientId = newObjectId();
+    const { notifications } = testStores();
+    const stored = await storeNotification({ notifications, now }, announcement(recipientId, 1));
+    await storeNotification({ notifications, now }, announcement(recipientId, 2));
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => notifications.markRead(recipientId, stored.notificationId, new Date().toISOString())),
+    );
+    expect(results.every((n) => n?.isRead)).toBe(true);
+    expect(await notifications.counters(recipientId)).toEqual({ total: 2, unread: 1 });
+  });
+
+  it('keeps the unread count right when read-all races with new notifications', async () => {
+    const recipientId = newObjectId();
+    const { notifications, users } = testStores();
+    await fillInbox(recipientId, 120);
+    const deps = { notifications, users, now };
+    const [, ...late] = await Promise.all([
+      markAllRead(deps, recipientId),
+      ...Array.from({ length: 5 }, (_, i) => storeNotification({ notifications, now }, announcement(recipientId, 200 + i))),
+    ]);
+    expect(late).toHaveLength(5);
+    const all = await notifications.range(recipientId, 1, 125);
+    const unreadStored = all.filter((n) => !n.isRead).length;
+    expect((await unreadCount(deps, recipientId)).unreadCount).toBe(unreadStored);
+    await markAllRead(deps, recipientId);
+    expect((await unreadCount(deps, recipientId)).unreadCount).toBe(0);
+    expect((await notifications.range(recipientId, 1, 125)).every((n) => n.isRead && n.readAt)).toBe(true);
+  });
+
+  it('reads a page and the unread count with the same number of calls for a small and a large inbox', async () => {
+    const small = newObjectId();
+    const large = newObjectId();
+    await fillInbox(small, 3);
+    await fillInbox(large, 300);
+    const cost = async (recipientId: string) => {
+      const { counter, stores } = countingStores();
+      const deps = { notifications: stores.notifications, users: stores.users, now };
+      await listNotifications(deps, recipientId, { page: 1, limit: 20 });
+      await listNotifications(deps, recipientId, { page: 2, limit: 2 });
+      await unreadCount(deps, recipientId);
+      return counter.calls;
+    };
+    expect(await cost(large)).toBe(await cost(small));
+    // One counter read and one range query per page; actors batched; one read for the count.
+    expect(await cost(large)).toBeLessThanOrEqual(7);
+  });
+});
+
+describe('notify', () => {
+  it('stores the notification, pushes to active devices only, and deactivates a device the provider disabled', async () => {
+    const recipientId = newObjectId();
+    const stores = testStores();
+    const sent: { endpointId: string; message: PushMessage }[] = [];
+    const push: Push = {
+      register: async ({ token }) => `endpoint-${token}`,
+      send: async (endpointId, _platform, message) => {
+        sent.push({ endpointId, message });
+        return endpointId === 'endpoint-stale' ? 'disabled' : 'sent';
+      },
+    };
+    const at = new Date().toISOString();
+    const device = (token: string, active: boolean) => ({
+      userId: recipientId,
+      token,
+      platform: 'ios' as const,
+      active,
+      endpointId: `endpoint-${token}`,
+      createdAt: at,
+      updatedAt: at,
+    });
+    await stores.devices.put(device('phone', true));
+    await stores.devices.put(device('stale', true));
+    await stores.devices.put(device('old', false));
+
+    const deps = { notifications: stores.notifications, devices: stores.devices, push, now };
+    const notification = await notify(deps, { recipientId, type: 'admin_message', actorId: newObjectId(), title: 'Hello', body: 'Welcome' });
+
+    expect(notification.actorId).toBeNull();
+    expect(sent.map((s) => s.endpointId).sort()).toEqual(['endpoint-phone', 'endpoint-stale']);
+    expect(sent[0]!.message).toEqual({
+      title: 'Hello',
+      body: 'Welcome',
+      data: { notificationId: notification.notificationId, type: 'admin_message' },
+    });
+    expect((await stores.devices.listActive(recipientId)).map((d) => d.token)).toEqual(['phone']);
+    expect(await stores.notifications.counters(recipientId)).toEqual({ total: 1, unread: 1 });
+  });
+});

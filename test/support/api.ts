@@ -1,0 +1,28 @@
+import { signToken } from '../../lib/auth/tokens.ts';
+import { loadHttpHandlers } from '../../infra/local/functions.ts';
+import { startLocalServer } from '../../infra/local/server.ts';
+
+/** The local HTTP server over the real function handlers, as `npm start` serves them. */
+export async function startApi() {
+  const server = await startLocalServer({ host: '127.0.0.1', port: 0, handlers: await loadHttpHandlers() });
+  const call = async (
+    method: string,
+    path: string,
+    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers,
+      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+    });
+    const text = await res.text();
+    const isJson = res.headers.get('content-type')?.includes('application/json');
+    return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, body: isJson ? JSON.parse(text) : text };
+  };
+  return { url: server.url, call, close: server.close };
+}
+
+export const tokenFor = (userId: string, expiresIn = 3600) => signToken(process.env.AUTH_JWT_SECRET!, userId, expiresIn);

@@ -1,0 +1,58 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { projectRoot } from '../../infra/local/state.ts';
+
+const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `npm start`'s entry point and resolves with the URL it prints once it serves. */
+export function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stop(): Promise<number | null> }> {
+  const child = spawn(tsx, ['infra/local/start.ts'], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      if (child.exitCode !== null) return resolve(child.exitCode);
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`npm start printed no URL within 60 s\n${stderr}`));
+    }, 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = /http:\/\/[\w.[\]:-]+:\d+/.exec(stdout)?.[0];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url, stop });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code}\n${stderr}`));
+    });
+  });
+}
+
+/** Runs the CLI as `npm run --silent cli -- ...` does. */
+export function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(tsx, ['infra/local/cli.ts', ...args], { cwd: projectRoot, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}

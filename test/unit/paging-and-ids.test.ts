@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { isObjectId, sequentialObjectIds } from '../../lib/ids.ts';
+import { readPaging } from '../../lib/notifications/inbox.ts';
+import { calendarMonth, currentPeriod } from '../../lib/billing/subscriptions.ts';
+import { parseCatalogue } from '../../lib/billing/tiers.ts';
+
+describe('notification paging parameters', () => {
+  it('defaults to page 1 of 20', () => {
+    expect(readPaging({})).toEqual({ page: 1, limit: 20 });
+  });
+  it('reads whole numbers and falls back to the defaults for anything else', () => {
+    expect(readPaging({ page: '3', limit: '5' })).toEqual({ page: 3, limit: 5 });
+    expect(readPaging({ page: '0', limit: '-2' })).toEqual({ page: 1, limit: 20 });
+    expect(readPaging({ page: 'two', limit: '1.5' })).toEqual({ page: 1, limit: 20 });
+  });
+  it('caps the page size at 100', () => {
+    expect(readPaging({ limit: '5000' }).limit).toBe(100);
+  });
+});
+
+describe('ids', () => {
+  it('makes ordered runs of valid ObjectIds for book lines', () => {
+    const ids = sequentialObjectIds(500);
+    expect(ids.every(isObjectId)).toBe(true);
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(500);
+  });
+  it('recognises ObjectIds', () => {
+    expect(isObjectId('65a1b2c3d4e5f60718293a4b')).toBe(true);
+    expect(isObjectId('not-an-id')).toBe(false);
+    expect(isObjectId('65a1b2c3d4e5f60718293a4')).toBe(false);
+  });
+});
+
+describe('billing periods and the tier catalogue', () => {
+  it('uses the calendar month for seeded subscriptions', () => {
+    expect(calendarMonth(new Date('2026-11-21T10:00:00Z'))).toEqual({
+      start: '2026-11-01T00:00:00.000Z',
+      end: '2026-12-01T00:00:00.000Z',
+    });
+  });
+  it('rolls an active period forward month by month', () => {
+    const period = currentPeriod(
+      { currentPeriodStart: '2026-01-01T00:00:00.000Z', currentPeriodEnd: '2026-02-01T00:00:00.000Z' },
+      new Date('2026-03-15T00:00:00Z'),
+    );
+    expect(period).toEqual({ start: '2026-03-01T00:00:00.000Z', end: '2026-04-01T00:00:00.000Z' });
+  });
+  it('has the default tiers of the local runtime contract', () => {
+    const catalogue = parseCatalogue(undefined);
+    expect(catalogue.tiers.basic).toMatchObject({ priceCents: 1000, monthlyPageCredits: 100 });
+    expect(catalogue.tiers.pro).toMatchObject({ priceCents: 5000, monthlyPageCredits: 500 });
+    expect(catalogue.importTier).toBe('pro');
+    expect(catalogue.overageCentsPerPage).toBe(2);
+  });
+  it('reads a configured catalogue and rejects an import tier that does not exist', () => {
+    const custom = parseCatalogue('{"tiers":{"gold":{"priceCents":5000,"monthlyPageCredits":900}},"importTier":"gold"}');
+    expect(custom.tiers.gold?.monthlyPageCredits).toBe(900);
+    expect(() => parseCatalogue('{"tiers":{"gold":{"priceCents":5000,"monthlyPageCredits":900}}}')).toThrow(/importTier pro/);
+  });
+});

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.ts';
+import { matchRoute } from '../../infra/local/router.ts';
+
+describe('local router', () => {
+  it('prefers a literal segment over a parameter, as API Gateway does', () => {
+    expect(matchRoute('PUT', '/notifications/read-all')?.routeKey).toBe('PUT /notifications/read-all');
+    expect(matchRoute('PUT', '/notifications/65a1b2c3d4e5f60718293a4b/read')).toMatchObject({
+      routeKey: 'PUT /notifications/{id}/read',
+      pathParameters: { id: '65a1b2c3d4e5f60718293a4b' },
+    });
+  });
+  it('matches every route of the table to itself', () => {
+    for (const route of routes) {
+      const path = route.path.replace(/\{[^}]+\}/g, 'x');
+      expect(matchRoute(route.method, path)?.route).toBe(route);
+    }
+  });
+  it('finds nothing for an unknown path or method', () => {
+    expect(matchRoute('GET', '/nope')).toBeUndefined();
+    expect(matchRoute('PATCH', '/notifications')).toBeUndefined();
+  });
+});

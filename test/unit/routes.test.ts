@@ -1,0 +1,22 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { routeKey, routes } from '../../functions/routes.ts';
+
+/** The spec's notification paths, read from SPEC.md 4.3 itself so the table cannot drift from it. */
+const spec = readFileSync(new URL('../../../shared/SPEC.md', import.meta.url), 'utf8');
+const specNotificationRoutes = [...spec.matchAll(/^\| (GET|POST|PUT|DELETE) (\/notifications\S*) \|/gm)].map(
+  ([, method, path]) => `${method} ${path!.replace(/:(\w+)/g, '{$1}')}`,
+);
+
+describe('route table', () => {
+  it('has every notifications endpoint of SPEC.md 4.3, each needing a token', () => {
+    expect(specNotificationRoutes).toHaveLength(6);
+    const table = routes.filter((r) => r.path.startsWith('/notifications')).map(routeKey);
+    expect(table.sort()).toEqual([...specNotificationRoutes].sort());
+    expect(routes.filter((r) => r.path.startsWith('/notifications')).every((r) => r.auth === 'required')).toBe(true);
+  });
+  it('lists each route once', () => {
+    const keys = routes.map(routeKey);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
