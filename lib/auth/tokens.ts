@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config.ts';
 
 /**
@@ -23,7 +23,13 @@ export function createTokenVerifier(auth: AuthConfig, loadSecret: () => Promise<
   } else {
     let key: Promise<Uint8Array> | undefined;
     verify = async (token) => {
-      key ??= loadSecret().then((secret) => new TextEncoder().encode(secret));
+      // Loaded once per container; a failed load is forgotten so the next request tries again.
+      key ??= loadSecret()
+        .then((secret) => new TextEncoder().encode(secret))
+        .catch((error: unknown) => {
+          key = undefined;
+          throw error;
+        });
       return jwtVerify(token, await key, { ...options, algorithms: secretAlgorithms });
     };
   }
@@ -32,7 +38,11 @@ export function createTokenVerifier(auth: AuthConfig, loadSecret: () => Promise<
     try {
       ({ payload } = await verify(token));
     } catch (error) {
-      throw new InvalidTokenError((error as Error).message);
+      // Only jose's verdicts mean a bad token; failing to load a key or a JWKS is our failure (500).
+      if (error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout)) {
+        throw new InvalidTokenError(error.message);
+      }
+      throw error;
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new InvalidTokenError('token has no subject');
     return { userId: payload.sub };

@@ -1,7 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { listNotifications, markAllRead, unreadCount } from '../../lib/notifications/inbox.ts';
 import { notify, storeNotification } from '../../lib/notifications/notify.ts';

@@ -59,3 +59,22 @@ describe('bearer token verification', () => {
     await expect(verify('not-a-jwt')).rejects.toBeInstanceOf(InvalidTokenError);
   });
 });
+
+describe('secret loading', () => {
+  it('loads the secret once, and tries again after a failed load', async () => {
+    let loads = 0;
+    const flaky = createTokenVerifier({ mode: 'secret', secretArn: 'arn:secret' }, async () => {
+      loads++;
+      if (loads === 1) throw new Error('Secrets Manager unavailable');
+      return secret;
+    });
+    const token = await signToken(secret, 'u1', 60);
+    // Our failure to load the key is not the caller's bad token: it must surface as a 500, not a 403.
+    const failure = await flaky(token).catch((error: unknown) => error);
+    expect(failure).not.toBeInstanceOf(InvalidTokenError);
+    expect((failure as Error).message).toBe('Secrets Manager unavailable');
+    await expect(flaky(token)).resolves.toEqual({ userId: 'u1' });
+    await expect(flaky(token)).resolves.toEqual({ userId: 'u1' });
+    expect(loads).toBe(2);
+  });
+});
