@@ -1,15 +1,25 @@
-import { randomUUID } from 'node:crypto';
-import { ObjectId } from 'bson';
-
-/** A new 24-hex record id (the spec's ObjectId). */
-export const newObjectId = (): string => new ObjectId().toHexString();
-
-/** An ObjectId whose timestamp part is `date`, so ids made for past events still sort by time. */
-export const objectIdAt = (date: Date): string => new ObjectId(Math.floor(date.getTime() / 1000)).toHexString();
+import { randomBytes, randomUUID } from 'node:crypto';
 
 /**
- * `count` ids that sort in the order they are returned. bson's own counter can wrap within a
- * second, so ordered runs (the lines of a book) count up from one random id instead.
+ * Ids: 24-hex ObjectId strings for records (4 bytes of seconds, 5 random bytes per process, a 3-byte
+ * counter, as MongoDB makes them, so they sort by creation second), UUID v4 for OCR jobs. Written
+ * here rather than imported from bson, which costs ~17 ms of every cold start for this alone.
+ */
+const processPart = randomBytes(5).toString('hex');
+let counter = randomBytes(3).readUIntBE(0, 3);
+
+export function objectIdAt(date: Date): string {
+  counter = (counter + 1) % 0x1000000;
+  const seconds = Math.floor(date.getTime() / 1000);
+  return seconds.toString(16).padStart(8, '0') + processPart + counter.toString(16).padStart(6, '0');
+}
+
+/** A new record id (the spec's ObjectId). */
+export const newObjectId = (): string => objectIdAt(new Date());
+
+/**
+ * `count` ids that sort in the order they are returned. The counter above can wrap within a
+ * second, so ordered runs (the lines of a book) count up from one id instead.
  */
 export function sequentialObjectIds(count: number): string[] {
   const first = BigInt(`0x${newObjectId()}`);

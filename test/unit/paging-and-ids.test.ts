@@ -59,3 +59,13 @@ describe('billing periods and the tier catalogue', () => {
     expect(() => parseCatalogue('{"tiers":{"gold":{"priceCents":5000,"monthlyPageCredits":900}}}')).toThrow(/importTier pro/);
   });
 });
+
+describe('ObjectIds', () => {
+  it('carry their creation second and sort by it', async () => {
+    const { objectIdAt, newObjectId } = await import('../../lib/ids.ts');
+    const early = objectIdAt(new Date('2020-01-01T00:00:00Z'));
+    expect(parseInt(early.slice(0, 8), 16)).toBe(Date.UTC(2020, 0, 1) / 1000);
+    expect(early < newObjectId()).toBe(true);
+    expect(new Set(Array.from({ length: 1000 }, newObjectId)).size).toBe(1000);
+  });
+});

@@ -1,0 +1,28 @@
+/**
+ * `npm run bench [-- name...]`: runs every benchmark (or the named ones) one after another, so they do
+ * not compete for this machine's two cores, and exits non-zero when any is over its budget.
+ * A new benchmark is a module in bench/ plus one entry here.
+ */
+const benches: Record<string, () => Promise<boolean>> = {
+  'cold-start': async () => {
+    const { coldStart, printColdStart } = await import('./cold-start.ts');
+    const report = await coldStart();
+    printColdStart(report);
+    return report.ok;
+  },
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in benches));
+if (unknown.length > 0) throw new Error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`);
+
+const failed: string[] = [];
+for (const [name, run] of Object.entries(benches)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`\n== ${name}`);
+  if (!(await run())) failed.push(name);
+}
+if (failed.length > 0) {
+  console.error(`\nover budget: ${failed.join(', ')}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,48 @@
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type { Access } from './functions.ts';
+import type { PlatformApplication } from './settings.ts';
+
+/** What the access kinds of functions.ts resolve to: each kind is a least-privilege grant on one resource. */
+export interface Grantable {
+  table: dynamodb.ITable;
+  pushApplications: readonly PlatformApplication[];
+}
+
+/**
+ * SNS mobile push: create endpoints under the configured applications only, and publish to / maintain
+ * only the endpoints under them. No statement at all when push is not configured.
+ */
+export function pushStatements(apps: readonly PlatformApplication[]): iam.PolicyStatement[] {
+  if (apps.length === 0) return [];
+  return [
+    new iam.PolicyStatement({ actions: ['sns:CreatePlatformEndpoint'], resources: apps.map((a) => a.arn) }),
+    new iam.PolicyStatement({
+      actions: ['sns:Publish', 'sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'],
+      resources: apps.map((a) => a.endpointArns),
+    }),
+  ];
+}
+
+export const tableItemActions = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+] as const;
+
+const grants: Record<Access, (fn: lambda.IFunction, on: Grantable) => void> = {
+  // Items of the table and its indexes, without Scan: no request path may scan (DESIGN.md section 4).
+  table: (fn, on) => on.table.grant(fn, ...tableItemActions),
+  push: (fn, on) => pushStatements(on.pushApplications).forEach((s) => fn.addToRolePolicy(s)),
+};
+
+export function grantAccess(fn: lambda.IFunction, kinds: readonly Access[], on: Grantable): void {
+  for (const kind of kinds) grants[kind](fn, on);
+}

@@ -1,0 +1,56 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
+
+/**
+ * The stateful resources. Data outlives the stack (RETAIN): deleting or renaming the stack must never
+ * delete users' books, audio or accounts.
+ */
+
+const str = (name: string): dynamodb.Attribute => ({ name, type: dynamodb.AttributeType.STRING });
+
+/** The single table, keyed and indexed exactly as the local runtime creates it (schema.ts). */
+export function dataTable(scope: Construct): dynamodb.Table {
+  const table = new dynamodb.Table(scope, 'Table', {
+    partitionKey: str(tableSchema.partitionKey),
+    sortKey: str(tableSchema.sortKey),
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    encryption: dynamodb.TableEncryption.AWS_MANAGED,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  for (const index of tableSchema.indexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: str(index.partitionKey),
+      sortKey: str(index.sortKey),
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
+  }
+  return table;
+}
+
+/** Private, encrypted, HTTPS-only; objects are reached through presigned URLs, never publicly. */
+export function privateBucket(scope: Construct, id: string, extra: Partial<s3.BucketProps> = {}): s3.Bucket {
+  return new s3.Bucket(scope, id, {
+    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+    encryption: s3.BucketEncryption.S3_MANAGED,
+    enforceSSL: true,
+    versioned: false,
+    removalPolicy: RemovalPolicy.RETAIN,
+    ...extra,
+  });
+}
+
+/** Presigned multipart uploads that a client abandons would otherwise be stored (and billed) forever. */
+export const abandonedUploadsRule: s3.LifecycleRule = { abortIncompleteMultipartUploadAfter: Duration.days(7) };
+
+/** A work queue whose poison messages land, after five tries, in a dead-letter queue kept for 14 days. */
+export function jobQueue(scope: Construct, id: string): sqs.Queue {
+  const secure = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true };
+  const deadLetters = new sqs.Queue(scope, `${id}DeadLetters`, { ...secure, retentionPeriod: Duration.days(14) });
+  return new sqs.Queue(scope, id, { ...secure, deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 } });
+}

@@ -1,0 +1,242 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { Construct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { routeKey, routes } from '../../functions/routes.ts';
+import { defaultOutDir } from '../../infra/bundle.ts';
+import { deployedFunctions, type DeployedFunction } from '../../infra/functions.ts';
+import { MaktabaStack } from '../../infra/stack.ts';
+import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
+
+/**
+ * Template tests. Two synths (each bundles the functions): one with no context, as `npm run synth`
+ * deploys by default, and one with every optional setting (JWKS auth, both push applications).
+ */
+
+const iosApp = 'arn:aws:sns:eu-west-1:123456789012:app/APNS/Maktaba';
+const androidApp = 'arn:aws:sns:eu-west-1:123456789012:app/GCM/Maktaba';
+const configuredContext = {
+  jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+  jwtIssuer: 'https://id.example.com/',
+  jwtAudience: 'maktaba',
+  pushIosApplicationArn: iosApp,
+  pushAndroidApplicationArn: androidApp,
+};
+
+interface Synth {
+  stack: MaktabaStack;
+  template: Template;
+}
+
+type Statement = { Action: string | string[]; Effect: string; Resource: unknown };
+
+function synth(context: Record<string, string>): Synth {
+  const stack = new MaktabaStack(new App({ context }), 'Test');
+  return { stack, template: Template.fromStack(stack) };
+}
+
+const logicalId = (stack: MaktabaStack, construct: Construct): string =>
+  stack.getLogicalId(construct.node.defaultChild as CfnElement);
+
+const fn = (stack: MaktabaStack, name: DeployedFunction) => {
+  const f = stack.functions.get(name);
+  if (!f) throw new Error(`no function ${name}`);
+  return f;
+};
+
+/** Every statement of the inline policies attached to a function's role. */
+function statementsOf(s: Synth, name: DeployedFunction): Statement[] {
+  const role = logicalId(s.stack, fn(s.stack, name).role!);
+  const policies = s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: Match.arrayWith([{ Ref: role }]) } });
+  return Object.values(policies).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+}
+
+const actions = (s: Statement): string[] => [s.Action].flat();
+const resources = (s: Statement): unknown[] => [s.Resource].flat();
+const allStatements = (t: Template): Statement[] =>
+  Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+const envOf = (s: Synth, name: DeployedFunction): Record<string, unknown> =>
+  s.template.toJSON().Resources[logicalId(s.stack, fn(s.stack, name))].Properties.Environment.Variables;
+
+let plain: Synth;
+let configured: Synth;
+const started = Date.now();
+
+beforeAll(() => {
+  plain = synth({});
+  configured = synth(configuredContext);
+}, 120_000);
+
+describe('table', () => {
+  it('has the schema keys, every GSI, on-demand billing, PITR, encryption, and is retained', () => {
+    const key = (pk: string, sk: string) => [
+      { AttributeName: pk, KeyType: 'HASH' },
+      { AttributeName: sk, KeyType: 'RANGE' },
+    ];
+    plain.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    plain.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: key(tableSchema.partitionKey, tableSchema.sortKey),
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        GlobalSecondaryIndexes: tableSchema.indexes.map((i) => ({
+          IndexName: i.name,
+          KeySchema: key(i.partitionKey, i.sortKey),
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      },
+    });
+  });
+});
+
+describe('buckets', () => {
+  it('block public access, are encrypted, retained and deny requests without TLS', () => {
+    const buckets = plain.template.findResources('AWS::S3::Bucket');
+    expect(Object.keys(buckets)).toHaveLength(2);
+    for (const [id, bucket] of Object.entries(buckets)) {
+      expect(bucket.DeletionPolicy).toBe('Retain');
+      expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+      expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
+        { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+      ]);
+      plain.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+});
+
+describe('queues', () => {
+  it('redrive each job queue to its own dead-letter queue after 5 receives, encrypted', () => {
+    const queues = plain.template.findResources('AWS::SQS::Queue');
+    const work = Object.values(queues).filter((q) => q.Properties.RedrivePolicy);
+    expect(work).toHaveLength(2);
+    const targets = work.map((q) => q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string);
+    expect(new Set(targets).size).toBe(2);
+    for (const q of work) expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
+    for (const dlq of targets) expect(queues[dlq]?.Properties.RedrivePolicy).toBeUndefined();
+    for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
+  });
+});
+
+describe('HTTP API', () => {
+  it('has exactly one route per route-table entry, integrated with the route’s function (payload 2.0)', () => {
+    const { template, stack } = plain;
+    const apiRoutes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    expect(apiRoutes.map((r) => r.Properties.RouteKey).sort()).toEqual(routes.map(routeKey).sort());
+    for (const route of routes) {
+      const found = apiRoutes.find((r) => r.Properties.RouteKey === routeKey(route))!;
+      const integrationId = found.Properties.Target['Fn::Join'][1][1].Ref as string;
+      expect(integrations[integrationId]?.Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [logicalId(stack, fn(stack, route.function)), 'Arn'] },
+      });
+    }
+  });
+
+  it('outputs the URLs and names clients and operators need', () => {
+    for (const name of ['ApiUrl', 'UploadsBucketName', 'AudioBucketName', 'OcrQueueUrl', 'AudioQueueUrl', 'TableName']) {
+      plain.template.hasOutput(name, {});
+    }
+  });
+});
+
+describe('functions', () => {
+  it('deploys every function as nodejs22.x on arm64 from a bundle built at synth', () => {
+    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length);
+    plain.template.allResourcesProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: Match.anyValue(),
+      LoggingConfig: { LogGroup: Match.anyValue() },
+    });
+    plain.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    for (const name of deployedFunctions()) {
+      expect(statSync(path.join(defaultOutDir, name, 'index.mjs')).mtimeMs).toBeGreaterThanOrEqual(started - 1000);
+    }
+  });
+
+  it('lets notifications-api use the table and its indexes, and nothing DynamoDB-wide', () => {
+    const table = logicalId(plain.stack, plain.stack.table);
+    const dynamo = statementsOf(plain, 'notifications-api').filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.flatMap(actions)).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query']));
+    expect(dynamo.flatMap(actions)).not.toContain('dynamodb:Scan');
+    const tableArn = { 'Fn::GetAtt': [table, 'Arn'] };
+    expect(dynamo.flatMap(resources)).toContainEqual(tableArn);
+    expect(dynamo.flatMap(resources)).toContainEqual({ 'Fn::Join': ['', [tableArn, '/index/*']] });
+    expect(allStatements(plain.template).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:'))).flatMap(resources)).not.toContain('*');
+  });
+});
+
+describe('push', () => {
+  it('grants no SNS access when no platform application is configured', () => {
+    expect(allStatements(plain.template).flatMap(actions).filter((a) => a.startsWith('sns:'))).toEqual([]);
+    expect(envOf(plain, 'notifications-api')).not.toHaveProperty('PUSH_IOS_APPLICATION_ARN');
+  });
+
+  it('scopes SNS to the configured applications and their endpoints', () => {
+    const sns = statementsOf(configured, 'notifications-api').filter((s) => actions(s).some((a) => a.startsWith('sns:')));
+    expect(sns).toContainEqual(expect.objectContaining({ Action: 'sns:CreatePlatformEndpoint', Resource: [iosApp, androidApp] }));
+    expect(sns).toContainEqual(
+      expect.objectContaining({
+        Action: ['sns:Publish', 'sns:GetEndpointAttributes', 'sns:SetEndpointAttributes', 'sns:DeleteEndpoint'],
+        Resource: [
+          'arn:aws:sns:eu-west-1:123456789012:endpoint/APNS/Maktaba/*',
+          'arn:aws:sns:eu-west-1:123456789012:endpoint/GCM/Maktaba/*',
+        ],
+      }),
+    );
+    expect(sns.flatMap(resources)).not.toContain('*');
+    expect(envOf(configured, 'notifications-api')).toMatchObject({
+      PUSH_IOS_APPLICATION_ARN: iosApp,
+      PUSH_ANDROID_APPLICATION_ARN: androidApp,
+    });
+  });
+
+  it('rejects a context value that is not a platform application ARN', () => {
+    const app = new App({ context: { pushIosApplicationArn: 'arn:aws:sns:eu-west-1:123456789012:endpoint/APNS/Maktaba/x' } });
+    expect(() => new MaktabaStack(app, 'Bad')).toThrow(/pushIosApplicationArn/);
+  });
+});
+
+describe('auth', () => {
+  it('generates a JWT secret readable by the HTTP functions when no JWKS URL is given', () => {
+    plain.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    const secret = Object.keys(plain.template.findResources('AWS::SecretsManager::Secret'))[0]!;
+    expect(envOf(plain, 'notifications-api')).toMatchObject({ AUTH_JWT_SECRET_ARN: { Ref: secret } });
+    expect(envOf(plain, 'notifications-api')).not.toHaveProperty('AUTH_JWKS_URL');
+    expect(statementsOf(plain, 'notifications-api')).toContainEqual(
+      expect.objectContaining({ Action: expect.arrayContaining(['secretsmanager:GetSecretValue']), Resource: { Ref: secret } }),
+    );
+  });
+
+  it('verifies against the JWKS URL instead, with no secret, when the context sets one', () => {
+    configured.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    const env = envOf(configured, 'notifications-api');
+    expect(env).toMatchObject({
+      AUTH_JWKS_URL: configuredContext.jwksUrl,
+      AUTH_JWT_ISSUER: configuredContext.jwtIssuer,
+      AUTH_JWT_AUDIENCE: configuredContext.jwtAudience,
+    });
+    expect(env).not.toHaveProperty('AUTH_JWT_SECRET_ARN');
+    expect(allStatements(configured.template).flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+  });
+});
