@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// The project supports Node 20.19+; the SDK's notice about its 2027 releases is not a test result.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -8,5 +11,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    env: { LOG_LEVEL: 'WARN' },
   },
 });

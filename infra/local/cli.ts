@@ -1,4 +1,4 @@
-import './stderr-console.ts';
+import './process-setup.ts';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -1,4 +1,4 @@
-import './stderr-console.ts';
+import './process-setup.ts';
 import { mkdirSync } from 'node:fs';
 import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';

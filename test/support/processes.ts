@@ -5,6 +5,12 @@ import { projectRoot } from '../../infra/local/state.ts';
 
 const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
 
+/** The environment a user's shell would give: none of the test run's own settings. */
+function userEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, LOG_LEVEL: __, ...rest } = process.env;
+  return { ...rest, ...env };
+}
+
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -18,7 +24,7 @@ export function freePort(): Promise<number> {
 
 /** Starts `npm start`'s entry point and resolves with the URL it prints once it serves. */
 export function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stop(): Promise<number | null> }> {
-  const child = spawn(tsx, ['infra/local/start.ts'], { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(tsx, ['infra/local/start.ts'], { cwd: projectRoot, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const stop = () =>
@@ -51,7 +57,7 @@ export function startService(env: Record<string, string>): Promise<{ child: Chil
 /** Runs the CLI as `npm run --silent cli -- ...` does. */
 export function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(tsx, ['infra/local/cli.ts', ...args], { cwd: projectRoot, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+    execFile(tsx, ['infra/local/cli.ts', ...args], { cwd: projectRoot, env: userEnv(env) }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });

