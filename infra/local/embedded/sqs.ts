@@ -60,12 +60,19 @@ export async function startSqs(opts: { dataDir: string; port?: number; queues: s
     saveTimer = undefined;
     writeSavedQueues(file, ledger.snapshot());
   };
+  const saveSoon = () => {
+    try {
+      save();
+    } catch (error) {
+      process.stderr.write(`SQS stand-in: ${(error as Error).message}\n`); // the next save or stop() tries again
+    }
+  };
   const ledger = new MessageLedger(() => {
-    if (!stopped && !saveTimer) saveTimer = setTimeout(save, saveDelayMs).unref();
+    if (!stopped && !saveTimer) saveTimer = setTimeout(saveSoon, saveDelayMs).unref();
   });
   for (const queue of service.Queues) {
     ledger.track(queue);
-    answerLongPollsEarly(queue);
+    answerLongPollsEarly(queue, () => stopped);
   }
   for (const [name, messages] of Object.entries(saved)) ledger.restore(name, messages);
 
@@ -73,7 +80,15 @@ export async function startSqs(opts: { dataDir: string; port?: number; queues: s
     if (req.headers[peekHeader]) void servePeek(req, res, ledger);
     else void requestHandler(req, res);
   });
-  const port = await listen(server, opts.port ?? 0);
+  let port: number;
+  try {
+    port = await listen(server, opts.port ?? 0);
+  } catch (error) {
+    stopped = true;
+    clearTimeout(saveTimer);
+    service.resetAll();
+    throw error;
+  }
   service.PORT = port; // queue URLs carry the port, which is known only now when it was 0
 
   let stopping: Promise<void> | undefined;
@@ -103,14 +118,14 @@ type Queue = ReturnType<typeof createRequestHandler>['service']['Queues'][number
  * full batch (MaxNumberOfMessages) is there or the whole wait time has passed, which would stall a
  * worker for up to 20 s per batch. Polling its short receive (about 40 ms each) restores the real behaviour.
  */
-function answerLongPollsEarly(queue: Queue): void {
+function answerLongPollsEarly(queue: Queue, stopped: () => boolean): void {
   const receive = queue.receive.bind(queue);
   queue.receive = async (params: { WaitTimeSeconds?: number | string }) => {
     const waitSeconds = Number(params.WaitTimeSeconds ?? queue.ReceiveMessageWaitTimeSeconds) || 0;
     const deadline = Date.now() + waitSeconds * 1000;
     for (;;) {
       const messages = await receive({ ...params, WaitTimeSeconds: 0 });
-      if (messages.length > 0 || Date.now() >= deadline) return messages;
+      if (messages.length > 0 || Date.now() >= deadline || stopped()) return messages;
     }
   };
 }

@@ -1,0 +1,100 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  UpdateTableCommand,
+  type AttributeDefinition,
+  type DynamoDBClient,
+  type GlobalSecondaryIndex,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
+import { tableSchema } from './schema.ts';
+
+type Index = (typeof tableSchema.indexes)[number];
+
+const timeoutMs = 5 * 60_000; // adding an index to a big table on AWS takes minutes
+const stringAttributes = (...names: string[]): AttributeDefinition[] =>
+  names.map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
+const indexDefinition = (index: Index): GlobalSecondaryIndex => ({
+  IndexName: index.name,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' },
+  ],
+  Projection: { ProjectionType: 'ALL' },
+});
+
+/**
+ * Creates the table of `schema.ts` when it is missing, adds any index of the schema that an existing
+ * table lacks (one at a time, as DynamoDB requires), and returns once table and indexes are ACTIVE.
+ * Idempotent; concurrent callers settle on the same table.
+ */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  if (!(await describe(client, tableName))) {
+    const { partitionKey, sortKey, indexes } = tableSchema;
+    await client
+      .send(
+        new CreateTableCommand({
+          TableName: tableName,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: stringAttributes(partitionKey, sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])),
+          KeySchema: [
+            { AttributeName: partitionKey, KeyType: 'HASH' },
+            { AttributeName: sortKey, KeyType: 'RANGE' },
+          ],
+          GlobalSecondaryIndexes: indexes.map(indexDefinition),
+        }),
+      )
+      .catch(ignoreRace);
+  }
+  for (;;) {
+    const table = await waitUntilActive(client, tableName, deadline);
+    const missing = tableSchema.indexes.find((index) => !table.GlobalSecondaryIndexes?.some((g) => g.IndexName === index.name));
+    if (!missing) return;
+    const added = await client
+      .send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: stringAttributes(missing.partitionKey, missing.sortKey),
+          GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(missing) }],
+        }),
+      )
+      .then(() => true, ignoreRace);
+    if (added) continue;
+    // Someone else is changing the table: look again shortly.
+    if (Date.now() > deadline) throw new Error(`could not add index ${missing.name} to table ${tableName}`);
+    await pause(200);
+  }
+}
+
+/** Another caller got there first: the table or index exists, or the table is being changed. */
+function ignoreRace(error: unknown): false {
+  const name = (error as Error).name;
+  const message = (error as Error).message ?? '';
+  if (name === 'ResourceInUseException' || name === 'LimitExceededException') return false;
+  if (name === 'ValidationException' && /already exists/i.test(message)) return false;
+  throw error;
+}
+
+async function describe(client: DynamoDBClient, tableName: string): Promise<TableDescription | undefined> {
+  try {
+    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+  } catch (error) {
+    if ((error as Error).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
+}
+
+async function waitUntilActive(client: DynamoDBClient, tableName: string, deadline: number): Promise<TableDescription> {
+  for (let delay = 50; ; delay = Math.min(delay * 2, 2_000)) {
+    const table = await describe(client, tableName); // briefly missing right after a create on AWS
+    const active = table?.TableStatus === 'ACTIVE' && (table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
+    if (table && active) return table;
+    if (Date.now() > deadline) {
+      throw new Error(`table ${tableName} is not ACTIVE after ${timeoutMs / 1000} s (status ${table?.TableStatus ?? 'missing'})`);
+    }
+    await pause(delay);
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

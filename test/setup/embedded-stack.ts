@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startEmbeddedStores } from '../../infra/local/embedded/index.ts';
+
+/** The environment every test worker gets: the embedded stores of this run, and the function settings. */
+export interface EmbeddedEnv {
+  AWS_ENDPOINT_URL_DYNAMODB: string;
+  AWS_ENDPOINT_URL_S3: string;
+  AWS_ENDPOINT_URL_SQS: string;
+  AWS_REGION: string;
+  AWS_ACCESS_KEY_ID: string;
+  AWS_SECRET_ACCESS_KEY: string;
+  TABLE_NAME: string;
+  UPLOADS_BUCKET: string;
+  AUDIO_BUCKET: string;
+  OCR_QUEUE_URL: string;
+  AUDIO_QUEUE_URL: string;
+  ADAPTERS: string;
+  AUTH_JWT_SECRET: string;
+}
+
+declare module 'vitest' {
+  // Each variable is also available to tests as inject('NAME').
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  export interface ProvidedContext extends EmbeddedEnv {}
+}
+
+/**
+ * Vitest global setup: starts DynamoDB Local, the S3 and the SQS stand-ins once per run, in a fresh
+ * temporary directory, on free ports. Workers are forked after this returns, so they inherit the
+ * variables set on process.env here.
+ */
+export default async function setup(project: TestProject) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'maktaba-test-'));
+  const env: Omit<EmbeddedEnv, `AWS_ENDPOINT_URL_${string}` | 'OCR_QUEUE_URL' | 'AUDIO_QUEUE_URL'> = {
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    TABLE_NAME: 'maktaba-test',
+    UPLOADS_BUCKET: 'maktaba-uploads',
+    AUDIO_BUCKET: 'maktaba-audio',
+    ADAPTERS: 'local',
+    AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
+  };
+  let stores: Awaited<ReturnType<typeof startEmbeddedStores>>;
+  try {
+    stores = await startEmbeddedStores({
+      dataDir,
+      tableName: env.TABLE_NAME,
+      buckets: [env.UPLOADS_BUCKET, env.AUDIO_BUCKET],
+      queues: ['ocr-jobs', 'audio-jobs'],
+    });
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const full: EmbeddedEnv = {
+    ...env,
+    AWS_ENDPOINT_URL_DYNAMODB: stores.endpoints.dynamodb,
+    AWS_ENDPOINT_URL_S3: stores.endpoints.s3,
+    AWS_ENDPOINT_URL_SQS: stores.endpoints.sqs,
+    OCR_QUEUE_URL: stores.queueUrls['ocr-jobs']!,
+    AUDIO_QUEUE_URL: stores.queueUrls['audio-jobs']!,
+  };
+  Object.assign(process.env, full);
+  for (const [name, value] of Object.entries(full)) project.provide(name as keyof EmbeddedEnv, value);
+
+  return async () => {
+    try {
+      await stores.stop();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  };
+}
