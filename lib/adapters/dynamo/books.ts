@@ -1,7 +1,7 @@
-import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { Book, BookStore, Line } from '../../books/book.ts';
 import { keys } from './keys.ts';
-import { pause, record, type Db } from './table.ts';
+import { pause, queryAll, record, type Db } from './table.ts';
 
 /** BatchWriteItem takes 25 puts; unprocessed ones are retried with backoff until none remain. */
 export async function batchPut(db: Db, items: Record<string, unknown>[]): Promise<void> {
@@ -38,22 +38,10 @@ export function dynamoBookStore(db: Db): BookStore {
       return Item ? record<Book>(Item) : undefined;
     },
 
-    async lines(bookId) {
-      const lines: Line[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.client.send(
-          new QueryCommand({
-            TableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            ExpressionAttributeValues: { ':pk': keys.book(bookId).pk, ':prefix': keys.linePrefix },
-            ExclusiveStartKey,
-          }),
-        );
-        lines.push(...(page.Items ?? []).map((item) => record<Line>(item)));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return lines;
-    },
+    lines: (bookId) =>
+      queryAll<Line>(db, {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.book(bookId).pk, ':prefix': keys.linePrefix },
+      }),
   };
 }

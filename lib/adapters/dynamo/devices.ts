@@ -1,8 +1,8 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { tokenHash, type DeviceStore, type DeviceToken } from '../../notifications/devices.ts';
 import { keys } from './keys.ts';
-import { record, type Db } from './table.ts';
+import { queryAll, record, type Db } from './table.ts';
 
 export function dynamoDeviceStore(db: Db): DeviceStore {
   const TableName = db.tableName;
@@ -42,23 +42,11 @@ export function dynamoDeviceStore(db: Db): DeviceStore {
     },
 
     /** A user's devices are few; the query reads only that user's DEVICE# items. */
-    async listActive(userId) {
-      const devices: DeviceToken[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.client.send(
-          new QueryCommand({
-            TableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-            FilterExpression: 'active = :true',
-            ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': keys.deviceTokenPrefix, ':true': true },
-            ExclusiveStartKey,
-          }),
-        );
-        devices.push(...(page.Items ?? []).map((item) => record<DeviceToken>(item)));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return devices;
-    },
+    listActive: (userId) =>
+      queryAll<DeviceToken>(db, {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: 'active = :true',
+        ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': keys.deviceTokenPrefix, ':true': true },
+      }),
   };
 }

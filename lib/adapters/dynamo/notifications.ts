@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../notifications/notification.ts';
 import type { InboxCounters, NotificationStore } from '../../notifications/store.ts';
 import { keys, padSeq } from './keys.ts';
-import { failedConditions, isContention, pause, record, type Db } from './table.ts';
+import { failedConditions, isContention, pause, queryAll, record, type Db } from './table.ts';
 
 const maxAttempts = 12;
 /** A transaction takes 100 actions; one is kept for the inbox counter. */
@@ -81,25 +81,13 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
       throw new Error('Inbox is too busy: could not store the notification');
     },
 
-    async range(recipientId, fromSeq, toSeq) {
-      const items: Notification[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.client.send(
-          new QueryCommand({
-            TableName,
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
-            ExpressionAttributeValues: { ':pk': keys.inboxIndex(recipientId), ':from': padSeq(fromSeq), ':to': padSeq(toSeq) },
-            ScanIndexForward: false,
-            ExclusiveStartKey,
-          }),
-        );
-        items.push(...(page.Items ?? []).map((item) => record<Notification>(item)));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return items;
-    },
+    range: (recipientId, fromSeq, toSeq) =>
+      queryAll<Notification>(db, {
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': keys.inboxIndex(recipientId), ':from': padSeq(fromSeq), ':to': padSeq(toSeq) },
+        ScanIndexForward: false,
+      }),
 
     async markRead(recipientId, notificationId, readAt) {
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
@@ -126,19 +114,17 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
 
     async markAllRead(recipientId, readAt) {
       let changed = 0;
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.client.send(
-          new QueryCommand({
-            TableName,
-            IndexName: 'gsi2',
-            KeyConditionExpression: 'gsi2pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.unreadIndex(recipientId) },
-            ProjectionExpression: 'notificationId',
-            Limit: readAllBatch,
-            ExclusiveStartKey,
-          }),
-        );
+      const unreadPages = paginateQuery(
+        { client: db.client, pageSize: readAllBatch },
+        {
+          TableName,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.unreadIndex(recipientId) },
+          ProjectionExpression: 'notificationId',
+        },
+      );
+      for await (const page of unreadPages) {
         let ids = (page.Items ?? []).map((item) => String(item.notificationId));
         // The index lags the table: an entry may already be read. Drop those and commit the rest.
         for (let attempt = 0; ids.length > 0; attempt++) {
@@ -161,8 +147,7 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
             ids = ids.filter((_, i) => !failed.includes(i));
           }
         }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+      }
       return changed;
     },
   };

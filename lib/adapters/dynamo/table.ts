@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { paginateQuery, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 /** The table a store works on. Every item also carries `entity`, the record type. */
@@ -26,3 +26,12 @@ export const isContention = (error: unknown): boolean =>
   (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every item a query matches, through the SDK's paginator, as records. */
+export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {
+  const items: T[] = [];
+  for await (const page of paginateQuery({ client: db.client }, { TableName: db.tableName, ...input })) {
+    items.push(...(page.Items ?? []).map((item) => record<T>(item)));
+  }
+  return items;
+}
