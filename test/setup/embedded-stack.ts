@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedStores } from '../../infra/local/embedded/index.ts';
+import { functionEnvironment, names } from '../../infra/local/state.ts';
 
 /** The environment every test worker gets: the embedded stores of this run, and the function settings. */
 export interface EmbeddedEnv {
@@ -35,36 +36,24 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), 'maktaba-test-'));
-  const env: Omit<EmbeddedEnv, `AWS_ENDPOINT_URL_${string}` | 'OCR_QUEUE_URL' | 'AUDIO_QUEUE_URL'> = {
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    TABLE_NAME: 'maktaba-test',
-    UPLOADS_BUCKET: 'maktaba-uploads',
-    AUDIO_BUCKET: 'maktaba-audio',
-    ADAPTERS: 'local',
-    AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
-  };
+  const stack = { tableName: 'maktaba-test', uploadsBucket: names.uploadsBucket, audioBucket: names.audioBucket };
   let stores: Awaited<ReturnType<typeof startEmbeddedStores>>;
   try {
     stores = await startEmbeddedStores({
       dataDir,
-      tableName: env.TABLE_NAME,
-      buckets: [env.UPLOADS_BUCKET, env.AUDIO_BUCKET],
-      queues: ['ocr-jobs', 'audio-jobs'],
+      tableName: stack.tableName,
+      buckets: [stack.uploadsBucket, stack.audioBucket],
+      queues: [names.ocrQueue, names.audioQueue],
     });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
-  const full: EmbeddedEnv = {
-    ...env,
-    AWS_ENDPOINT_URL_DYNAMODB: stores.endpoints.dynamodb,
-    AWS_ENDPOINT_URL_S3: stores.endpoints.s3,
-    AWS_ENDPOINT_URL_SQS: stores.endpoints.sqs,
-    OCR_QUEUE_URL: stores.queueUrls['ocr-jobs']!,
-    AUDIO_QUEUE_URL: stores.queueUrls['audio-jobs']!,
-  };
+  // The same variables `npm start` gives the functions, so tests run the code as it runs there.
+  const full = functionEnvironment(
+    { ...stack, endpoints: stores.endpoints, queueUrls: stores.queueUrls },
+    randomBytes(32).toString('hex'),
+  ) as unknown as EmbeddedEnv;
   Object.assign(process.env, full);
   for (const [name, value] of Object.entries(full)) project.provide(name as keyof EmbeddedEnv, value);
 

@@ -1,7 +1,8 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { projectRoot } from '../../infra/local/state.ts';
+
+export { freePort } from '../../infra/local/ports.ts';
 
 const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
 
@@ -9,17 +10,6 @@ const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
 function userEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: _, LOG_LEVEL: __, ...rest } = process.env;
   return { ...rest, ...env };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts `npm start`'s entry point and resolves with the URL it prints once it serves. */

