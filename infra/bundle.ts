@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deployedFunctions } from './functions.ts';
+import { projectRoot } from './project-root.ts';
 
 /**
  * The one bundler for Lambda code: CDK deploys its output and `bench/` measures the same files, so
@@ -11,7 +12,6 @@ import { deployedFunctions } from './functions.ts';
  * copy is a different version and would not be measured).
  */
 
-export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 export const defaultOutDir = path.join(projectRoot, 'dist', 'functions');
 
 export interface BundleOptions {

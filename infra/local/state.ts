@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { projectRoot } from '../project-root.ts';
+
+export { projectRoot };
 
 /**
  * Where the local runtime keeps its state, and `local.json`, the record of a running stack that the
  * CLI reads to find it (local-runtime.md).
  */
-export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export const dataDir = (): string => resolve(projectRoot, process.env.DATA_DIR || '.local');
 

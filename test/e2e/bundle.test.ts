@@ -1,0 +1,58 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { httpFunctions } from '../../functions/routes.ts';
+import { bundleFunctions, type BundleResult } from '../../infra/bundle.ts';
+import { newObjectId } from '../../lib/ids.ts';
+import { tokenFor } from '../support/api.ts';
+import { testStores } from '../support/stores.ts';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** The deployable bundles themselves (what CDK ships), invoked as Lambda invokes them. */
+describe('deployable bundles', () => {
+  let bundles: BundleResult[];
+  beforeAll(async () => {
+    bundles = await bundleFunctions({ outDir: mkdtempSync(join(tmpdir(), 'maktaba-bundles-')) });
+  }, 120_000);
+
+  it('builds one bundle per HTTP function', () => {
+    expect(bundles.map((b) => b.name).sort()).toEqual([...httpFunctions()].sort());
+  });
+
+  it('serves a request from the notifications bundle against the real stores', async () => {
+    const bundle = bundles.find((b) => b.name === 'notifications-api')!;
+    const { handler } = (await import(pathToFileURL(bundle.file).href)) as { handler: Handler };
+    const userId = newObjectId();
+    const at = new Date().toISOString();
+    await testStores().users.put({
+      userId,
+      username: 'reader',
+      email: 'reader@example.com',
+      role: 'member',
+      profilePicture: null,
+      profilePictureKey: null,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const event = (authorization?: string) =>
+      ({
+        version: '2.0',
+        routeKey: 'GET /notifications/unread-count',
+        rawPath: '/notifications/unread-count',
+        rawQueryString: '',
+        headers: authorization ? { Authorization: authorization } : {},
+        requestContext: { http: { method: 'GET', path: '/notifications/unread-count' }, requestId: 'r1' },
+        isBase64Encoded: false,
+      }) as unknown as APIGatewayProxyEventV2;
+    const context = { awsRequestId: 'r1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+    expect(await handler(event(), context)).toMatchObject({ statusCode: 401, body: 'Unauthorized: No token provided' });
+    const ok = await handler(event(`Bearer ${await tokenFor(userId)}`), context);
+    expect(ok.statusCode).toBe(200);
+    expect(JSON.parse(String(ok.body))).toEqual({ unreadCount: 0 });
+  });
+});
