@@ -19,9 +19,6 @@ export interface Request {
   headers: Record<string, string | undefined>;
 }
 
-/** A request whose route requires a signed-in caller. */
-export type SignedInRequest = Request & { user: User };
-
 export interface RouteHandler {
   /** The operation text of the spec's 500 body for this route. */
   failure: string;

@@ -1,8 +1,7 @@
 import './process-setup.ts';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
@@ -10,7 +9,7 @@ import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { seed } from './seed.ts';
-import { dataDir, jwtSecret, readStack } from './state.ts';
+import { dataDir, functionEnvironment, jwtSecret, readStack } from './state.ts';
 
 /**
  * `npm run --silent cli -- COMMAND` (local-runtime.md): JSON (or a bare token) on stdout,
@@ -24,14 +23,11 @@ const usage = `usage: npm run --silent cli -- COMMAND
 
 const dayInSeconds = 24 * 60 * 60;
 
+/** The running stack's table, reached with the same client and environment the functions use. */
 function db() {
   const stack = readStack(dataDir());
-  const client = new DynamoDBClient({
-    endpoint: stack.endpoints.dynamodb,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  return { client: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), tableName: stack.tableName };
+  Object.assign(process.env, functionEnvironment(stack, ''));
+  return { client: dynamoDocumentClient(), tableName: stack.tableName };
 }
 
 const issueToken = (userId: string, expiresIn = dayInSeconds) => signToken(jwtSecret(dataDir(), false), userId, expiresIn);

@@ -23,6 +23,8 @@ export interface DeviceStore {
   /** Marks the device inactive; false when it was not registered. */
   deactivate(userId: string, token: string, at: string): Promise<boolean>;
   listActive(userId: string): Promise<DeviceToken[]>;
+  /** The accounts whose record of this token is active. */
+  activeHolders(token: string): Promise<DeviceToken[]>;
 }
 
 /** Tokens are keyed by hash: keys stay short and the raw token never appears in a key. */
@@ -48,7 +50,11 @@ export interface DeviceDeps {
   now: () => Date;
 }
 
-/** Upsert on (user, token): re-activates, and creates or re-enables the push endpoint first. */
+/**
+ * Upsert on (user, token): re-activates, and creates or re-enables the push endpoint first. A device
+ * token is one phone: when another account signs in on it, the previous account's record of the
+ * token is deactivated, so that account's notifications are not pushed to the new user's phone.
+ */
 export async function registerDevice(deps: DeviceDeps, userId: string, body: Record<string, unknown>): Promise<void> {
   const token = readToken(body);
   const platform = readPlatform(body.platform);
@@ -65,6 +71,8 @@ export async function registerDevice(deps: DeviceDeps, userId: string, body: Rec
     createdAt: existing?.createdAt ?? at,
     updatedAt: at,
   });
+  const others = (await deps.devices.activeHolders(token)).filter((device) => device.userId !== userId);
+  await Promise.all(others.map((device) => deps.devices.deactivate(device.userId, token, at)));
 }
 
 /** Marks the token inactive; succeeds whether or not it was registered. */

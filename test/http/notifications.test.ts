@@ -179,6 +179,17 @@ describe('device tokens', () => {
     expect((await stores.devices.listActive(moId)).map((d) => d.token)).toEqual(['device-1']);
   });
 
+  it('moves a phone to the account that registers it last, so the previous account no longer pushes to it', async () => {
+    const shared = { token: 'shared-phone', platform: 'ios' };
+    await api.call('POST', '/notifications/device-token', { token: token('cara'), body: shared });
+    expect((await stores.devices.listActive(fixture.users.cara!.userId)).map((d) => d.token)).toContain('shared-phone');
+
+    await api.call('POST', '/notifications/device-token', { token: token('ed'), body: shared });
+    expect((await stores.devices.listActive(fixture.users.ed!.userId)).map((d) => d.token)).toContain('shared-phone');
+    expect((await stores.devices.listActive(fixture.users.cara!.userId)).map((d) => d.token)).not.toContain('shared-phone');
+    expect(await stores.devices.get(fixture.users.cara!.userId, 'shared-phone')).toMatchObject({ active: false });
+  });
+
   it('unregisters a token that was never registered', async () => {
     expect(
       await api.call('DELETE', '/notifications/device-token', { token: token('cara'), body: { token: 'never-seen' } }),

@@ -18,7 +18,12 @@ export function dynamoDeviceStore(db: Db): DeviceStore {
       await db.client.send(
         new PutCommand({
           TableName,
-          Item: { ...keys.deviceToken(device.userId, tokenHash(device.token)), entity: 'DeviceToken', ...device },
+          Item: {
+            ...keys.deviceToken(device.userId, tokenHash(device.token)),
+            ...keys.deviceHolder(tokenHash(device.token), device.userId),
+            entity: 'DeviceToken',
+            ...device,
+          },
         }),
       );
     },
@@ -47,6 +52,15 @@ export function dynamoDeviceStore(db: Db): DeviceStore {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         FilterExpression: 'active = :true',
         ExpressionAttributeValues: { ':pk': keys.user(userId).pk, ':prefix': keys.deviceTokenPrefix, ':true': true },
+      }),
+
+    /** Few accounts ever share a phone; the query reads only this token's records. */
+    activeHolders: (token) =>
+      queryAll<DeviceToken>(db, {
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        FilterExpression: 'active = :true',
+        ExpressionAttributeValues: { ':pk': keys.deviceHolderIndex(tokenHash(token)), ':true': true },
       }),
   };
 }

@@ -8,6 +8,7 @@ import {
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { tableSchema } from './schema.ts';
+import { pause } from './table.ts';
 
 type Index = (typeof tableSchema.indexes)[number];
 
@@ -97,4 +98,3 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string, deadli
   }
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -9,7 +9,7 @@
  * | Usage period      | USER#<id>           | USAGE#<periodStart>         |                                                |
  * | Inbox counters    | USER#<id>           | INBOX                       |                                                |
  * | Notification      | USER#<recipient>    | NOTIFICATION#<id>           | gsi1 INBOX#<recipient> / <seq>; gsi2 UNREAD#.. |
- * | Device token      | USER#<id>           | DEVICE#<sha256(token)>      |                                                |
+ * | Device token      | USER#<id>           | DEVICE#<sha256(token)>      | gsi1 DEVICE#<sha256(token)> / <userId>         |
  * | Book              | BOOK#<id>           | BOOK                        |                                                |
  * | Line              | BOOK#<id>           | LINE#<lineId>               | line ids of a book increase in book order      |
  */
@@ -43,6 +43,9 @@ export const keys = {
 
   deviceToken: (userId: string, tokenHash: string): Key => ({ pk: user(userId), sk: `DEVICE#${tokenHash}` }),
   deviceTokenPrefix: 'DEVICE#',
+  /** gsi1: every account that registered one device token, so a token follows its newest account. */
+  deviceHolder: (tokenHash: string, userId: string) => ({ gsi1pk: `DEVICE#${tokenHash}`, gsi1sk: userId }),
+  deviceHolderIndex: (tokenHash: string) => `DEVICE#${tokenHash}`,
 
   book: (bookId: string): Key => ({ pk: `BOOK#${bookId}`, sk: 'BOOK' }),
   line: (bookId: string, lineId: string): Key => ({ pk: `BOOK#${bookId}`, sk: `LINE#${lineId}` }),
