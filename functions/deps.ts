@@ -1,19 +1,23 @@
-import { SNSClient } from '@aws-sdk/client-sns';
 import { dynamoDocumentClient } from '../lib/adapters/aws/clients.ts';
 import { readSecret } from '../lib/adapters/aws/secrets.ts';
-import { dynamoDeviceStore } from '../lib/adapters/dynamo/devices.ts';
-import { dynamoNotificationStore } from '../lib/adapters/dynamo/notifications.ts';
+import { dynamoSubscriptionStore } from '../lib/adapters/dynamo/subscriptions.ts';
 import { dynamoUserStore } from '../lib/adapters/dynamo/users.ts';
-import { logPush } from '../lib/adapters/push/log.ts';
-import { snsPush } from '../lib/adapters/push/sns.ts';
 import { createTokenVerifier } from '../lib/auth/tokens.ts';
+import { parseCatalogue } from '../lib/billing/tiers.ts';
 import { config } from '../lib/config.ts';
 
+/** A value built on first use and kept for the life of the process (one cold start). */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}
+
 /**
- * The composition root: picks the adapters for where the code runs (AWS, or the local runtime
- * with `ADAPTERS=local`) once per cold start. Handlers take what they need from here.
+ * The composition root shared by every function: configuration, the table, users, subscriptions and
+ * the token verifier. Each function adds its own adapters on top (see its module), so a bundle
+ * carries only the SDK clients its function uses.
  */
-function build() {
+export const deps = once(() => {
   const cfg = config();
   const db = { client: dynamoDocumentClient(), tableName: cfg.tableName };
   const auth = cfg.auth;
@@ -23,21 +27,14 @@ function build() {
     throw new Error('No JWT secret configured (AUTH_JWT_SECRET, AUTH_JWT_SECRET_ARN or AUTH_JWKS_URL)');
   };
   return {
+    config: cfg,
     db,
     users: dynamoUserStore(db),
-    notifications: dynamoNotificationStore(db),
-    devices: dynamoDeviceStore(db),
-    push: cfg.adapters === 'local' ? logPush() : snsPush(new SNSClient({}), cfg.pushApplicationArns),
+    subscriptions: dynamoSubscriptionStore(db),
+    catalogue: parseCatalogue(cfg.tierCatalogue),
     verifyToken: createTokenVerifier(auth, loadSecret),
     now: () => new Date(),
   };
-}
+});
 
-export type Deps = ReturnType<typeof build>;
-
-let built: Deps | undefined;
-export const deps = (): Deps => (built ??= build());
-/** For the local runtime and tests, which set the environment before the first request. */
-export const resetDeps = (): void => {
-  built = undefined;
-};
+export type Deps = ReturnType<typeof deps>;

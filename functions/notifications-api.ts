@@ -1,10 +1,25 @@
 import { messageStyle } from './http/errors.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
-import { deps } from './deps.ts';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { deps as coreDeps, once } from './deps.ts';
+import { dynamoDeviceStore } from '../lib/adapters/dynamo/devices.ts';
+import { dynamoNotificationStore } from '../lib/adapters/dynamo/notifications.ts';
+import { logPush } from '../lib/adapters/push/log.ts';
+import { snsPush } from '../lib/adapters/push/sns.ts';
 import { registerDevice, unregisterDevice } from '../lib/notifications/devices.ts';
 import { listNotifications, markAllRead, markRead, readPaging, unreadCount } from '../lib/notifications/inbox.ts';
 
 /** `/notifications/*` (SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
+const deps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    notifications: dynamoNotificationStore(core.db),
+    devices: dynamoDeviceStore(core.db),
+    push: core.config.adapters === 'local' ? logPush() : snsPush(new SNSClient({}), core.config.pushApplicationArns),
+  };
+});
+
 const userId = (request: Request) => signedIn(request).userId;
 
 export const handler = httpFunction({

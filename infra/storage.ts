@@ -21,6 +21,7 @@ export function dataTable(scope: Construct): dynamodb.Table {
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     encryption: dynamodb.TableEncryption.AWS_MANAGED,
     removalPolicy: RemovalPolicy.RETAIN,
+    timeToLiveAttribute: tableSchema.timeToLiveAttribute,
   });
   for (const index of tableSchema.indexes) {
     table.addGlobalSecondaryIndex({

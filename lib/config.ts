@@ -18,6 +18,11 @@ export interface Config {
   /** `local` selects the offline adapters (push log, speech, billing ledger) used by `npm start`. */
   adapters: 'aws' | 'local';
   tierCatalogue?: string;
+  /**
+   * Stripe's API key and webhook signing secret: inline, or in one Secrets Manager secret (JSON
+   * `{"secretKey": "sk_...", "webhookSecret": "whsec_..."}`) named by STRIPE_SECRET_ARN.
+   */
+  stripe: { secretKey?: string; webhookSecret?: string; secretArn?: string };
 }
 
 const env = (name: string): string | undefined => {
@@ -47,6 +52,11 @@ export function readConfig(): Config {
     },
     adapters: env('ADAPTERS') === 'local' ? 'local' : 'aws',
     tierCatalogue: env('TIER_CATALOGUE'),
+    stripe: {
+      secretKey: env('STRIPE_SECRET_KEY'),
+      webhookSecret: env('STRIPE_WEBHOOK_SECRET'),
+      secretArn: env('STRIPE_SECRET_ARN'),
+    },
   };
 }
 

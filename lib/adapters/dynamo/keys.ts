@@ -12,6 +12,15 @@
  * | Device token      | USER#<id>           | DEVICE#<sha256(token)>      | gsi1 DEVICE#<sha256(token)> / <userId>         |
  * | Book              | BOOK#<id>           | BOOK                        |                                                |
  * | Line              | BOOK#<id>           | LINE#<lineId>               | line ids of a book increase in book order      |
+ * | File              | FILE#<id>           | FILE                        |                                                |
+ * | BookText          | BOOKTEXT#<id>       | BOOKTEXT                    | gsi1 OWNER#<userId> / <createdAt>#<id>;        |
+ * |                   |                     |                             | gsi2 OWNER#<userId>#<status> / <createdAt>#<id>|
+ * | BookText page     | BOOKTEXT#<id>       | PAGE#<10-digit pageNumber>  | one item per page                              |
+ * | OCR job           | OCRJOB#<jobId>      | OCRJOB                      | jobId -> bookTextId; unique per job            |
+ * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | a presigned upload not yet made a job          |
+ * | Usage log         | USER#<id>           | USAGELOG#<createdAt>#<id>   | one per completed result with pages            |
+ * | Invoice (ledger)  | USER#<id>           | INVOICE#<createdAt>#<id>    | local billing ledger: one per usage record     |
+ * | Stripe event      | STRIPEEVENT#<id>    | EVENT                       | webhook events already applied (expire by ttl) |
  */
 export type Key = {
   pk: string;
@@ -50,4 +59,34 @@ export const keys = {
   book: (bookId: string): Key => ({ pk: `BOOK#${bookId}`, sk: 'BOOK' }),
   line: (bookId: string, lineId: string): Key => ({ pk: `BOOK#${bookId}`, sk: `LINE#${lineId}` }),
   linePrefix: 'LINE#',
+
+  file: (fileId: string): Key => ({ pk: `FILE#${fileId}`, sk: 'FILE' }),
+  bookText: (bookTextId: string): Key => ({ pk: `BOOKTEXT#${bookTextId}`, sk: 'BOOKTEXT' }),
+  bookTextPage: (bookTextId: string, pageNumber: number): Key => ({
+    pk: `BOOKTEXT#${bookTextId}`,
+    sk: `PAGE#${String(pageNumber).padStart(10, '0')}`,
+  }),
+  bookTextPartition: (bookTextId: string) => `BOOKTEXT#${bookTextId}`,
+  pagePrefix: 'PAGE#',
+  /** gsi1: an owner's BookTexts (their OCR jobs), newest first by createdAt. */
+  ownerJobs: (userId: string, createdAt: string, bookTextId: string) => ({
+    gsi1pk: `OWNER#${userId}`,
+    gsi1sk: `${createdAt}#${bookTextId}`,
+  }),
+  ownerJobsIndex: (userId: string) => `OWNER#${userId}`,
+  /** gsi2: the same list per status, rewritten with every status change. */
+  ownerJobsByStatus: (userId: string, status: string, createdAt: string, bookTextId: string) => ({
+    gsi2pk: `OWNER#${userId}#${status}`,
+    gsi2sk: `${createdAt}#${bookTextId}`,
+  }),
+  ownerJobsByStatusIndex: (userId: string, status: string) => `OWNER#${userId}#${status}`,
+  ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),
+  upload: (uploadId: string): Key => ({ pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
+
+  usageLog: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `USAGELOG#${createdAt}#${usageId}` }),
+  usageLogPrefix: 'USAGELOG#',
+  invoice: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `INVOICE#${createdAt}#${usageId}` }),
+  invoicePrefix: 'INVOICE#',
+  userPartition: user,
+  stripeEvent: (eventId: string): Key => ({ pk: `STRIPEEVENT#${eventId}`, sk: 'EVENT' }),
 } as const;

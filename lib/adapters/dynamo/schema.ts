@@ -5,6 +5,8 @@
 export const tableSchema = {
   partitionKey: 'pk',
   sortKey: 'sk',
+  /** Epoch seconds after which DynamoDB may delete an item (dedup records, abandoned uploads). */
+  timeToLiveAttribute: 'ttl',
   /** Generic string-keyed GSIs, each shared by several access patterns (see keys.ts). */
   indexes: [
     { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },

@@ -1,0 +1,34 @@
+/**
+ * The Objects port: one bucket's objects and presigned URLs (S3 on AWS, s3rver locally; the same
+ * adapter serves both). Domain code names keys; the adapter knows the bucket.
+ */
+export interface ObjectInfo {
+  size: number;
+  contentType: string | undefined;
+}
+
+/** A browser-style POST upload: send `fields` then the file as multipart form data to `url`. */
+export interface PresignedPost {
+  url: string;
+  fields: Record<string, string>;
+}
+
+export interface UploadRules {
+  contentType: string;
+  /** The object must be exactly within these bytes (S3 enforces content-length-range). */
+  minBytes: number;
+  maxBytes: number;
+  expiresInSeconds: number;
+}
+
+export interface Objects {
+  put(key: string, body: Uint8Array | string, contentType: string): Promise<void>;
+  /** The object as UTF-8 text; undefined when there is no such object. */
+  getText(key: string): Promise<string | undefined>;
+  /** Size and type of a stored object; undefined when there is no such object. */
+  head(key: string): Promise<ObjectInfo | undefined>;
+  /** Removes the object; removing a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  presignGet(key: string, expiresInSeconds: number, options?: { contentDisposition?: string }): Promise<string>;
+  presignPost(key: string, rules: UploadRules): Promise<PresignedPost>;
+}
