@@ -3,7 +3,7 @@
  * the local server dispatches from it, and each function's handler dispatches on its route keys.
  * Paths use API Gateway's `{param}` syntax. It imports nothing so that infra code can read it.
  */
-export type FunctionName = 'notifications-api';
+export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'billing-webhook';
 
 /**
  * How the caller is resolved before the route runs (SPEC.md section 5):
@@ -23,12 +23,22 @@ export interface Route {
 }
 
 export const routes: readonly Route[] = [
+  { method: 'POST', path: '/ocr', function: 'ocr-api', auth: 'required' },
+  // Not in SPEC.md: the presigned path for files too large for a Lambda request (README, "Uploads").
+  { method: 'POST', path: '/ocr/uploads', function: 'ocr-api', auth: 'required' },
+  { method: 'POST', path: '/ocr/uploads/{uploadId}/job', function: 'ocr-api', auth: 'required' },
+  { method: 'GET', path: '/ocr/status/{jobId}', function: 'ocr-api', auth: 'required' },
+  { method: 'GET', path: '/ocr/text/{jobId}', function: 'ocr-api', auth: 'required' },
+  { method: 'GET', path: '/ocr/jobs', function: 'ocr-api', auth: 'required' },
+  { method: 'POST', path: '/ocr/result/page', function: 'ocr-callbacks', auth: 'editor' },
+  { method: 'POST', path: '/ocr/result', function: 'ocr-callbacks', auth: 'editor' },
   { method: 'POST', path: '/notifications/device-token', function: 'notifications-api', auth: 'required' },
   { method: 'DELETE', path: '/notifications/device-token', function: 'notifications-api', auth: 'required' },
   { method: 'GET', path: '/notifications', function: 'notifications-api', auth: 'required' },
   { method: 'GET', path: '/notifications/unread-count', function: 'notifications-api', auth: 'required' },
   { method: 'PUT', path: '/notifications/read-all', function: 'notifications-api', auth: 'required' },
   { method: 'PUT', path: '/notifications/{id}/read', function: 'notifications-api', auth: 'required' },
+  { method: 'POST', path: '/billing/webhook', function: 'billing-webhook', auth: 'none' },
 ];
 
 export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;

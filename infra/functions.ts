@@ -31,9 +31,15 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * A `Record` over every function so that adding a function without deciding its access fails to compile.
  * - `table`: read/write items of the table and its indexes.
  * - `push`: SNS mobile push on the configured platform applications and their endpoints.
+ * - `uploads`: objects of the uploads bucket under `ocr/` (the files) and `ocr-results/` (long texts).
+ * - `ocr-queue`: send to the OCR job queue.
+ * - `stripe`: read the Stripe keys secret.
  */
-export type Access = 'table' | 'push';
+export type Access = 'table' | 'push' | 'uploads' | 'ocr-queue' | 'stripe';
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push'],
+  'ocr-api': ['table', 'uploads', 'ocr-queue'],
+  'ocr-callbacks': ['table', 'uploads', 'stripe'],
+  'billing-webhook': ['table', 'stripe'],
 };

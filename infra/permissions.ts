@@ -1,6 +1,9 @@
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Access } from './functions.ts';
 import type { PlatformApplication } from './settings.ts';
 
@@ -8,7 +11,13 @@ import type { PlatformApplication } from './settings.ts';
 export interface Grantable {
   table: dynamodb.ITable;
   pushApplications: readonly PlatformApplication[];
+  uploads: s3.IBucket;
+  ocrQueue: sqs.IQueue;
+  stripeSecret: secretsmanager.ISecret;
 }
+
+/** The uploads bucket's prefixes the OCR functions work in (DESIGN.md section 5). */
+export const uploadPrefixes = ['ocr/*', 'ocr-results/*'] as const;
 
 /**
  * SNS mobile push: create endpoints under the configured applications only, and publish to / maintain
@@ -41,6 +50,14 @@ const grants: Record<Access, (fn: lambda.IFunction, on: Grantable) => void> = {
   // Items of the table and its indexes, without Scan: no request path may scan (DESIGN.md section 4).
   table: (fn, on) => on.table.grant(fn, ...tableItemActions),
   push: (fn, on) => pushStatements(on.pushApplications).forEach((s) => fn.addToRolePolicy(s)),
+  uploads: (fn, on) =>
+    uploadPrefixes.forEach((prefix) => {
+      on.uploads.grantRead(fn, prefix);
+      on.uploads.grantPut(fn, prefix);
+      on.uploads.grantDelete(fn, prefix);
+    }),
+  'ocr-queue': (fn, on) => on.ocrQueue.grantSendMessages(fn),
+  stripe: (fn, on) => on.stripeSecret.grantRead(fn),
 };
 
 export function grantAccess(fn: lambda.IFunction, kinds: readonly Access[], on: Grantable): void {

@@ -22,6 +22,8 @@ export interface Settings {
   jwtAudience?: string;
   pushApplications: PlatformApplication[];
   tierCatalogue?: string;
+  /** An existing Secrets Manager secret holding `{"secretKey","webhookSecret"}`; else the stack makes one to fill in. */
+  stripeSecretArn?: string;
 }
 
 const pushContext: Record<PushPlatform, string> = {
@@ -56,5 +58,6 @@ export function readSettings(node: Node): Settings {
     jwtAudience: text(node, 'jwtAudience'),
     pushApplications,
     tierCatalogue: text(node, 'tierCatalogue'),
+    stripeSecretArn: text(node, 'stripeSecretArn'),
   };
 }

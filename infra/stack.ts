@@ -12,7 +12,7 @@ import { bundleFunctionsSync } from './bundle.ts';
 import { access, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
 import { grantAccess } from './permissions.ts';
 import { readSettings, type Settings } from './settings.ts';
-import { abandonedUploadsRule, dataTable, jobQueue, privateBucket } from './storage.ts';
+import { abandonedUploadsRule, browserUploads, dataTable, jobQueue, privateBucket } from './storage.ts';
 
 /**
  * The whole backend in one stack. Functions and routes are created in loops over the route table and
@@ -28,7 +28,7 @@ export class MaktabaStack extends Stack {
     const settings = readSettings(this.node);
 
     this.table = dataTable(this);
-    const uploads = privateBucket(this, 'Uploads', { lifecycleRules: [abandonedUploadsRule] });
+    const uploads = privateBucket(this, 'Uploads', { lifecycleRules: [abandonedUploadsRule], cors: [browserUploads] });
     const audio = privateBucket(this, 'Audio');
     const ocrJobs = jobQueue(this, 'OcrJobs');
     const audioJobs = jobQueue(this, 'AudioJobs');
@@ -39,6 +39,16 @@ export class MaktabaStack extends Stack {
             generateSecretString: { passwordLength: 64, excludePunctuation: true },
           })
         : undefined;
+
+    const stripeSecret = settings.stripeSecretArn
+      ? secretsmanager.Secret.fromSecretCompleteArn(this, 'StripeSecret', settings.stripeSecretArn)
+      : new secretsmanager.Secret(this, 'StripeSecret', {
+          description: 'Stripe keys for Maktaba: set {"secretKey": "sk_...", "webhookSecret": "whsec_..."} after the first deploy',
+          generateSecretString: {
+            secretStringTemplate: JSON.stringify({ secretKey: '', webhookSecret: '' }),
+            generateStringKey: 'placeholder',
+          },
+        });
 
     const environment: Record<string, string> = {
       TABLE_NAME: this.table.tableName,
@@ -51,6 +61,7 @@ export class MaktabaStack extends Stack {
         settings.pushApplications.map((app) => [`PUSH_${app.platform.toUpperCase()}_APPLICATION_ARN`, app.arn]),
       ),
       ...(settings.tierCatalogue ? { TIER_CATALOGUE: settings.tierCatalogue } : {}),
+      STRIPE_SECRET_ARN: stripeSecret.secretArn,
     };
 
     // Bundled now, at synth, so every synth and test deploys exactly what `npm run bench` measures.
@@ -60,7 +71,13 @@ export class MaktabaStack extends Stack {
     for (const name of deployedFunctions()) {
       const bundle = bundles.find((b) => b.name === name)!;
       const fn = this.lambdaFunction(name, path.dirname(bundle.file), environment);
-      grantAccess(fn, access[name], { table: this.table, pushApplications: settings.pushApplications });
+      grantAccess(fn, access[name], {
+        table: this.table,
+        pushApplications: settings.pushApplications,
+        uploads,
+        ocrQueue: ocrJobs,
+        stripeSecret,
+      });
       if (serving.has(name)) jwtSecret?.grantRead(fn);
       functions.set(name, fn);
     }

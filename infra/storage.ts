@@ -49,6 +49,18 @@ export function privateBucket(scope: Construct, id: string, extra: Partial<s3.Bu
 /** Presigned multipart uploads that a client abandons would otherwise be stored (and billed) forever. */
 export const abandonedUploadsRule: s3.LifecycleRule = { abortIncompleteMultipartUploadAfter: Duration.days(7) };
 
+/**
+ * Browsers POST large files straight to the bucket (presigned POST) and GET page images by presigned
+ * URL. The signature, not the origin, is what authorizes a request, so any origin may make one.
+ */
+export const browserUploads: s3.CorsRule = {
+  allowedMethods: [s3.HttpMethods.POST, s3.HttpMethods.GET, s3.HttpMethods.HEAD],
+  allowedOrigins: ['*'],
+  allowedHeaders: ['*'],
+  exposedHeaders: ['ETag', 'Location'],
+  maxAge: 3600,
+};
+
 /** A work queue whose poison messages land, after five tries, in a dead-letter queue kept for 14 days. */
 export function jobQueue(scope: Construct, id: string): sqs.Queue {
   const secure = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true };

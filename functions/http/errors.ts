@@ -33,3 +33,13 @@ export function errorResponse(error: unknown, style: ErrorStyle, failure: string
   const detail = error instanceof DomainError ? error.message : error instanceof Error ? error.name : 'Error';
   return json(500, style.internal(failure, detail));
 }
+
+/**
+ * The OCR groups: the spec shows few OCR error bodies (section 7), so every one takes the shape of
+ * its success bodies: `{success: false, message}` plus the spec's extra fields, and for 500
+ * `{success: false, message: <operation>, error: <detail>}`.
+ */
+export const ocrStyle: ErrorStyle = {
+  body: (error) => ({ success: false, message: error.message, ...error.fields }),
+  internal: (failure, detail) => ({ success: false, message: failure, error: detail }),
+};

@@ -2,14 +2,16 @@ import './process-setup.ts';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
+import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
 import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { peekQueue } from './embedded/sqs.ts';
 import { seed } from './seed.ts';
-import { dataDir, functionEnvironment, jwtSecret, readStack } from './state.ts';
+import { dataDir, functionEnvironment, jwtSecret, names, readStack } from './state.ts';
 
 /**
  * `npm run --silent cli -- COMMAND` (local-runtime.md): JSON (or a bare token) on stdout,
@@ -19,7 +21,9 @@ const usage = `usage: npm run --silent cli -- COMMAND
   seed FILE
   token USER_ID [--expires-in SECONDS]
   user delete USER_ID
-  book show BOOK_ID`;
+  book show BOOK_ID
+  queue peek ocr
+  billing invoices USER_ID`;
 
 const dayInSeconds = 24 * 60 * 60;
 
@@ -85,6 +89,22 @@ async function run(argv: string[]): Promise<unknown> {
       metadata: book.metadata,
       lines: lines.map(({ lineId, arabic, english, commentary, rootwords }) => ({ lineId, arabic, english, commentary, rootwords })),
     };
+  }
+  if (words === 'queue peek' && rest.length === 2 && rest[1] === 'ocr') {
+    const stack = readStack(dataDir());
+    const queueUrl = stack.queueUrls[names.ocrQueue];
+    if (!queueUrl) throw new Error(`the local stack has no ${names.ocrQueue} queue`);
+    // Job messages are JSON: print them as values, not as strings of JSON (anything else as is).
+    return (await peekQueue(stack.endpoints.sqs, queueUrl)).map((body) => {
+      try {
+        return JSON.parse(body) as unknown;
+      } catch {
+        return body;
+      }
+    });
+  }
+  if (words === 'billing invoices' && rest.length === 2) {
+    return ledgerBilling(db()).invoices(rest[1]!);
   }
   throw new Error(`unknown command: ${argv.join(' ') || '(none)'}\n${usage}`);
 }

@@ -10,6 +10,8 @@ export interface Subscription {
   currentPeriodStart: string;
   currentPeriodEnd: string;
   stripeSubscriptionId?: string;
+  /** `created` (epoch seconds) of the Stripe event last applied: older deliveries must not win. */
+  stripeEventCreated?: number;
   updatedAt: string;
 }
 
@@ -25,6 +27,11 @@ export interface CreatorSubscription {
 export interface SubscriptionStore {
   get(userId: string): Promise<Subscription | undefined>;
   put(subscription: Subscription): Promise<void>;
+  /**
+   * Writes the subscription unless the stored one came from a newer Stripe event (Stripe delivers
+   * out of order). Returns false, writing nothing, when the stored event is newer.
+   */
+  putIfNewer(subscription: Subscription & { stripeEventCreated: number }): Promise<boolean>;
   getCreatorSubscription(userId: string, creatorId: string): Promise<CreatorSubscription | undefined>;
   putCreatorSubscription(subscription: CreatorSubscription): Promise<void>;
   /** Pages used in the period starting at `periodStart`. */

@@ -1,6 +1,7 @@
 import type { UserStore } from '../auth/users.ts';
 import { internal, notFound } from '../errors.ts';
 import { isObjectId } from '../ids.ts';
+import { maxLimit, queryInt } from '../paging.ts';
 import { toView, type ActorView } from './notification.ts';
 import type { NotificationStore } from './store.ts';
 
@@ -11,18 +12,9 @@ export interface InboxDeps {
 }
 
 export const defaultLimit = 20;
-/** The spec sets no maximum; one page is at most this many, so a request stays bounded. */
-export const maxLimit = 100;
-
-/** A positive whole number from a query value, else the default (as the spec's defaults apply). */
-function positiveInt(value: string | undefined, fallback: number): number {
-  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return fallback;
-  const n = Number(value);
-  return n >= 1 ? n : fallback;
-}
 
 export function readPaging(query: Record<string, string | undefined>): { page: number; limit: number } {
-  return { page: positiveInt(query.page, 1), limit: Math.min(positiveInt(query.limit, defaultLimit), maxLimit) };
+  return { page: queryInt(query.page, 1, 1), limit: Math.min(queryInt(query.limit, defaultLimit, 1), maxLimit) };
 }
 
 /** Newest first. The inbox is numbered in creation order, so page p is one range of numbers. */

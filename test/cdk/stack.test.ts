@@ -17,12 +17,14 @@ import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 
 const iosApp = 'arn:aws:sns:eu-west-1:123456789012:app/APNS/Maktaba';
 const androidApp = 'arn:aws:sns:eu-west-1:123456789012:app/GCM/Maktaba';
+const stripeSecretArn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:maktaba/stripe-AbCdEf';
 const configuredContext = {
   jwksUrl: 'https://id.example.com/.well-known/jwks.json',
   jwtIssuer: 'https://id.example.com/',
   jwtAudience: 'maktaba',
   pushIosApplicationArn: iosApp,
   pushAndroidApplicationArn: androidApp,
+  stripeSecretArn: stripeSecretArn,
 };
 
 interface Synth {
@@ -219,8 +221,9 @@ describe('push', () => {
 
 describe('auth', () => {
   it('generates a JWT secret readable by the HTTP functions when no JWKS URL is given', () => {
-    plain.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
-    const secret = Object.keys(plain.template.findResources('AWS::SecretsManager::Secret'))[0]!;
+    const secrets = plain.template.findResources('AWS::SecretsManager::Secret');
+    const secret = Object.keys(secrets).find((id) => /HS256/.test(secrets[id]!.Properties.Description))!;
+    expect(secret).toBeDefined();
     expect(envOf(plain, 'notifications-api')).toMatchObject({ AUTH_JWT_SECRET_ARN: { Ref: secret } });
     expect(envOf(plain, 'notifications-api')).not.toHaveProperty('AUTH_JWKS_URL');
     expect(statementsOf(plain, 'notifications-api')).toContainEqual(
@@ -237,6 +240,56 @@ describe('auth', () => {
       AUTH_JWT_AUDIENCE: configuredContext.jwtAudience,
     });
     expect(env).not.toHaveProperty('AUTH_JWT_SECRET_ARN');
-    expect(allStatements(configured.template).flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    expect(statementsOf(configured, 'notifications-api').flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+  });
+});
+
+describe('OCR and billing', () => {
+  const uploadsBucket = (s: Synth) => {
+    const buckets = s.template.findResources('AWS::S3::Bucket');
+    return Object.keys(buckets).find((id) => buckets[id]!.Properties.CorsConfiguration)!;
+  };
+  const s3Resources = (s: Synth, name: DeployedFunction) =>
+    statementsOf(s, name).filter((st) => actions(st).some((a) => a.startsWith('s3:'))).flatMap(resources);
+
+  it('lets browsers POST uploads to the uploads bucket (CORS), and only that bucket', () => {
+    expect(uploadsBucket(plain)).toBeDefined();
+    const cors = plain.template.findResources('AWS::S3::Bucket')[uploadsBucket(plain)]!.Properties.CorsConfiguration.CorsRules[0];
+    expect(cors.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'GET']));
+  });
+
+  it('scopes the OCR functions to the ocr/ and ocr-results/ prefixes of the uploads bucket', () => {
+    const bucketArn = { 'Fn::GetAtt': [uploadsBucket(plain), 'Arn'] };
+    for (const name of ['ocr-api', 'ocr-callbacks'] as const) {
+      const granted = s3Resources(plain, name);
+      expect(granted).toContainEqual({ 'Fn::Join': ['', [bucketArn, '/ocr/*']] });
+      expect(granted).toContainEqual({ 'Fn::Join': ['', [bucketArn, '/ocr-results/*']] });
+      expect(granted.every((r) => JSON.stringify(r).includes(uploadsBucket(plain)))).toBe(true);
+    }
+    expect(s3Resources(plain, 'notifications-api')).toEqual([]);
+    expect(s3Resources(plain, 'billing-webhook')).toEqual([]);
+  });
+
+  it('lets only ocr-api send to the OCR queue, and exports its URL for the worker', () => {
+    const sends = (name: DeployedFunction) => statementsOf(plain, name).filter((st) => actions(st).includes('sqs:SendMessage'));
+    expect(sends('ocr-api')).toHaveLength(1);
+    for (const name of ['ocr-callbacks', 'billing-webhook', 'notifications-api'] as const) expect(sends(name)).toEqual([]);
+    plain.template.hasOutput('OcrQueueUrl', {});
+  });
+
+  it('gives the Stripe secret to the functions that invoice or take webhooks, and no other', () => {
+    const readers = (s: Synth) =>
+      deployedFunctions().filter((name) =>
+        statementsOf(s, name).some((st) => actions(st).includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource).includes('tripe')),
+      );
+    expect(readers(plain).sort()).toEqual(['billing-webhook', 'ocr-callbacks']);
+    expect(readers(configured).sort()).toEqual(['billing-webhook', 'ocr-callbacks']);
+    expect(envOf(configured, 'ocr-callbacks')).toMatchObject({ STRIPE_SECRET_ARN: stripeSecretArn });
+  });
+
+  it('expires dedup and upload records with the table TTL', () => {
+    plain.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: tableSchema.timeToLiveAttribute, Enabled: true },
+    });
   });
 });

@@ -23,6 +23,7 @@ describe('local runtime', () => {
         users: [
           { key: 'ed', username: 'ed', email: 'ed@example.com', role: 'editor', subscription: { tier: 'pro', status: 'active', pagesUsed: 3 } },
           { key: 'cara', username: 'cara', email: 'cara@example.com', creatorSubscriptions: [] },
+          { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active', pagesUsed: 98 } },
         ],
         books: [
           {
@@ -68,6 +69,26 @@ describe('local runtime', () => {
     expect(missing.stdout).toBe('');
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
 
+    // An OCR job as a client and the worker run it: upload, the queued message, callbacks, the invoice.
+    const mo = out.users.mo as { userId: string; token: string };
+    const form = new FormData();
+    form.append('file', new Blob(['%PDF-1.4 test'], { type: 'application/pdf' }), 'scan.pdf');
+    const uploaded = await fetch(`${first.url}/ocr`, { method: 'POST', headers: { authorization: `Bearer ${mo.token}` }, body: form });
+    expect(uploaded.status).toBe(201);
+    const job = (await uploaded.json()) as { jobId: string; fileId: string };
+    const queued = JSON.parse((await cli(['queue', 'peek', 'ocr'], env)).stdout) as { jobId: string }[];
+    expect(queued.map((m) => m.jobId)).toContain(job.jobId);
+    const callback = (path: string, body: object) =>
+      fetch(`${first.url}${path}`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ jobId: job.jobId, fileId: job.fileId, userId: mo.userId, ...body }),
+      });
+    expect((await callback('/ocr/result/page', { pageNumber: 1, text: 'صفحة' })).status).toBe(200);
+    expect((await callback('/ocr/result', { status: 'completed', pageCount: 5 })).status).toBe(201);
+    const invoices = JSON.parse((await cli(['billing', 'invoices', mo.userId], env)).stdout);
+    expect(invoices).toEqual([{ jobId: job.jobId, pages: 3, amountCents: 6, status: 'open', createdAt: expect.any(String) }]);
+
     expect(await first.stop()).toBe(0);
     expect((await cli(['book', 'show', out.books.b1.bookId], env)).code).not.toBe(0);
 
@@ -76,6 +97,7 @@ describe('local runtime', () => {
     const list = await (await fetch(`${second.url}/notifications`, { headers: auth })).json();
     expect(list).toMatchObject({ total: 1, notifications: [{ _id: out.notifications.n1, title: 'Like' }] });
     expect(JSON.parse((await cli(['book', 'show', out.books.b1.bookId], env)).stdout).lines).toHaveLength(2);
+    expect(JSON.parse((await cli(['queue', 'peek', 'ocr'], env)).stdout).map((m: { jobId: string }) => m.jobId)).toContain(job.jobId);
 
     expect(JSON.parse((await cli(['user', 'delete', out.users.cara.userId], env)).stdout)).toEqual({ deleted: true });
     const caraToken = (await cli(['token', out.users.cara.userId], env)).stdout.trim();

@@ -8,16 +8,13 @@ export async function startApi() {
   const call = async (
     method: string,
     path: string,
-    options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+    options: { token?: string; body?: unknown; form?: FormData; headers?: Record<string, string> } = {},
   ) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers,
-      body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
-    });
+    const body = options.form ?? (options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
+    const res = await fetch(`${server.url}${path}`, { method, headers, body });
     const text = await res.text();
     const isJson = res.headers.get('content-type')?.includes('application/json');
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, body: isJson ? JSON.parse(text) : text };

@@ -1,4 +1,5 @@
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
+import { dynamoOcrStore } from '../../lib/adapters/dynamo/book-texts.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoDeviceStore } from '../../lib/adapters/dynamo/devices.ts';
 import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
@@ -18,5 +19,6 @@ export function testStores(db: Db = testDb()) {
     books: dynamoBookStore(db),
     notifications: dynamoNotificationStore(db),
     devices: dynamoDeviceStore(db),
+    ocr: dynamoOcrStore(db),
   };
 }

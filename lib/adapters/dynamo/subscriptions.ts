@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreatorSubscription, Subscription, SubscriptionStore } from '../../billing/subscriptions.ts';
 import { keys } from './keys.ts';
@@ -15,6 +16,23 @@ export function dynamoSubscriptionStore(db: Db): SubscriptionStore {
   return {
     get: (userId) => get<Subscription>(keys.subscription(userId)),
     put: (s) => put(keys.subscription(s.userId), 'Subscription', s),
+    async putIfNewer(s) {
+      try {
+        await db.client.send(
+          new PutCommand({
+            TableName,
+            Item: { ...keys.subscription(s.userId), entity: 'Subscription', ...s },
+            // No record, or one never written from Stripe (seeded), also counts as older.
+            ConditionExpression: 'attribute_not_exists(stripeEventCreated) OR stripeEventCreated <= :created',
+            ExpressionAttributeValues: { ':created': s.stripeEventCreated },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
     getCreatorSubscription: (userId, creatorId) => get<CreatorSubscription>(keys.creatorSubscription(userId, creatorId)),
     putCreatorSubscription: (s) => put(keys.creatorSubscription(s.userId, s.creatorId), 'CreatorSubscription', s),
     async pagesUsed(userId, periodStart) {

@@ -7,7 +7,7 @@ export interface Db {
   tableName: string;
 }
 
-const keyAttributes = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'entity']);
+const keyAttributes = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'entity', 'ttl']);
 
 /** The record without its key and bookkeeping attributes. */
 export function record<T>(item: Record<string, unknown>): T {

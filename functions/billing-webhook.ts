@@ -1,0 +1,49 @@
+import Stripe from 'stripe';
+import { dynamoProcessedEvents } from '../lib/adapters/dynamo/stripe-events.ts';
+import { applyStripeEvent, type WebhookEvent } from '../lib/billing/webhook.ts';
+import { badRequest } from '../lib/errors.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { messageStyle } from './http/errors.ts';
+import { httpFunction, type Request } from './http/handler.ts';
+import { stripeApi, webhookSecret } from './stripe.ts';
+
+/** `POST /billing/webhook`: Stripe's subscription events, authenticated by their signature alone. */
+const deps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    events: dynamoProcessedEvents(core.db, core.now),
+    async customerUserId(customerId: string) {
+      const customer = await (await stripeApi()).customers.retrieve(customerId);
+      return customer.deleted ? undefined : customer.metadata.userId;
+    },
+  };
+});
+
+/** The event, once its `stripe-signature` header proves Stripe sent this exact body. */
+async function verifiedEvent(request: Request): Promise<WebhookEvent> {
+  const secret = await webhookSecret(); // outside the try: a missing secret is ours to fix (500), not the sender's
+  const signature = request.headers['stripe-signature'];
+  if (!signature) throw badRequest('Invalid signature');
+  try {
+    // The static webhooks helper needs no API key; the async form uses WebCrypto-compatible HMAC.
+    return await Stripe.webhooks.constructEventAsync(request.rawBody, signature, secret);
+  } catch {
+    throw badRequest('Invalid signature');
+  }
+}
+
+export const handler = httpFunction({
+  name: 'billing-webhook',
+  style: messageStyle,
+  authDeps: deps,
+  handlers: {
+    'POST /billing/webhook': {
+      failure: 'Error processing webhook',
+      run: async (request) => {
+        await applyStripeEvent(deps(), await verifiedEvent(request));
+        return { received: true };
+      },
+    },
+  },
+});

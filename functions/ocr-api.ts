@@ -1,0 +1,102 @@
+import { s3Client, sqsClient } from '../lib/adapters/aws/clients.ts';
+import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
+import { s3Objects } from '../lib/adapters/s3/objects.ts';
+import { sqsQueue } from '../lib/adapters/sqs/queue.ts';
+import { badRequest } from '../lib/errors.ts';
+import { parseJobFields, uploadKey } from '../lib/ocr/job-fields.ts';
+import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs.ts';
+import { createJobFromUpload, requestUpload } from '../lib/ocr/presigned-upload.ts';
+import { createJob, jobCreationFailed, requireSubscription, snapshotForUpload } from '../lib/ocr/upload.ts';
+import { UploadRejected } from '../lib/ocr/upload-rules.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { ocrStyle } from './http/errors.ts';
+import { httpFunction, signedIn, type Request } from './http/handler.ts';
+import { parseMultipart } from './http/multipart.ts';
+import { json, text } from './http/responses.ts';
+
+/** `ocr-api` (DESIGN.md section 1): uploads (multipart and presigned), job status, text and list. */
+const deps = once(() => {
+  const core = coreDeps();
+  const bucket = core.config.uploadsBucket;
+  return {
+    ...core,
+    ocr: dynamoOcrStore(core.db),
+    uploads: s3Objects(s3Client(), bucket),
+    uploadsBucket: bucket,
+    ocrQueue: sqsQueue(sqsClient(), core.config.ocrQueueUrl),
+    pendingUploads: dynamoUploadStore(core.db),
+  };
+});
+
+/** The spec answers a refused file (type or size) with a plain-text 500, as its upload parser did. */
+async function plainTextRejections(run: () => Promise<unknown>) {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof UploadRejected) return text(500, error.message);
+    throw error;
+  }
+}
+
+/** `POST /ocr`: subscription first, then the form; the file is stored before the records that point at it. */
+async function uploadMultipart(request: Request) {
+  const d = deps();
+  const user = signedIn(request);
+  await requireSubscription(d.subscriptions, user);
+  const form = await parseMultipart(request.rawBody, request.headers['content-type']);
+  if (!form.file) throw badRequest('No file uploaded');
+  const fields = parseJobFields(form.fields);
+  const usageInfo = await snapshotForUpload(d, user);
+  const stored = {
+    storageKey: uploadKey(form.file.fileName),
+    originalName: form.file.fileName,
+    fileType: form.file.mimeType,
+    fileSize: form.file.size,
+  };
+  await d.uploads.put(stored.storageKey, form.file.data, stored.fileType);
+  return json(201, await createJob(d, user, stored, fields, usageInfo, { removeObjectOnFailure: true }));
+}
+
+export const handler = httpFunction({
+  name: 'ocr-api',
+  style: ocrStyle,
+  authDeps: deps,
+  handlers: {
+    'POST /ocr': {
+      failure: jobCreationFailed,
+      run: (request) => plainTextRejections(() => uploadMultipart(request)),
+    },
+    'POST /ocr/uploads': {
+      failure: 'Error creating upload',
+      run: (request) =>
+        plainTextRejections(async () => {
+          const user = signedIn(request);
+          await requireSubscription(deps().subscriptions, user);
+          return json(201, await requestUpload(deps(), user, request.body));
+        }),
+    },
+    'POST /ocr/uploads/{uploadId}/job': {
+      failure: jobCreationFailed,
+      run: (request) =>
+        plainTextRejections(async () => {
+          const user = signedIn(request);
+          await requireSubscription(deps().subscriptions, user);
+          const fields = parseJobFields(request.body);
+          return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields));
+        }),
+    },
+    'GET /ocr/status/{jobId}': {
+      failure: 'Error fetching job status',
+      run: (request) => jobStatus(deps(), signedIn(request), request.params.jobId ?? ''),
+    },
+    'GET /ocr/text/{jobId}': {
+      failure: 'Error fetching text',
+      run: (request) => jobText(deps(), signedIn(request), request.params.jobId ?? ''),
+    },
+    'GET /ocr/jobs': {
+      failure: 'Error fetching jobs',
+      run: (request) => listJobs(deps(), signedIn(request), request.query),
+    },
+  },
+});

@@ -1,0 +1,38 @@
+import { s3Client } from '../lib/adapters/aws/clients.ts';
+import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoUsageStore } from '../lib/adapters/dynamo/usage.ts';
+import { s3Objects } from '../lib/adapters/s3/objects.ts';
+import { recordFinalResult, recordPageResult } from '../lib/ocr/callbacks.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { ocrStyle } from './http/errors.ts';
+import { httpFunction } from './http/handler.ts';
+import { json } from './http/responses.ts';
+import { billingAdapter } from './stripe.ts';
+
+/** `ocr-callbacks` (DESIGN.md section 1): the OCR worker's page and final results; editors and admins only. */
+const deps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    ocr: dynamoOcrStore(core.db),
+    uploads: s3Objects(s3Client(), core.config.uploadsBucket),
+    usage: dynamoUsageStore(core.db),
+    billing: billingAdapter,
+  };
+});
+
+export const handler = httpFunction({
+  name: 'ocr-callbacks',
+  style: ocrStyle,
+  authDeps: deps,
+  handlers: {
+    'POST /ocr/result/page': {
+      failure: 'Error processing page result',
+      run: (request) => recordPageResult(deps(), request.body),
+    },
+    'POST /ocr/result': {
+      failure: 'Error saving OCR result',
+      run: async (request) => json(201, await recordFinalResult(deps(), request.body)),
+    },
+  },
+});

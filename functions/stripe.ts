@@ -1,0 +1,62 @@
+import type Stripe from 'stripe';
+import { readSecret } from '../lib/adapters/aws/secrets.ts';
+import { ledgerBilling } from '../lib/adapters/billing/ledger.ts';
+import { stripeBilling, stripeClient } from '../lib/adapters/billing/stripe.ts';
+import type { Billing } from '../lib/billing/billing.ts';
+import { config } from '../lib/config.ts';
+import { deps } from './deps.ts';
+
+/**
+ * Stripe's API key and webhook signing secret, for the functions that talk to Stripe: inline
+ * (STRIPE_SECRET_KEY, STRIPE_WEBHOOK_SECRET) or one Secrets Manager secret
+ * `{"secretKey", "webhookSecret"}` named by STRIPE_SECRET_ARN; an inline value wins over the secret's.
+ */
+interface StripeKeys {
+  secretKey?: string;
+  webhookSecret?: string;
+}
+
+async function loadKeys(): Promise<StripeKeys> {
+  const { secretKey, webhookSecret, secretArn } = config().stripe;
+  if (!secretArn || (secretKey && webhookSecret)) return { secretKey, webhookSecret };
+  let stored: StripeKeys;
+  try {
+    stored = JSON.parse(await readSecret(secretArn)) as StripeKeys;
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new Error('STRIPE_SECRET_ARN: the secret is not JSON {"secretKey","webhookSecret"}');
+    throw error;
+  }
+  return { secretKey: secretKey ?? stored.secretKey, webhookSecret: webhookSecret ?? stored.webhookSecret };
+}
+
+let keys: Promise<StripeKeys> | undefined;
+
+/** Read once per cold start; a failed read is forgotten so that the next request tries again. */
+function stripeKeys(): Promise<StripeKeys> {
+  keys ??= loadKeys().catch((error: unknown) => {
+    keys = undefined;
+    throw error;
+  });
+  return keys;
+}
+
+export async function webhookSecret(): Promise<string> {
+  const { webhookSecret } = await stripeKeys();
+  if (!webhookSecret) throw new Error('No Stripe webhook secret configured (STRIPE_WEBHOOK_SECRET or STRIPE_SECRET_ARN)');
+  return webhookSecret;
+}
+
+let client: Stripe | undefined;
+
+export async function stripeApi(): Promise<Stripe> {
+  if (client) return client;
+  const { secretKey } = await stripeKeys();
+  if (!secretKey) throw new Error('No Stripe secret key configured (STRIPE_SECRET_KEY or STRIPE_SECRET_ARN)');
+  return (client ??= stripeClient(secretKey));
+}
+
+/** Overage invoicing: the table's ledger for the local runtime, Stripe on AWS. */
+export async function billingAdapter(): Promise<Billing> {
+  if (config().adapters === 'local') return ledgerBilling(deps().db);
+  return stripeBilling(await stripeApi());
+}

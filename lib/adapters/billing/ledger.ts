@@ -1,0 +1,48 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Billing, Invoice, InvoiceRecord, OverageCharge } from '../../billing/billing.ts';
+import { keys } from '../dynamo/keys.ts';
+import { queryAll, record, type Db } from '../dynamo/table.ts';
+
+type StoredInvoice = Invoice & Omit<OverageCharge, 'customerId'>;
+
+const withoutCustomer = ({ customerId: _, ...rest }: OverageCharge) => rest;
+
+/**
+ * The local runtime's stand-in for Stripe: one invoice item per usage record in the table, which
+ * the CLI's `billing invoices USER_ID` lists. A retry for the same usageId finds the stored invoice.
+ */
+export function ledgerBilling(db: Db): Billing & { invoices(userId: string): Promise<InvoiceRecord[]> } {
+  const TableName = db.tableName;
+  return {
+    async invoiceOverage(charge) {
+      const key = keys.invoice(charge.userId, charge.createdAt, charge.usageId);
+      const invoice: Invoice = { invoiceId: `in_local_${charge.usageId}`, status: 'open' };
+      try {
+        await db.client.send(
+          new PutCommand({
+            TableName,
+            // customerId is left out: the ledger charges no one, and it may be undefined.
+            Item: { ...key, entity: 'Invoice', ...withoutCustomer(charge), ...invoice },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return invoice;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      const { Item } = await db.client.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }));
+      const stored = record<StoredInvoice>(Item!);
+      return { invoiceId: stored.invoiceId, status: stored.status };
+    },
+
+    /** Oldest first: the sort key starts with the usage record's createdAt. */
+    async invoices(userId) {
+      const stored = await queryAll<StoredInvoice>(db, {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.userPartition(userId), ':prefix': keys.invoicePrefix },
+      });
+      return stored.map(({ jobId, pages, amountCents, status, createdAt }) => ({ jobId, pages, amountCents, status, createdAt }));
+    },
+  };
+}

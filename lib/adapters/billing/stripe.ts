@@ -1,0 +1,52 @@
+import Stripe from 'stripe';
+import type { Billing } from '../../billing/billing.ts';
+
+/**
+ * The API version is the one stripe@23.1.0 pins (package.json pins the SDK exactly), so request
+ * and response shapes change only with a deliberate upgrade. Retries reuse the idempotency keys.
+ */
+export function stripeClient(secretKey: string): Stripe {
+  return new Stripe(secretKey, { maxNetworkRetries: 2, timeout: 5_000 });
+}
+
+/**
+ * Overage invoices at Stripe: a draft invoice of its own per usage record (other pending items of
+ * the customer stay out of it), one invoice item for the amount, then finalized so Stripe collects
+ * it. Every call carries an idempotency key derived from the usageId, so a retried charge returns
+ * the first invoice instead of making a second one (Stripe keeps keys for at least 24 hours).
+ */
+export function stripeBilling(stripe: Stripe): Billing {
+  return {
+    async invoiceOverage(charge) {
+      const { usageId, userId, jobId, customerId } = charge;
+      if (!customerId) throw new Error(`Cannot invoice usage ${usageId}: user ${userId} has no Stripe customer`);
+      const metadata = { userId, jobId, usageId };
+      const draft = await stripe.invoices.create(
+        {
+          customer: customerId,
+          currency: 'usd',
+          pending_invoice_items_behavior: 'exclude',
+          collection_method: 'charge_automatically',
+          // Defaults to false for API-made invoices: without it Stripe would never try to collect.
+          auto_advance: true,
+          description: charge.description,
+          metadata,
+        },
+        { idempotencyKey: `${usageId}:invoice` },
+      );
+      await stripe.invoiceItems.create(
+        {
+          customer: customerId,
+          invoice: draft.id,
+          amount: charge.amountCents,
+          currency: 'usd',
+          description: charge.description,
+          metadata,
+        },
+        { idempotencyKey: `${usageId}:item` },
+      );
+      const invoice = await stripe.invoices.finalizeInvoice(draft.id, {}, { idempotencyKey: `${usageId}:finalize` });
+      return { invoiceId: invoice.id, status: invoice.status ?? 'open' };
+    },
+  };
+}

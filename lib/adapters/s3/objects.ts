@@ -1,0 +1,72 @@
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  NoSuchKey,
+  NotFound,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Objects } from '../../objects.ts';
+
+/** A missing key: GetObject says NoSuchKey, HeadObject (no body to carry a code) only a bare 404. */
+function isMissing(error: unknown): boolean {
+  return (
+    error instanceof NoSuchKey ||
+    error instanceof NotFound ||
+    (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode === 404
+  );
+}
+
+async function unlessMissing<T>(attempt: Promise<T>): Promise<T | undefined> {
+  try {
+    return await attempt;
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+/** One bucket on S3 (or on s3rver locally: the client's forcePathStyle makes every URL path-style). */
+export function s3Objects(client: S3Client, bucket: string): Objects {
+  const Bucket = bucket;
+  return {
+    async put(key, body, contentType) {
+      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: contentType }));
+    },
+
+    async getText(key) {
+      const out = await unlessMissing(client.send(new GetObjectCommand({ Bucket, Key: key })));
+      return out?.Body?.transformToString('utf-8');
+    },
+
+    async head(key) {
+      const out = await unlessMissing(client.send(new HeadObjectCommand({ Bucket, Key: key })));
+      return out && { size: out.ContentLength ?? 0, contentType: out.ContentType };
+    },
+
+    async delete(key) {
+      await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+    },
+
+    presignGet(key, expiresInSeconds, options) {
+      const command = new GetObjectCommand({ Bucket, Key: key, ResponseContentDisposition: options?.contentDisposition });
+      return getSignedUrl(client, command, { expiresIn: expiresInSeconds });
+    },
+
+    presignPost(key, { contentType, minBytes, maxBytes, expiresInSeconds }) {
+      return createPresignedPost(client, {
+        Bucket,
+        Key: key,
+        Conditions: [
+          ['content-length-range', minBytes, maxBytes],
+          ['eq', '$Content-Type', contentType],
+        ],
+        Fields: { 'Content-Type': contentType },
+        Expires: expiresInSeconds,
+      });
+    },
+  };
+}

@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import { recordUsage, type UsageDeps, type UsageInfo } from '../billing/usage.ts';
+import { badRequest, internal } from '../errors.ts';
+import { newObjectId } from '../ids.ts';
+import { logger } from '../log.ts';
+import type { Objects } from '../objects.ts';
+import { isOcrStatus, type BookText, type BookTextPage, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
+
+/** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
+export interface CallbackDeps extends UsageDeps {
+  ocr: OcrStore;
+  uploads: Objects;
+  now: () => Date;
+}
+
+/** Text longer than this goes to storage; the record keeps a preview (SPEC.md section 8). */
+export const inlineTextLimit = 10_000;
+export const previewLength = 1_000;
+export const resultTextKey = (jobId: string) => `ocr-results/${jobId}.txt`;
+
+type Body = Record<string, unknown>;
+
+const present = (value: unknown) => typeof value === 'string' ? value !== '' : value !== undefined && value !== null;
+
+function required(body: Body, names: string[]): void {
+  const missing = names.filter((name) => !present(body[name]));
+  if (missing.length) throw badRequest(`Missing required fields: ${missing.join(', ')}`);
+}
+
+/** A page number: 0 and up, as a number or a numeric string. */
+function pageNumberOf(value: unknown, where: string): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw badRequest(`${where} must be a whole number, 0 or more`);
+  return n;
+}
+
+const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const optionalString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** Pages are replaced whole, so each keeps the same id across upserts: derived from (BookText, pageNumber). */
+export const pageIdOf = (bookTextId: string, pageNumber: number): string =>
+  createHash('sha256').update(`${bookTextId}:${pageNumber}`).digest('hex').slice(0, 24);
+
+function page(bookTextId: string, pageNumber: number, fields: Body, at: string): BookTextPage {
+  return {
+    pageId: pageIdOf(bookTextId, pageNumber),
+    bookTextId,
+    pageNumber,
+    text: optionalString(fields.text) ?? '',
+    storageKey: optionalString(fields.storageKey) || null,
+    isAIGenerated: typeof fields.isAIGenerated === 'boolean' ? fields.isAIGenerated : true,
+    updatedAt: at,
+  };
+}
+
+/**
+ * The BookText of a job, created when the worker reports on a job the service does not know (the
+ * orphan rule). Concurrent callbacks for one unknown job create one BookText: the job id is claimed
+ * in the same transaction.
+ */
+async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<BookText>): Promise<BookText> {
+  const jobId = String(body.jobId);
+  const existing = await deps.ocr.byJobId(jobId);
+  if (existing) return existing;
+  const fileId = String(body.fileId);
+  const file = await deps.ocr.getFile(fileId);
+  const at = deps.now().toISOString();
+  const created: BookText = {
+    bookTextId: newObjectId(),
+    jobId,
+    fileId,
+    userId: String(body.userId),
+    fileName: file?.fileName ?? null,
+    status: 'processing',
+    language: 'ar',
+    pageCount: 0,
+    extractedText: '',
+    tags: [],
+    categories: [],
+    visibility: 'private',
+    processingTime: null,
+    error: null,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    metadata: {},
+    pageErrors: {},
+    ...orphan,
+  };
+  if (await deps.ocr.create(created)) return created;
+  const winner = await deps.ocr.byJobId(jobId);
+  if (!winner) throw new Error(`job ${jobId} was claimed but its BookText is missing`);
+  return winner;
+}
+
+export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<{ success: true }> {
+  required(body, ['jobId', 'fileId', 'userId']);
+  if (body.pageNumber === undefined) throw badRequest('Missing required fields: pageNumber');
+  const pageNumber = pageNumberOf(body.pageNumber, 'pageNumber');
+  const book = await bookTextForJob(deps, body, {});
+  const at = deps.now().toISOString();
+
+  await deps.ocr.putPages([page(book.bookTextId, pageNumber, body, at)]);
+  const pageCount = optionalNumber(body.pageCount);
+  const error = optionalString(body.error);
+  await deps.ocr.recordPage(book, {
+    at,
+    pageCount: pageCount || undefined,
+    pagesProcessed: optionalNumber(body.pagesProcessed),
+    pageError: body.status === 'failed' && error ? { pageNumber, error, timestamp: at } : undefined,
+  });
+  return { success: true };
+}
+
+export interface ResultAnswer {
+  message: string;
+  bookTextId: string;
+  status: OcrStatus;
+  usageInfo: UsageInfo | null;
+}
+
+/** The whole result body checked before anything is written: a bad field fails the call with nothing stored. */
+function readResult(body: Body) {
+  const status = body.status;
+  if (status !== undefined && !isOcrStatus(status)) throw internal(`Invalid status: ${String(status)}`);
+  const pages = body.pages === undefined || body.pages === null ? undefined : body.pages;
+  if (pages !== undefined && (!Array.isArray(pages) || pages.some((p) => typeof p !== 'object' || p === null))) {
+    throw internal('pages must be an array of objects');
+  }
+  const pageItems = ((pages ?? []) as Body[]).map((p, i) => {
+    try {
+      return { pageNumber: pageNumberOf(p.pageNumber, `pages[${i}].pageNumber`), fields: p };
+    } catch (error) {
+      throw internal((error as Error).message);
+    }
+  });
+  const metadata = body.metadata;
+  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
+    throw internal('metadata must be an object');
+  }
+  return {
+    status: status as OcrStatus | undefined,
+    pages: pages === undefined ? undefined : pageItems,
+    metadata: (metadata ?? undefined) as Body | undefined,
+    extractedText: optionalString(body.extractedText),
+    language: optionalString(body.language) || undefined,
+    pageCount: optionalNumber(body.pageCount),
+    error: optionalString(body.error),
+    processingTime: optionalNumber(body.processingTime),
+  };
+}
+
+export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise<ResultAnswer> {
+  required(body, ['jobId', 'fileId', 'userId']);
+  const result = readResult(body);
+  const book = await bookTextForJob(deps, body, {
+    status: result.status ?? 'pending',
+    language: result.language ?? 'ar',
+    pageCount: result.pageCount ?? 0,
+    metadata: result.metadata ?? {},
+  });
+  const at = deps.now().toISOString();
+  const update: ResultUpdate = {
+    at,
+    status: result.status,
+    language: result.language,
+    pageCount: result.pageCount,
+    error: result.error,
+    processingTime: result.processingTime,
+  };
+
+  if (result.extractedText !== undefined) {
+    const text = result.extractedText;
+    if (text.length > inlineTextLimit) {
+      await deps.uploads.put(resultTextKey(book.jobId), text, 'text/plain; charset=utf-8');
+      update.extractedText = text.slice(0, previewLength);
+      update.textStorage = { key: resultTextKey(book.jobId), length: text.length };
+    } else {
+      update.extractedText = text;
+      if (book.metadata.textStorageKey) update.textStorage = null;
+    }
+    if (result.metadata) update.metadata = result.metadata;
+  }
+
+  if (result.pages?.length) await deps.ocr.putPages(result.pages.map((p) => page(book.bookTextId, p.pageNumber, p.fields, at)));
+  await deps.ocr.applyResult(book, update);
+  if (update.textStorage === null) await deps.uploads.delete(resultTextKey(book.jobId)).catch(() => undefined);
+
+  const status = result.status ?? book.status;
+  const pages = result.pageCount || result.pages?.length || book.pageCount;
+  let usageInfo: UsageInfo | null = null;
+  if (result.status === 'completed' && pages > 0) {
+    usageInfo = await chargePages(deps, book, String(body.userId), pages, at);
+  }
+  return { message: 'OCR result saved successfully', bookTextId: book.bookTextId, status, usageInfo };
+}
+
+/** Usage on completion; a failure to record is stored on the BookText and never fails the callback. */
+async function chargePages(deps: CallbackDeps, book: BookText, userId: string, pages: number, at: string): Promise<UsageInfo | null> {
+  let usageInfo: UsageInfo;
+  try {
+    usageInfo = await recordUsage(deps, { userId, jobId: book.jobId, pages, now: new Date(at) });
+  } catch (error) {
+    const usageError = error instanceof Error ? error.message : String(error);
+    logger.error('Recording page usage failed', { jobId: book.jobId, userId, error: error as Error });
+    await deps.ocr.setMetadata(book.bookTextId, { usageError }, at).catch(() => undefined);
+    return null;
+  }
+  // The pages are counted (and maybe invoiced): answering 500 now would invite a retry that charges twice.
+  await deps.ocr.setMetadata(book.bookTextId, { usageInfo }, at).catch((error: unknown) => {
+    logger.error('Storing usageInfo failed', { jobId: book.jobId, error: error as Error });
+  });
+  return usageInfo;
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { internal } from '../errors.ts';
+import type { Visibility } from './book-text.ts';
+
+/** The optional form fields of `POST /ocr` (SPEC.md 4.1), as sent: strings, except a JSON client may send objects. */
+export interface RawJobFields {
+  fileName?: unknown;
+  language?: unknown;
+  author?: unknown;
+  tags?: unknown;
+  categories?: unknown;
+  visibility?: unknown;
+  customPrompt?: unknown;
+  jobMetadata?: unknown;
+}
+
+/** The same fields with the spec's defaults applied. */
+export interface JobFields {
+  fileName: string | undefined;
+  language: string;
+  author: string;
+  tags: string[];
+  categories: string[];
+  visibility: Visibility;
+  customPrompt: string | undefined;
+  metadata: Record<string, unknown>;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
+
+/** `"a, b,,c"` -> `['a', 'b', 'c']`; an array is taken as it is. */
+export function splitList(value: unknown): string[] {
+  const parts = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
+  return parts.map((part) => part.trim()).filter(Boolean);
+}
+
+export const invalidJobMetadata = 'Invalid jobMetadata: must be a JSON object';
+
+function jobMetadata(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null || value === '') return {};
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw internal(invalidJobMetadata);
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw internal(invalidJobMetadata);
+  return parsed as Record<string, unknown>;
+}
+
+export function parseJobFields(raw: RawJobFields): JobFields {
+  return {
+    fileName: text(raw.fileName),
+    language: text(raw.language) ?? 'ar',
+    author: text(raw.author) ?? 'Unknown',
+    tags: splitList(raw.tags),
+    categories: splitList(raw.categories),
+    visibility: raw.visibility === 'public' ? 'public' : 'private',
+    customPrompt: text(raw.customPrompt),
+    metadata: jobMetadata(raw.jobMetadata),
+  };
+}
+
+/** `ocr/<uuid>-<name>`, the name reduced to letters (any script), digits, `.`, `-` and `_`. */
+export function uploadKey(originalName: string): string {
+  const safe =
+    originalName
+      .normalize('NFC')
+      .replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 150) || 'file';
+  return `ocr/${randomUUID()}-${safe}`;
+}

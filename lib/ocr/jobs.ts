@@ -1,0 +1,101 @@
+import { isStaff, type User } from '../auth/users.ts';
+import { badRequest, forbidden, internal, notFound } from '../errors.ts';
+import type { Objects } from '../objects.ts';
+import { limitOffset } from '../paging.ts';
+import { isOcrStatus, ocrStatuses, type BookText, type BookTextPage, type OcrStore } from './book-text.ts';
+
+/** Reading OCR jobs (SPEC.md 4.1 `GET /ocr/status/:jobId`, `/ocr/text/:jobId`, `/ocr/jobs`). */
+export interface JobReadDeps {
+  ocr: OcrStore;
+  uploads: Objects;
+}
+
+/** The job's creator, editors and admins. */
+export const canManage = (user: User, book: Pick<BookText, 'userId'>): boolean => isStaff(user) || book.userId === user.userId;
+
+async function ownJob(deps: JobReadDeps, user: User, jobId: string, texts: { missing: string; denied: string }) {
+  const book = await deps.ocr.byJobId(jobId);
+  if (!book) throw notFound(texts.missing);
+  if (!canManage(user, book)) throw forbidden(texts.denied);
+  return book;
+}
+
+export const hasFullText = (book: BookText): boolean => typeof book.metadata.textStorageKey === 'string';
+
+export async function jobStatus(deps: JobReadDeps, user: User, jobId: string) {
+  const book = await ownJob(deps, user, jobId, { missing: 'Job not found', denied: 'Unauthorized to view this job' });
+  const { fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt } = book;
+  return {
+    success: true,
+    job: { jobId: book.jobId, fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt, hasFullText: hasFullText(book) },
+  };
+}
+
+/** The BookText's whole text: from storage when only a preview is kept in the record. */
+export async function fullText(deps: JobReadDeps, book: BookText): Promise<string> {
+  if (!hasFullText(book)) return book.extractedText;
+  const text = await deps.uploads.getText(String(book.metadata.textStorageKey));
+  if (text === undefined) throw internal('The full text is missing from storage');
+  return text;
+}
+
+export interface PageView {
+  _id: string;
+  pageNumber: number;
+  text: string;
+  storageKey: string | null;
+  isAIGenerated: boolean;
+}
+
+/** Page records in page order, else the legacy pages embedded in old records (SPEC.md 2.3). */
+export async function pagesOf(deps: JobReadDeps, book: BookText): Promise<PageView[]> {
+  const pages: BookTextPage[] = await deps.ocr.pages(book.bookTextId);
+  if (pages.length) {
+    return pages.map((p) => ({ _id: p.pageId, pageNumber: p.pageNumber, text: p.text, storageKey: p.storageKey, isAIGenerated: p.isAIGenerated }));
+  }
+  return [...(book.pages ?? [])]
+    .sort((a, b) => a.pageNumber - b.pageNumber)
+    .map((p) => ({
+      _id: p._id ?? `${book.bookTextId}-${p.pageNumber}`,
+      pageNumber: p.pageNumber,
+      text: p.text ?? '',
+      storageKey: p.storageKey ?? null,
+      isAIGenerated: p.isAIGenerated ?? true,
+    }));
+}
+
+export async function jobText(deps: JobReadDeps, user: User, jobId: string) {
+  const book = await ownJob(deps, user, jobId, { missing: 'Text not found', denied: 'Unauthorized to view this text' });
+  const [extractedText, pages] = await Promise.all([fullText(deps, book), pagesOf(deps, book)]);
+  const { fileId, fileName, language, pageCount, status, completedAt } = book;
+  return { success: true, data: { jobId: book.jobId, fileId, fileName, extractedText, language, pageCount, pages, status, completedAt } };
+}
+
+/** Always the caller's own jobs, editors and admins included; newest first. */
+export async function listJobs(deps: JobReadDeps, user: User, query: Record<string, string | undefined>) {
+  const status = query.status || undefined;
+  if (status !== undefined && !isOcrStatus(status)) throw badRequest(`status must be one of ${ocrStatuses.join(', ')}`);
+  const { limit, offset } = limitOffset(query);
+  const { total, items } = await deps.ocr.jobsOf(user.userId, { status, limit, offset });
+  return {
+    success: true,
+    total,
+    limit,
+    offset,
+    jobs: items.map((b) => ({
+      jobId: b.jobId,
+      bookTextId: b.bookTextId,
+      fileId: b.fileId,
+      fileName: b.fileName,
+      status: b.status,
+      language: b.language,
+      tags: b.tags,
+      categories: b.categories,
+      pageCount: b.pageCount,
+      processingTime: b.processingTime,
+      createdAt: b.createdAt,
+      updatedAt: b.updatedAt,
+      completedAt: b.completedAt,
+    })),
+  };
+}

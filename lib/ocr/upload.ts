@@ -1,0 +1,180 @@
+import { isStaff, type User } from '../auth/users.ts';
+import { isActive, type SubscriptionStore } from '../billing/subscriptions.ts';
+import type { TierCatalogue } from '../billing/tiers.ts';
+import { usageSnapshot, type UsageSnapshot } from '../billing/usage.ts';
+import { forbidden, internal } from '../errors.ts';
+import { newJobId, newObjectId } from '../ids.ts';
+import { logger } from '../log.ts';
+import type { Objects } from '../objects.ts';
+import type { Queue } from '../queue.ts';
+import type { BookText, FileRecord, OcrStore } from './book-text.ts';
+import type { JobFields } from './job-fields.ts';
+
+/** Creating an OCR job (SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
+export interface UploadDeps {
+  ocr: OcrStore;
+  uploads: Objects;
+  uploadsBucket: string;
+  ocrQueue: Queue;
+  subscriptions: SubscriptionStore;
+  catalogue: TierCatalogue;
+  now: () => Date;
+}
+
+export const jobCreationFailed = 'Error creating OCR job';
+
+/** Any active subscription; editors and admins pass. Runs before the upload is read. */
+export async function requireSubscription(subscriptions: SubscriptionStore, user: User): Promise<void> {
+  if (isStaff(user)) return;
+  let active: boolean;
+  try {
+    active = isActive(await subscriptions.get(user.userId));
+  } catch (error) {
+    logger.error('Subscription check failed', { userId: user.userId, error: error as Error });
+    throw internal('Subscription could not be verified');
+  }
+  if (!active) {
+    throw forbidden('An active subscription is required to upload files for OCR', {
+      error: 'SUBSCRIPTION_REQUIRED',
+      subscriptionRequired: true,
+    });
+  }
+}
+
+/** A file already in the uploads bucket (put by the API, or by the client through a presigned POST). */
+export interface StoredFile {
+  storageKey: string;
+  originalName: string;
+  fileType: string;
+  fileSize: number;
+}
+
+export interface CreatedJob {
+  message: string;
+  jobId: string;
+  bookTextId: string;
+  fileId: string;
+  fileName: string;
+  storageKey: string;
+  queueMessageId: string;
+  status: 'pending';
+  usageInfo: UsageSnapshot;
+}
+
+/** The job message the OCR worker receives (SPEC.md 4.1: every field it lists). */
+export interface OcrJobMessage {
+  jobId: string;
+  fileId: string;
+  bookTextId: string;
+  userId: string;
+  storage: { bucket: string; key: string };
+  fileName: string;
+  fileType: string;
+  fileSize: number;
+  language: string;
+  customPrompt: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/**
+ * Writes the File and the pending BookText together, then queues the job. A failed write leaves
+ * nothing behind (the stored object is removed); a failed queue send leaves the File and the pending
+ * BookText, as the spec says, and answers 500.
+ */
+export async function createJob(
+  deps: UploadDeps,
+  user: User,
+  stored: StoredFile,
+  fields: JobFields,
+  usageInfo: UsageSnapshot,
+  options: { jobId?: string; removeObjectOnFailure: boolean },
+): Promise<CreatedJob> {
+  const at = deps.now().toISOString();
+  const fileName = fields.fileName ?? stored.originalName;
+  const file: FileRecord = {
+    fileId: newObjectId(),
+    userId: user.userId,
+    fileName,
+    author: fields.author,
+    fileType: stored.fileType,
+    fileSize: stored.fileSize,
+    tags: fields.tags,
+    categories: fields.categories.length ? fields.categories : ['ocr'],
+    visibility: fields.visibility,
+    storageKey: stored.storageKey,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const bookText: BookText = {
+    bookTextId: newObjectId(),
+    jobId: options.jobId ?? newJobId(),
+    fileId: file.fileId,
+    userId: user.userId,
+    fileName,
+    status: 'pending',
+    language: fields.language,
+    pageCount: 0,
+    extractedText: '',
+    tags: fields.tags,
+    categories: fields.categories,
+    visibility: 'private',
+    processingTime: null,
+    error: null,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    metadata: fields.metadata,
+    pageErrors: {},
+  };
+
+  try {
+    if (!(await deps.ocr.create(bookText, file))) throw new Error(`job id ${bookText.jobId} already taken`);
+  } catch (error) {
+    logger.error('Storing the OCR job failed', { jobId: bookText.jobId, error: error as Error });
+    if (options.removeObjectOnFailure) await deps.uploads.delete(stored.storageKey).catch(() => undefined);
+    throw internal('The job could not be saved');
+  }
+
+  const message: OcrJobMessage = {
+    jobId: bookText.jobId,
+    fileId: file.fileId,
+    bookTextId: bookText.bookTextId,
+    userId: user.userId,
+    storage: { bucket: deps.uploadsBucket, key: stored.storageKey },
+    fileName,
+    fileType: stored.fileType,
+    fileSize: stored.fileSize,
+    language: fields.language,
+    customPrompt: fields.customPrompt ?? null,
+    metadata: fields.metadata,
+  };
+  let queueMessageId: string;
+  try {
+    ({ messageId: queueMessageId } = await deps.ocrQueue.send(message));
+  } catch (error) {
+    logger.error('Queueing the OCR job failed', { jobId: bookText.jobId, error: error as Error });
+    throw internal('The job was saved but could not be queued');
+  }
+
+  return {
+    message: 'OCR job created successfully',
+    jobId: bookText.jobId,
+    bookTextId: bookText.bookTextId,
+    fileId: file.fileId,
+    fileName,
+    storageKey: stored.storageKey,
+    queueMessageId,
+    status: 'pending',
+    usageInfo,
+  };
+}
+
+/** The usage snapshot for the response, taken before anything is stored so its failure leaves nothing behind. */
+export async function snapshotForUpload(deps: UploadDeps, user: User): Promise<UsageSnapshot> {
+  try {
+    return await usageSnapshot(deps, user, deps.now());
+  } catch (error) {
+    logger.error('Reading usage failed', { userId: user.userId, error: error as Error });
+    throw internal('Usage could not be read');
+  }
+}

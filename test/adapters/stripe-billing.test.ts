@@ -1,0 +1,125 @@
+import Stripe from 'stripe';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { stripeBilling, stripeClient } from '../../lib/adapters/billing/stripe.ts';
+import type { OverageCharge } from '../../lib/billing/billing.ts';
+
+/** One request the SDK made, as Stripe would receive it. */
+interface Sent {
+  method: string;
+  path: string;
+  form: Record<string, string>;
+  idempotencyKey: string | null;
+}
+
+type Reply = { status: number; body: unknown; headers?: Record<string, string> };
+
+/** A fake of Stripe's HTTP API: records each request and answers from `route`. */
+function fakeStripe(route: (sent: Sent, attempt: number) => Reply) {
+  const sent: Sent[] = [];
+  const fetch = async (url: string | URL | globalThis.Request, init?: RequestInit) => {
+    const request: Sent = {
+      method: init?.method ?? 'GET',
+      path: new URL(String(url)).pathname,
+      form: Object.fromEntries(new URLSearchParams(String(init?.body ?? ''))),
+      idempotencyKey: new Headers(init?.headers).get('idempotency-key'),
+    };
+    sent.push(request);
+    const attempt = sent.filter((s) => s.method === request.method && s.path === request.path).length;
+    const reply = route(request, attempt);
+    return new Response(JSON.stringify(reply.body), {
+      status: reply.status,
+      headers: { 'content-type': 'application/json', 'request-id': `req_${sent.length}`, ...reply.headers },
+    });
+  };
+  return { sent, fetch };
+}
+
+/** Stripe's answers for the three calls of one overage invoice. */
+const stripeApi = (sent: Sent): Reply => {
+  if (sent.path === '/v1/invoices') return { status: 200, body: { id: 'in_123', object: 'invoice', status: 'draft' } };
+  if (sent.path === '/v1/invoiceitems') return { status: 200, body: { id: 'ii_456', object: 'invoiceitem', invoice: 'in_123' } };
+  if (sent.path === '/v1/invoices/in_123/finalize') return { status: 200, body: { id: 'in_123', object: 'invoice', status: 'open' } };
+  return { status: 404, body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${sent.path})` } } };
+};
+
+const client = (fetch: ReturnType<typeof fakeStripe>['fetch'], maxNetworkRetries = 0) =>
+  new Stripe('sk_test_x', { httpClient: Stripe.createFetchHttpClient(fetch), maxNetworkRetries });
+
+const charge: OverageCharge = {
+  usageId: '65a1b2c3d4e5f60718293a4b',
+  userId: 'user-1',
+  customerId: 'cus_789',
+  jobId: 'job-1',
+  pages: 12,
+  amountCents: 24,
+  description: 'OCR: 12 pages beyond the monthly credits (job job-1)',
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
+
+describe('Stripe billing adapter', () => {
+  let api: ReturnType<typeof fakeStripe>;
+  beforeEach(() => {
+    api = fakeStripe(stripeApi);
+  });
+
+  it('invoices the overage on an invoice of its own, then finalizes it', async () => {
+    await expect(stripeBilling(client(api.fetch)).invoiceOverage(charge)).resolves.toEqual({ invoiceId: 'in_123', status: 'open' });
+    expect(api.sent.map((s) => `${s.method} ${s.path}`)).toEqual([
+      'POST /v1/invoices',
+      'POST /v1/invoiceitems',
+      'POST /v1/invoices/in_123/finalize',
+    ]);
+    const [invoice, item] = api.sent;
+    const metadata = { 'metadata[userId]': 'user-1', 'metadata[jobId]': 'job-1', 'metadata[usageId]': charge.usageId };
+    expect(invoice!.form).toMatchObject({
+      customer: 'cus_789',
+      currency: 'usd',
+      pending_invoice_items_behavior: 'exclude',
+      auto_advance: 'true',
+      ...metadata,
+    });
+    expect(item!.form).toMatchObject({ customer: 'cus_789', invoice: 'in_123', amount: '24', currency: 'usd', ...metadata });
+  });
+
+  it('derives every idempotency key from the usage id, the same on a retried charge', async () => {
+    const billing = stripeBilling(client(api.fetch));
+    await billing.invoiceOverage(charge);
+    await billing.invoiceOverage(charge);
+    const keys = [`${charge.usageId}:invoice`, `${charge.usageId}:item`, `${charge.usageId}:finalize`];
+    expect(api.sent.map((s) => s.idempotencyKey)).toEqual([...keys, ...keys]);
+  });
+
+  it('retries a failed call with the same idempotency key', async () => {
+    api = fakeStripe((sent, attempt) =>
+      sent.path === '/v1/invoiceitems' && attempt === 1
+        ? { status: 503, body: { error: { type: 'api_error', message: 'try again' } } }
+        : stripeApi(sent),
+    );
+    await expect(stripeBilling(client(api.fetch, 1)).invoiceOverage(charge)).resolves.toEqual({ invoiceId: 'in_123', status: 'open' });
+    const items = api.sent.filter((s) => s.path === '/v1/invoiceitems');
+    expect(items.map((s) => s.idempotencyKey)).toEqual([`${charge.usageId}:item`, `${charge.usageId}:item`]);
+  });
+
+  it('refuses a charge for a user without a Stripe customer, calling nothing', async () => {
+    await expect(stripeBilling(client(api.fetch)).invoiceOverage({ ...charge, customerId: undefined })).rejects.toThrow(
+      /no Stripe customer/,
+    );
+    expect(api.sent).toHaveLength(0);
+  });
+
+  it('surfaces a Stripe error as a thrown error', async () => {
+    api = fakeStripe((sent) =>
+      sent.path === '/v1/invoices'
+        ? { status: 400, body: { error: { type: 'invalid_request_error', message: "No such customer: 'cus_789'" } } }
+        : stripeApi(sent),
+    );
+    const failure = stripeBilling(client(api.fetch)).invoiceOverage(charge);
+    await expect(failure).rejects.toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    await expect(failure).rejects.toThrow("No such customer: 'cus_789'");
+    expect(api.sent).toHaveLength(1);
+  });
+
+  it('builds a client that retries twice', () => {
+    expect(stripeClient('sk_test_x').getMaxNetworkRetries()).toBe(2);
+  });
+});

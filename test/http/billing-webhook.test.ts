@@ -1,0 +1,174 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../lib/adapters/dynamo/keys.ts';
+import { newObjectId } from '../../lib/ids.ts';
+import { startApi } from '../support/api.ts';
+import { testDb, testStores } from '../support/stores.ts';
+
+// Read once per process, on the first request: set before any request of this file.
+const secret = 'whsec_test_secret';
+process.env.STRIPE_WEBHOOK_SECRET = secret;
+process.env.STRIPE_SECRET_KEY = 'sk_test_unused';
+
+const { subscriptions } = testStores();
+let api: Awaited<ReturnType<typeof startApi>>;
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api?.close());
+
+const start = 1_767_225_600; // 2026-01-01T00:00:00Z
+const end = 1_769_904_000; // 2026-02-01T00:00:00Z
+let eventCount = 0;
+
+/** A `customer.subscription.*` event as Stripe sends it (API 2025-03-31 and later: periods on the items). */
+function subscriptionEvent(
+  type: 'created' | 'updated' | 'deleted',
+  userId: string,
+  options: { status?: string; lookupKey?: string | null; created?: number; id?: string } = {},
+) {
+  return {
+    id: options.id ?? `evt_${++eventCount}_${userId}`,
+    object: 'event',
+    type: `customer.subscription.${type}`,
+    created: options.created ?? start + eventCount,
+    data: {
+      object: {
+        id: `sub_${userId}`,
+        object: 'subscription',
+        customer: `cus_${userId}`,
+        status: options.status ?? (type === 'deleted' ? 'canceled' : 'active'),
+        metadata: { userId },
+        items: {
+          object: 'list',
+          data: [
+            {
+              id: 'si_1',
+              object: 'subscription_item',
+              current_period_start: start,
+              current_period_end: end,
+              price: { id: 'price_1', object: 'price', lookup_key: options.lookupKey === undefined ? 'pro' : options.lookupKey, metadata: {} },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Delivers an event signed with the webhook secret, as Stripe does. */
+function deliver(event: object, signature?: string) {
+  const payload = JSON.stringify(event);
+  return api.call('POST', '/billing/webhook', {
+    body: payload,
+    headers: { 'stripe-signature': signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret }) },
+  });
+}
+
+describe('POST /billing/webhook', () => {
+  it('answers 400 for a missing or wrong signature, and changes nothing', async () => {
+    const userId = newObjectId();
+    const event = subscriptionEvent('created', userId);
+    const payload = JSON.stringify(event);
+    const forged = Stripe.webhooks.generateTestHeaderString({ payload, secret: 'whsec_someone_else' });
+    expect(await deliver(event, forged)).toMatchObject({ status: 400, body: { message: 'Invalid signature' } });
+    const missing = await api.call('POST', '/billing/webhook', { body: payload });
+    expect(missing).toMatchObject({ status: 400, body: { message: 'Invalid signature' } });
+    // A body changed after signing fails too.
+    const signed = Stripe.webhooks.generateTestHeaderString({ payload, secret });
+    const tampered = await api.call('POST', '/billing/webhook', {
+      body: payload.replace('"pro"', '"basic"'),
+      headers: { 'stripe-signature': signed },
+    });
+    expect(tampered.status).toBe(400);
+    expect(await subscriptions.get(userId)).toBeUndefined();
+  });
+
+  it('applies created, updated and deleted to the subscription record', async () => {
+    const userId = newObjectId();
+    expect(await deliver(subscriptionEvent('created', userId, { status: 'trialing' }))).toMatchObject({
+      status: 200,
+      body: { received: true },
+    });
+    expect(await subscriptions.get(userId)).toMatchObject({
+      userId,
+      tier: 'pro',
+      status: 'active',
+      currentPeriodStart: '2026-01-01T00:00:00.000Z',
+      currentPeriodEnd: '2026-02-01T00:00:00.000Z',
+      stripeSubscriptionId: `sub_${userId}`,
+    });
+
+    expect((await deliver(subscriptionEvent('updated', userId, { status: 'unpaid', lookupKey: 'basic' }))).status).toBe(200);
+    expect(await subscriptions.get(userId)).toMatchObject({ tier: 'basic', status: 'past_due' });
+
+    expect((await deliver(subscriptionEvent('deleted', userId, { status: 'active', lookupKey: 'basic' }))).status).toBe(200);
+    expect(await subscriptions.get(userId)).toMatchObject({ tier: 'basic', status: 'canceled' });
+  });
+
+  it('reads the period from the subscription itself in older API versions', async () => {
+    const userId = newObjectId();
+    const event = subscriptionEvent('created', userId);
+    Object.assign(event.data.object, { current_period_start: start + 86_400, current_period_end: end + 86_400 });
+    event.data.object.items.data = event.data.object.items.data.map(({ current_period_start: _, current_period_end: __, ...item }) => item) as never;
+    expect((await deliver(event)).status).toBe(200);
+    expect(await subscriptions.get(userId)).toMatchObject({
+      currentPeriodStart: '2026-01-02T00:00:00.000Z',
+      currentPeriodEnd: '2026-02-02T00:00:00.000Z',
+    });
+  });
+
+  it('applies a redelivered event once', async () => {
+    const userId = newObjectId();
+    const event = subscriptionEvent('created', userId);
+    expect((await deliver(event)).status).toBe(200);
+    const applied = (await subscriptions.get(userId))!;
+    // Changed after the first delivery: a second application would put `pro` back.
+    await subscriptions.put({ ...applied, tier: 'basic' });
+    expect(await deliver(event)).toMatchObject({ status: 200, body: { received: true } });
+    expect(await subscriptions.get(userId)).toMatchObject({ tier: 'basic' });
+
+    // Remembered for 30 days through the table's TTL attribute.
+    const db = testDb();
+    const { Item } = await db.client.send(new GetCommand({ TableName: db.tableName, Key: keys.stripeEvent(event.id) }));
+    expect(Item).toMatchObject({ entity: 'StripeEvent', type: 'customer.subscription.created' });
+    expect(Item!.ttl).toBeGreaterThan(Date.now() / 1000 + 29 * 86_400);
+    expect(Item!.ttl).toBeLessThan(Date.now() / 1000 + 31 * 86_400);
+  });
+
+  it('does not let an older event overwrite a newer one', async () => {
+    const userId = newObjectId();
+    expect((await deliver(subscriptionEvent('updated', userId, { status: 'past_due', created: start + 100 }))).status).toBe(200);
+    expect((await deliver(subscriptionEvent('created', userId, { status: 'active', created: start + 50 }))).status).toBe(200);
+    expect(await subscriptions.get(userId)).toMatchObject({ status: 'past_due', stripeEventCreated: start + 100 });
+    expect((await deliver(subscriptionEvent('deleted', userId, { created: start + 200 }))).status).toBe(200);
+    expect(await subscriptions.get(userId)).toMatchObject({ status: 'canceled', stripeEventCreated: start + 200 });
+  });
+
+  it('overrides a subscription seeded without Stripe', async () => {
+    const userId = newObjectId();
+    await subscriptions.put({
+      userId,
+      tier: 'basic',
+      status: 'active',
+      currentPeriodStart: '2025-12-01T00:00:00.000Z',
+      currentPeriodEnd: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2025-12-01T00:00:00.000Z',
+    });
+    expect((await deliver(subscriptionEvent('updated', userId))).status).toBe(200);
+    expect(await subscriptions.get(userId)).toMatchObject({ tier: 'pro', currentPeriodStart: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('ignores, with 200, a tier the catalogue does not have and events it does not handle', async () => {
+    const userId = newObjectId();
+    expect(await deliver(subscriptionEvent('created', userId, { lookupKey: 'platinum' }))).toMatchObject({
+      status: 200,
+      body: { received: true },
+    });
+    expect(await subscriptions.get(userId)).toBeUndefined();
+    const other = { id: 'evt_invoice', object: 'event', type: 'invoice.paid', created: start, data: { object: { id: 'in_1' } } };
+    expect(await deliver(other)).toMatchObject({ status: 200, body: { received: true } });
+  });
+});

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { s3Client } from '../../lib/adapters/aws/clients.ts';
+import { s3Objects } from '../../lib/adapters/s3/objects.ts';
+import type { User } from '../../lib/auth/users.ts';
+import type { SubscriptionStore } from '../../lib/billing/subscriptions.ts';
+import { defaultCatalogue } from '../../lib/billing/tiers.ts';
+import { DomainError } from '../../lib/errors.ts';
+import { newObjectId } from '../../lib/ids.ts';
+import type { OcrStore } from '../../lib/ocr/book-text.ts';
+import { parseJobFields, uploadKey } from '../../lib/ocr/job-fields.ts';
+import { createJob, requireSubscription, type UploadDeps } from '../../lib/ocr/upload.ts';
+import { testStores } from '../support/stores.ts';
+
+/** What a failure half way through `POST /ocr` leaves behind (SPEC.md 4.1, errors). */
+const stores = testStores();
+const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
+const member: User = {
+  userId: newObjectId(),
+  username: 'm',
+  email: 'm@example.com',
+  role: 'member',
+  profilePicture: null,
+  profilePictureKey: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+const snapshot = { remainingCredits: 100, tierCredits: 100, pagesUsed: 0, billingPeriodEnd: '2026-12-01T00:00:00.000Z' };
+
+function uploadDeps(overrides: Partial<UploadDeps> = {}): UploadDeps {
+  return {
+    ocr: stores.ocr,
+    uploads,
+    uploadsBucket: process.env.UPLOADS_BUCKET!,
+    ocrQueue: { send: async () => ({ messageId: 'm-1' }) },
+    subscriptions: stores.subscriptions,
+    catalogue: defaultCatalogue,
+    now: () => new Date(),
+    ...overrides,
+  };
+}
+
+async function storedFile() {
+  const storageKey = uploadKey('scan.pdf');
+  await uploads.put(storageKey, '%PDF-1.4', 'application/pdf');
+  return { storageKey, originalName: 'scan.pdf', fileType: 'application/pdf', fileSize: 8 };
+}
+
+describe('creating an OCR job when a step fails', () => {
+  it('keeps the File and the pending BookText when only the queue send fails, and answers 500', async () => {
+    const failingQueue = { send: async () => Promise.reject(new Error('SQS unavailable')) };
+    const stored = await storedFile();
+    let jobId = '';
+    const ocr: OcrStore = { ...stores.ocr, create: (book, file) => ((jobId = book.jobId), stores.ocr.create(book, file)) };
+    const error = await createJob(uploadDeps({ ocr, ocrQueue: failingQueue }), member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).kind).toBe('internal');
+    const book = await stores.ocr.byJobId(jobId);
+    expect(book).toMatchObject({ status: 'pending', visibility: 'private' });
+    expect(await stores.ocr.getFile(book!.fileId)).toMatchObject({ storageKey: stored.storageKey });
+    expect(await uploads.head(stored.storageKey)).toBeDefined();
+  });
+
+  it('removes the stored file when the records cannot be written, and queues nothing', async () => {
+    const stored = await storedFile();
+    let sent = 0;
+    const ocr: OcrStore = { ...stores.ocr, create: async () => Promise.reject(new Error('DynamoDB unavailable')) };
+    const deps = uploadDeps({ ocr, ocrQueue: { send: async () => ({ messageId: String(++sent) }) } });
+    await expect(createJob(deps, member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true })).rejects.toMatchObject({ kind: 'internal' });
+    expect(sent).toBe(0);
+    expect(await uploads.head(stored.storageKey)).toBeUndefined();
+  });
+});
+
+describe('the subscription gate', () => {
+  const failing: SubscriptionStore = { ...stores.subscriptions, get: async () => Promise.reject(new Error('timeout')) };
+
+  it('answers 500 when the subscription cannot be verified', async () => {
+    await expect(requireSubscription(failing, member)).rejects.toMatchObject({ kind: 'internal' });
+  });
+
+  it('lets editors and admins through without reading a subscription', async () => {
+    await expect(requireSubscription(failing, { ...member, role: 'editor' })).resolves.toBeUndefined();
+    await expect(requireSubscription(failing, { ...member, role: 'admin' })).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { s3Client } from '../../lib/adapters/aws/clients.ts';
+import { s3Objects } from '../../lib/adapters/s3/objects.ts';
+import type { EmbeddedEnv } from '../setup/embedded-stack.ts';
+
+const env = process.env as unknown as EmbeddedEnv;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+const objects = () => s3Objects(s3Client(), env.UPLOADS_BUCKET);
+
+describe('S3 objects adapter on the embedded S3', () => {
+  it('puts, reads, heads and deletes UTF-8 text', async () => {
+    const key = `ocr-results/${unique('job')}.txt`;
+    const text = 'بسم الله الرحمن الرحيم\nThe Forty Hadith';
+    await objects().put(key, text, 'text/plain; charset=utf-8');
+    expect(await objects().getText(key)).toBe(text);
+    expect(await objects().head(key)).toEqual({ size: Buffer.byteLength(text), contentType: 'text/plain; charset=utf-8' });
+    await objects().delete(key);
+    expect(await objects().getText(key)).toBeUndefined();
+    expect(await objects().head(key)).toBeUndefined();
+    await objects().delete(key); // already gone: still fine
+  });
+
+  it('presigns a GET that plain fetch follows, with the disposition asked for', async () => {
+    const key = `pages/${unique('page')}.png`;
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255]);
+    await objects().put(key, bytes, 'image/png');
+    const url = await objects().presignGet(key, 3600, { contentDisposition: 'attachment; filename="page.png"' });
+    expect(url.startsWith(`${env.AWS_ENDPOINT_URL_S3}/${env.UPLOADS_BUCKET}/`)).toBe(true);
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename="page.png"');
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(bytes);
+  });
+
+  it('presigns a browser POST upload at the path-style bucket URL', async () => {
+    const key = `ocr/${unique('upload')}-book.pdf`;
+    const rules = { contentType: 'application/pdf', minBytes: 1, maxBytes: 1024, expiresInSeconds: 900 };
+    const post = await objects().presignPost(key, rules);
+    expect(post.url).toBe(`${env.AWS_ENDPOINT_URL_S3}/${env.UPLOADS_BUCKET}`);
+
+    // As a browser sends it: every policy field first, the file last.
+    const form = new FormData();
+    for (const [name, value] of Object.entries(post.fields)) form.append(name, value);
+    form.append('file', new Blob(['%PDF-1.7 كتاب'], { type: 'application/pdf' }), 'book.pdf');
+    const response = await fetch(post.url, { method: 'POST', body: form });
+    expect(response.status, await response.text()).toBe(204);
+
+    expect(await objects().head(key)).toEqual({ size: Buffer.byteLength('%PDF-1.7 كتاب'), contentType: 'application/pdf' });
+    expect(await objects().getText(key)).toBe('%PDF-1.7 كتاب');
+  });
+});
