@@ -38,3 +38,4 @@ export const deps = once(() => {
 });
 
 export type Deps = ReturnType<typeof deps>;
+

@@ -1,15 +1,14 @@
-import { s3Client, sqsClient } from '../lib/adapters/aws/clients.ts';
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
-import { s3Objects } from '../lib/adapters/s3/objects.ts';
-import { sqsQueue } from '../lib/adapters/sqs/queue.ts';
 import { badRequest } from '../lib/errors.ts';
 import { parseJobFields, uploadKey } from '../lib/ocr/job-fields.ts';
 import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/presigned-upload.ts';
 import { createJob, jobCreationFailed, requireSubscription, snapshotForUpload } from '../lib/ocr/upload.ts';
 import { UploadRejected } from '../lib/ocr/upload-rules.ts';
+import type { Queue } from '../lib/queue.ts';
 import { deps as coreDeps, once } from './deps.ts';
+import { onFirstUse, uploadsBucket } from './lazy.ts';
 import { ocrStyle } from './http/errors.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
@@ -22,9 +21,12 @@ const deps = once(() => {
   return {
     ...core,
     ocr: dynamoOcrStore(core.db),
-    uploads: s3Objects(s3Client(), bucket),
+    uploads: uploadsBucket(bucket),
     uploadsBucket: bucket,
-    ocrQueue: sqsQueue(sqsClient(), core.config.ocrQueueUrl),
+    ocrQueue: onFirstUse<Queue>(async () => {
+      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);
+      return sqsQueue(sqsClient(), core.config.ocrQueueUrl);
+    }),
     pendingUploads: dynamoUploadStore(core.db),
   };
 });

@@ -1,9 +1,8 @@
-import { s3Client } from '../lib/adapters/aws/clients.ts';
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
 import { dynamoUsageStore } from '../lib/adapters/dynamo/usage.ts';
-import { s3Objects } from '../lib/adapters/s3/objects.ts';
 import { recordFinalResult, recordPageResult } from '../lib/ocr/callbacks.ts';
 import { deps as coreDeps, once } from './deps.ts';
+import { uploadsBucket } from './lazy.ts';
 import { ocrStyle } from './http/errors.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
@@ -15,7 +14,7 @@ const deps = once(() => {
   return {
     ...core,
     ocr: dynamoOcrStore(core.db),
-    uploads: s3Objects(s3Client(), core.config.uploadsBucket),
+    uploads: uploadsBucket(core.config.uploadsBucket),
     usage: dynamoUsageStore(core.db),
     billing: billingAdapter,
   };

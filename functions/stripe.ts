@@ -1,7 +1,6 @@
 import type Stripe from 'stripe';
 import { readSecret } from '../lib/adapters/aws/secrets.ts';
 import { ledgerBilling } from '../lib/adapters/billing/ledger.ts';
-import { stripeBilling, stripeClient } from '../lib/adapters/billing/stripe.ts';
 import type { Billing } from '../lib/billing/billing.ts';
 import { config } from '../lib/config.ts';
 import { deps } from './deps.ts';
@@ -52,11 +51,14 @@ export async function stripeApi(): Promise<Stripe> {
   if (client) return client;
   const { secretKey } = await stripeKeys();
   if (!secretKey) throw new Error('No Stripe secret key configured (STRIPE_SECRET_KEY or STRIPE_SECRET_ARN)');
+  // Loaded on first use: ocr-callbacks needs Stripe only when a result runs past the credits.
+  const { stripeClient } = await import('../lib/adapters/billing/stripe.ts');
   return (client ??= stripeClient(secretKey));
 }
 
 /** Overage invoicing: the table's ledger for the local runtime, Stripe on AWS. */
 export async function billingAdapter(): Promise<Billing> {
   if (config().adapters === 'local') return ledgerBilling(deps().db);
-  return stripeBilling(await stripeApi());
+  const [{ stripeBilling }, api] = await Promise.all([import('../lib/adapters/billing/stripe.ts'), stripeApi()]);
+  return stripeBilling(api);
 }

@@ -27,7 +27,7 @@ let eventCount = 0;
 function subscriptionEvent(
   type: 'created' | 'updated' | 'deleted',
   userId: string,
-  options: { status?: string; lookupKey?: string | null; created?: number; id?: string } = {},
+  options: { status?: string; lookupKey?: string | null; created?: number; id?: string; subscriptionId?: string } = {},
 ) {
   return {
     id: options.id ?? `evt_${++eventCount}_${userId}`,
@@ -36,7 +36,7 @@ function subscriptionEvent(
     created: options.created ?? start + eventCount,
     data: {
       object: {
-        id: `sub_${userId}`,
+        id: options.subscriptionId ?? `sub_${userId}`,
         object: 'subscription',
         customer: `cus_${userId}`,
         status: options.status ?? (type === 'deleted' ? 'canceled' : 'active'),
@@ -145,6 +145,16 @@ describe('POST /billing/webhook', () => {
     expect(await subscriptions.get(userId)).toMatchObject({ status: 'past_due', stripeEventCreated: start + 100 });
     expect((await deliver(subscriptionEvent('deleted', userId, { created: start + 200 }))).status).toBe(200);
     expect(await subscriptions.get(userId)).toMatchObject({ status: 'canceled', stripeEventCreated: start + 200 });
+  });
+
+  it('keeps the new plan active when the old one ends after a switch', async () => {
+    const userId = newObjectId();
+    await deliver(subscriptionEvent('created', userId, { subscriptionId: 'sub_old', created: start + 10 }));
+    await deliver(subscriptionEvent('created', userId, { subscriptionId: 'sub_new', lookupKey: 'basic', created: start + 20 }));
+    expect((await deliver(subscriptionEvent('deleted', userId, { subscriptionId: 'sub_old', created: start + 30 }))).status).toBe(200);
+    expect(await subscriptions.get(userId)).toMatchObject({ status: 'active', tier: 'basic', stripeSubscriptionId: 'sub_new' });
+    await deliver(subscriptionEvent('deleted', userId, { subscriptionId: 'sub_new', created: start + 40 }));
+    expect(await subscriptions.get(userId)).toMatchObject({ status: 'canceled', stripeSubscriptionId: 'sub_new' });
   });
 
   it('overrides a subscription seeded without Stripe', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { s3Client } from '../../lib/adapters/aws/clients.ts';
+import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';

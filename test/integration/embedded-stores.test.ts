@@ -14,7 +14,9 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { dynamoDocumentClient, s3Client, sqsClient } from '../../lib/adapters/aws/clients.ts';
+import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
+import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
+import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { failedConditions } from '../../lib/adapters/dynamo/table.ts';
 import { peekQueue, startEmbeddedStores, type EmbeddedStores } from '../../infra/local/embedded/index.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { s3Client } from '../../lib/adapters/aws/clients.ts';
+import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import type { EmbeddedEnv } from '../setup/embedded-stack.ts';
 

@@ -1,6 +1,6 @@
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsClient } from '../../lib/adapters/aws/clients.ts';
+import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
 import { sqsQueue } from '../../lib/adapters/sqs/queue.ts';
 
 describe('SQS queue adapter on the embedded SQS', () => {

@@ -15,6 +15,20 @@ describe('route table', () => {
     expect(table.sort()).toEqual([...specNotificationRoutes].sort());
     expect(routes.filter((r) => r.path.startsWith('/notifications')).every((r) => r.auth === 'required')).toBe(true);
   });
+  it('has the OCR job endpoints of SPEC.md 4.1 with their auth (Bearer; Editor/admin for callbacks)', () => {
+    const specOcr = [...spec.matchAll(/^#### (GET|POST|PATCH|PUT|DELETE) (\/ocr\S*) \(([^)]*)\)/gm)].map(([, method, path, auth]) => ({
+      key: `${method} ${path!.replace(/:(\w+)/g, '{$1}')}`,
+      auth: auth!,
+    }));
+    const jobRoutes = specOcr.filter((r) => !r.key.includes('/ocr/books'));
+    expect(jobRoutes).toHaveLength(6);
+    for (const { key, auth } of jobRoutes) {
+      const route = routes.find((r) => routeKey(r) === key);
+      expect(route, key).toBeDefined();
+      expect(route!.auth).toBe(auth.startsWith('Editor/admin') ? 'editor' : 'required');
+    }
+  });
+
   it('lists each route once', () => {
     const keys = routes.map(routeKey);
     expect(new Set(keys).size).toBe(keys.length);

@@ -22,9 +22,18 @@ export function dynamoSubscriptionStore(db: Db): SubscriptionStore {
           new PutCommand({
             TableName,
             Item: { ...keys.subscription(s.userId), entity: 'Subscription', ...s },
-            // No record, or one never written from Stripe (seeded), also counts as older.
-            ConditionExpression: 'attribute_not_exists(stripeEventCreated) OR stripeEventCreated <= :created',
-            ExpressionAttributeValues: { ':created': s.stripeEventCreated },
+            // No record, or one never written from Stripe (seeded), also counts as older. An ending
+            // subscription never overwrites another one that is active (a user who switched plans).
+            ConditionExpression:
+              '(attribute_not_exists(stripeEventCreated) OR stripeEventCreated <= :created) AND ' +
+              '(:status = :active OR attribute_not_exists(stripeSubscriptionId) OR stripeSubscriptionId = :sub OR #status <> :active)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':created': s.stripeEventCreated,
+              ':status': s.status,
+              ':active': 'active',
+              ':sub': s.stripeSubscriptionId ?? null,
+            },
           }),
         );
         return true;

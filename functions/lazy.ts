@@ -1,0 +1,32 @@
+import type { Objects } from '../lib/objects.ts';
+
+/**
+ * A port whose adapter module is imported on first use. The bundles are split (infra/bundle.ts), so
+ * an SDK that only some routes need (S3 for uploads and long texts, SQS for new jobs, Stripe for
+ * overage) is loaded by the first request that needs it instead of by every cold start.
+ * Only for ports whose members are all async methods.
+ */
+export function onFirstUse<T extends object>(load: () => Promise<T>): T {
+  let loaded: Promise<T> | undefined;
+  const target = () => (loaded ??= load().catch((error: unknown) => {
+    loaded = undefined;
+    throw error;
+  }));
+  return new Proxy({} as T, {
+    get(_, name) {
+      // Not a thenable: awaiting the port itself must not call `then` on the adapter.
+      if (name === 'then') return undefined;
+      return async (...args: unknown[]) => {
+        const adapter = (await target()) as Record<string | symbol, (...a: unknown[]) => Promise<unknown>>;
+        return adapter[name]!(...args);
+      };
+    },
+  });
+}
+
+/** The uploads bucket's objects, with the S3 SDK loaded by the first request that touches a file. */
+export const uploadsBucket = (bucket: string): Objects =>
+  onFirstUse(async () => {
+    const [{ s3Objects }, { s3Client }] = await Promise.all([import('../lib/adapters/s3/objects.ts'), import('../lib/adapters/aws/s3-client.ts')]);
+    return s3Objects(s3Client(), bucket);
+  });

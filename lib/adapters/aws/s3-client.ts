@@ -1,0 +1,14 @@
+import { S3Client } from '@aws-sdk/client-s3';
+
+let client: S3Client | undefined;
+
+/** The process's S3 client (see clients.ts). */
+export function s3Client(): S3Client {
+  return (client ??= new S3Client({
+    // The local stand-in serves buckets by path, not by virtual host.
+    forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
+    // Otherwise presigned URLs carry a checksum of an empty body and uploads send trailers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  }));
+}
