@@ -66,7 +66,8 @@ export class MaktabaStack extends Stack {
 
     // Bundled now, at synth, so every synth and test deploys exactly what `npm run bench` measures.
     const bundles = bundleFunctionsSync({ functions: deployedFunctions() });
-    const serving = new Set<string>(httpFunctions());
+    // Only functions with a route that reads tokens verify them (billing-webhook's Stripe signature does not).
+    const verifiesTokens = new Set<string>(routes.filter((r) => r.auth !== 'none').map((r) => r.function));
     const functions = new Map<DeployedFunction, lambda.Function>();
     for (const name of deployedFunctions()) {
       const bundle = bundles.find((b) => b.name === name)!;
@@ -78,7 +79,7 @@ export class MaktabaStack extends Stack {
         ocrQueue: ocrJobs,
         stripeSecret,
       });
-      if (serving.has(name)) jwtSecret?.grantRead(fn);
+      if (verifiesTokens.has(name)) jwtSecret?.grantRead(fn);
       functions.set(name, fn);
     }
     this.functions = functions;

@@ -61,6 +61,29 @@ export interface BookText {
   pages?: LegacyPage[];
 }
 
+/** A new BookText: private, nothing extracted yet; `fields` names the job and overrides defaults. */
+export function newBookText(
+  fields: Pick<BookText, 'bookTextId' | 'jobId' | 'fileId' | 'userId' | 'fileName' | 'status'> & Partial<BookText>,
+  at: string,
+): BookText {
+  return {
+    language: 'ar',
+    pageCount: 0,
+    extractedText: '',
+    tags: [],
+    categories: [],
+    visibility: 'private',
+    processingTime: null,
+    error: null,
+    createdAt: at,
+    updatedAt: at,
+    completedAt: null,
+    metadata: {},
+    pageErrors: {},
+    ...fields,
+  };
+}
+
 export interface LegacyPage {
   _id?: string;
   pageNumber: number;

@@ -4,7 +4,7 @@ import { badRequest, internal } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
-import { isOcrStatus, type BookText, type BookTextPage, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
+import { isOcrStatus, newBookText, type BookText, type BookTextPage, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
 
 /** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
 export interface CallbackDeps extends UsageDeps {
@@ -64,29 +64,10 @@ async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<Bo
   if (existing) return existing;
   const fileId = String(body.fileId);
   const file = await deps.ocr.getFile(fileId);
-  const at = deps.now().toISOString();
-  const created: BookText = {
-    bookTextId: newObjectId(),
-    jobId,
-    fileId,
-    userId: String(body.userId),
-    fileName: file?.fileName ?? null,
-    status: 'processing',
-    language: 'ar',
-    pageCount: 0,
-    extractedText: '',
-    tags: [],
-    categories: [],
-    visibility: 'private',
-    processingTime: null,
-    error: null,
-    createdAt: at,
-    updatedAt: at,
-    completedAt: null,
-    metadata: {},
-    pageErrors: {},
-    ...orphan,
-  };
+  const created = newBookText(
+    { bookTextId: newObjectId(), jobId, fileId, userId: String(body.userId), fileName: file?.fileName ?? null, status: 'processing', ...orphan },
+    deps.now().toISOString(),
+  );
   if (await deps.ocr.create(created)) return created;
   const winner = await deps.ocr.byJobId(jobId);
   if (!winner) throw new Error(`job ${jobId} was claimed but its BookText is missing`);

@@ -7,7 +7,7 @@ import { newJobId, newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import type { Queue } from '../queue.ts';
-import type { BookText, FileRecord, OcrStore } from './book-text.ts';
+import { newBookText, type FileRecord, type OcrStore } from './book-text.ts';
 import type { JobFields } from './job-fields.ts';
 
 /** Creating an OCR job (SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
@@ -105,27 +105,21 @@ export async function createJob(
     createdAt: at,
     updatedAt: at,
   };
-  const bookText: BookText = {
-    bookTextId: newObjectId(),
-    jobId: options.jobId ?? newJobId(),
-    fileId: file.fileId,
-    userId: user.userId,
-    fileName,
-    status: 'pending',
-    language: fields.language,
-    pageCount: 0,
-    extractedText: '',
-    tags: fields.tags,
-    categories: fields.categories,
-    visibility: 'private',
-    processingTime: null,
-    error: null,
-    createdAt: at,
-    updatedAt: at,
-    completedAt: null,
-    metadata: fields.metadata,
-    pageErrors: {},
-  };
+  const bookText = newBookText(
+    {
+      bookTextId: newObjectId(),
+      jobId: options.jobId ?? newJobId(),
+      fileId: file.fileId,
+      userId: user.userId,
+      fileName,
+      status: 'pending',
+      language: fields.language,
+      tags: fields.tags,
+      categories: fields.categories,
+      metadata: fields.metadata,
+    },
+    at,
+  );
 
   try {
     if (!(await deps.ocr.create(bookText, file))) throw new Error(`job id ${bookText.jobId} already taken`);

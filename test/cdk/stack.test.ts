@@ -283,6 +283,9 @@ describe('OCR and billing', () => {
         statementsOf(s, name).some((st) => actions(st).includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource).includes('tripe')),
       );
     expect(readers(plain).sort()).toEqual(['billing-webhook', 'ocr-callbacks']);
+    // The webhook reads no tokens, so it gets no JWT secret.
+    expect(statementsOf(plain, 'billing-webhook').flatMap(actions).filter((a) => a.startsWith('secretsmanager:')).length).toBeGreaterThan(0);
+    expect(statementsOf(plain, 'billing-webhook').some((st) => JSON.stringify(st.Resource).includes('JwtSecret'))).toBe(false);
     expect(readers(configured).sort()).toEqual(['billing-webhook', 'ocr-callbacks']);
     expect(envOf(configured, 'ocr-callbacks')).toMatchObject({ STRIPE_SECRET_ARN: stripeSecretArn });
   });

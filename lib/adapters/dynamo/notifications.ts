@@ -2,7 +2,7 @@ import { GetCommand, paginateQuery, TransactWriteCommand } from '@aws-sdk/lib-dy
 import type { Notification } from '../../notifications/notification.ts';
 import type { InboxCounters, NotificationStore } from '../../notifications/store.ts';
 import { keys, padSeq } from './keys.ts';
-import { failedConditions, isContention, pause, queryAll, record, type Db } from './table.ts';
+import { contentionPause, failedConditions, isContention, queryAll, record, type Db } from './table.ts';
 
 const maxAttempts = 12;
 /** A transaction takes 100 actions; one is kept for the inbox counter. */
@@ -34,7 +34,7 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
      */
     async create(input) {
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        if (attempt > 0) await pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
+        if (attempt > 0) await contentionPause(attempt);
         const { total } = await counters(input.recipientId, true);
         const seq = total + 1;
         const notification: Notification = { ...input, readAt: input.readAt ?? null, seq, version: 0, updatedAt: input.createdAt };
@@ -91,7 +91,7 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
 
     async markRead(recipientId, notificationId, readAt) {
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        if (attempt > 0) await pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
+        if (attempt > 0) await contentionPause(attempt);
         try {
           await db.client.send(
             new TransactWriteCommand({
@@ -143,7 +143,7 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
           } catch (error) {
             const failed = failedConditions(error);
             if (!failed) throw error;
-            if (failed.length === 0) await pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
+            if (failed.length === 0) await contentionPause(attempt);
             ids = ids.filter((_, i) => !failed.includes(i));
           }
         }

@@ -27,6 +27,9 @@ export const isContention = (error: unknown): boolean =>
 
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Before retry `attempt` of a contended transaction: a random wait that doubles per attempt, so racers spread out. */
+export const contentionPause = (attempt: number) => pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
+
 /** Every item a query matches, through the SDK's paginator, as records. */
 export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {
   const items: T[] = [];

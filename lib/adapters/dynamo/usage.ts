@@ -1,7 +1,7 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UsageLog, UsageStore } from '../../billing/usage.ts';
 import { keys } from './keys.ts';
-import { isContention, pause, type Db } from './table.ts';
+import { contentionPause, isContention, type Db } from './table.ts';
 
 const maxAttempts = 20;
 
@@ -11,7 +11,7 @@ export function dynamoUsageStore(db: Db): UsageStore {
     async record(userId, periodStart, pages, build) {
       const periodKey = keys.usagePeriod(userId, periodStart);
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        if (attempt > 0) await pause(Math.random() * 10 * 2 ** Math.min(attempt, 6));
+        if (attempt > 0) await contentionPause(attempt);
         const { Item } = await db.client.send(new GetCommand({ TableName, Key: periodKey, ConsistentRead: true }));
         const usedBefore = Item ? Number(Item.pagesUsed ?? 0) : undefined;
         const log: UsageLog = build(usedBefore ?? 0);
