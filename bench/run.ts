@@ -10,6 +10,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printColdStart(report);
     return report.ok;
   },
+  'page-callbacks': async () => {
+    const { pageCallbacks, printPageCallbacks } = await import('./page-callbacks.ts');
+    const report = await pageCallbacks();
+    printPageCallbacks(report);
+    return report.ok;
+  },
 };
 
 const wanted = process.argv.slice(2);

@@ -85,6 +85,9 @@ describe('page results', () => {
     const pages = await stores.ocr.pages(book.bookTextId);
     expect(pages).toHaveLength(1);
     expect(pages[0]).toMatchObject({ pageNumber: 2, text: 'second', storageKey: null });
+    // A late report of less progress does not lower it.
+    await page({ ...body, pageNumber: 1, pagesProcessed: 1 });
+    expect((await stored(body.jobId)).pagesProcessed).toBe(2);
   });
 
   it('keeps one error per page: a new error for a page replaces the old, and only status failed records one', async () => {
@@ -115,6 +118,8 @@ describe('page results', () => {
     const pages = await stores.ocr.pages(book.bookTextId);
     expect(pages.map((p) => p.pageNumber)).toEqual(Array.from({ length: 40 }, (_, n) => n));
     expect(pages.map((p) => p.text)).toEqual(Array.from({ length: 40 }, (_, n) => `page ${n}`));
+    // Out-of-order progress reports never lower the count.
+    expect(book.pagesProcessed).toBe(40);
   });
 });
 

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BookText, BookTextPage, FileRecord, OcrStore, PageProgress, ResultUpdate } from '../../ocr/book-text.ts';
 import { batchPut } from './books.ts';
@@ -74,6 +75,23 @@ export function dynamoOcrStore(db: Db): OcrStore {
   const withStatus = (u: Update, book: BookText, status: string) =>
     u.set(['status'], status).set(['gsi2pk'], keys.ownerJobsByStatus(book.userId, status, book.createdAt, book.bookTextId).gsi2pk);
 
+  /** Callbacks arrive out of order; the count only goes up, so a late small one cannot undo progress. */
+  const raisePagesProcessed = async (bookTextId: string, pages: number) => {
+    try {
+      await db.client.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.bookText(bookTextId),
+          UpdateExpression: 'SET pagesProcessed = :n',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(pagesProcessed) OR pagesProcessed < :n)',
+          ExpressionAttributeValues: { ':n': pages },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  };
+
   const setMetadata = async (bookTextId: string, entries: Record<string, unknown>, at: string) => {
     const names = Object.keys(entries).filter((name) => name !== '');
     for (let i = 0; i === 0 || i < names.length; i += metadataKeysPerUpdate) {
@@ -139,9 +157,9 @@ export function dynamoOcrStore(db: Db): OcrStore {
     async recordPage(book, progress: PageProgress) {
       const u = withStatus(new Update(), book, 'processing').set(['updatedAt'], progress.at).set(['lastPageUpdate'], progress.at);
       if (progress.pageCount) u.set(['pageCount'], progress.pageCount);
-      if (progress.pagesProcessed !== undefined) u.set(['pagesProcessed'], progress.pagesProcessed);
       if (progress.pageError) u.set(['pageErrors', String(progress.pageError.pageNumber)], progress.pageError);
       await update(book.bookTextId, u);
+      if (progress.pagesProcessed !== undefined) await raisePagesProcessed(book.bookTextId, progress.pagesProcessed);
     },
 
     async applyResult(book, r: ResultUpdate) {
