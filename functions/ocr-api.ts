@@ -45,11 +45,11 @@ async function plainTextRejections(run: () => Promise<unknown>) {
 async function uploadMultipart(request: Request) {
   const d = deps();
   const user = signedIn(request);
-  await requireSubscription(d.subscriptions, user);
+  const gate = await requireSubscription(d.subscriptions, user);
   const form = await parseMultipart(request.rawBody, request.headers['content-type']);
   if (!form.file) throw badRequest('No file uploaded');
   const fields = parseJobFields(form.fields);
-  const usageInfo = await snapshotForUpload(d, user);
+  const usageInfo = await snapshotForUpload(d, user, gate);
   const stored = {
     storageKey: uploadKey(form.file.fileName),
     originalName: form.file.fileName,
@@ -83,9 +83,9 @@ export const handler = httpFunction({
       run: (request) =>
         plainTextRejections(async () => {
           const user = signedIn(request);
-          await requireSubscription(deps().subscriptions, user);
+          const gate = await requireSubscription(deps().subscriptions, user);
           const fields = parseJobFields(request.body);
-          return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields));
+          return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields, gate));
         }),
     },
     'GET /ocr/status/{jobId}': {

@@ -80,8 +80,14 @@ function allowance(user: User, subscription: Subscription | undefined, catalogue
   return { period, credits };
 }
 
-export async function usageSnapshot(deps: Pick<UsageDeps, 'subscriptions' | 'catalogue'>, user: User, now: Date): Promise<UsageSnapshot> {
-  const subscription = await deps.subscriptions.get(user.userId);
+/** `subscription`: the user's, when the caller has already read it (the upload's subscription gate). */
+export async function usageSnapshot(
+  deps: Pick<UsageDeps, 'subscriptions' | 'catalogue'>,
+  user: User,
+  now: Date,
+  known?: { subscription: Subscription | undefined },
+): Promise<UsageSnapshot> {
+  const subscription = known ? known.subscription : await deps.subscriptions.get(user.userId);
   const { period, credits } = allowance(user, subscription, deps.catalogue, now);
   const pagesUsed = await deps.subscriptions.pagesUsed(user.userId, period.start);
   return {

@@ -1,7 +1,7 @@
 import type { User } from '../auth/users.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { newJobId, newObjectId } from '../ids.ts';
-import { createJob, snapshotForUpload, type CreatedJob, type UploadDeps } from './upload.ts';
+import { createJob, snapshotForUpload, type CreatedJob, type Gate, type UploadDeps } from './upload.ts';
 import type { JobFields } from './job-fields.ts';
 import { uploadKey } from './job-fields.ts';
 import { uploadRejection, UploadRejected } from './upload-rules.ts';
@@ -74,7 +74,7 @@ export async function requestUpload(deps: PresignDeps, user: User, body: Record<
 }
 
 /** Creates the job from a finished presigned upload: the same fields and 201 answer as `POST /ocr`. */
-export async function createJobFromUpload(deps: PresignDeps, user: User, uploadId: string, fields: JobFields): Promise<CreatedJob> {
+export async function createJobFromUpload(deps: PresignDeps, user: User, uploadId: string, fields: JobFields, gate: Gate): Promise<CreatedJob> {
   const upload = await deps.pendingUploads.get(uploadId);
   if (!upload) throw notFound('Upload not found');
   if (upload.userId !== user.userId) throw forbidden('Unauthorized to use this upload');
@@ -88,7 +88,7 @@ export async function createJobFromUpload(deps: PresignDeps, user: User, uploadI
     throw new UploadRejected(rejection ?? `The uploaded file does not match the declared size and type (${upload.fileSize} bytes, ${upload.fileType})`);
   }
 
-  const usageInfo = await snapshotForUpload(deps, user);
+  const usageInfo = await snapshotForUpload(deps, user, gate);
   const jobId = newJobId();
   if (!(await deps.pendingUploads.claim(uploadId, jobId))) throw badRequest('This upload was already used for another job');
   const file = { storageKey: upload.storageKey, originalName: upload.fileName, fileType: upload.fileType, fileSize: stored.size };

@@ -1,5 +1,5 @@
 import { isStaff, type User } from '../auth/users.ts';
-import { isActive, type SubscriptionStore } from '../billing/subscriptions.ts';
+import { isActive, type Subscription, type SubscriptionStore } from '../billing/subscriptions.ts';
 import type { TierCatalogue } from '../billing/tiers.ts';
 import { usageSnapshot, type UsageSnapshot } from '../billing/usage.ts';
 import { forbidden, internal } from '../errors.ts';
@@ -23,22 +23,24 @@ export interface UploadDeps {
 
 export const jobCreationFailed = 'Error creating OCR job';
 
-/** Any active subscription; editors and admins pass. Runs before the upload is read. */
-export async function requireSubscription(subscriptions: SubscriptionStore, user: User): Promise<void> {
-  if (isStaff(user)) return;
-  let active: boolean;
+/** The subscription gate's outcome: the subscription it read, or nothing for editors and admins. */
+export type Gate = { subscription: Subscription } | undefined;
+
+/** Any active subscription; editors and admins pass without one. Runs before the upload is read. */
+export async function requireSubscription(subscriptions: SubscriptionStore, user: User): Promise<Gate> {
+  if (isStaff(user)) return undefined;
+  let subscription: Subscription | undefined;
   try {
-    active = isActive(await subscriptions.get(user.userId));
+    subscription = await subscriptions.get(user.userId);
   } catch (error) {
     logger.error('Subscription check failed', { userId: user.userId, error: error as Error });
     throw internal('Subscription could not be verified');
   }
-  if (!active) {
-    throw forbidden('An active subscription is required to upload files for OCR', {
-      error: 'SUBSCRIPTION_REQUIRED',
-      subscriptionRequired: true,
-    });
-  }
+  if (subscription && isActive(subscription)) return { subscription };
+  throw forbidden('An active subscription is required to upload files for OCR', {
+    error: 'SUBSCRIPTION_REQUIRED',
+    subscriptionRequired: true,
+  });
 }
 
 /** A file already in the uploads bucket (put by the API, or by the client through a presigned POST). */
@@ -164,9 +166,9 @@ export async function createJob(
 }
 
 /** The usage snapshot for the response, taken before anything is stored so its failure leaves nothing behind. */
-export async function snapshotForUpload(deps: UploadDeps, user: User): Promise<UsageSnapshot> {
+export async function snapshotForUpload(deps: UploadDeps, user: User, gate: Gate): Promise<UsageSnapshot> {
   try {
-    return await usageSnapshot(deps, user, deps.now());
+    return await usageSnapshot(deps, user, deps.now(), gate);
   } catch (error) {
     logger.error('Reading usage failed', { userId: user.userId, error: error as Error });
     throw internal('Usage could not be read');
