@@ -24,9 +24,12 @@ export function onFirstUse<T extends object>(load: () => Promise<T>): T {
   });
 }
 
-/** The uploads bucket's objects, with the S3 SDK loaded by the first request that touches a file. */
-export const uploadsBucket = (bucket: string): Objects =>
+/** A bucket's objects, with the S3 SDK loaded by the first request that touches a file. */
+const bucketObjects = (bucket: string): Objects =>
   onFirstUse(async () => {
     const [{ s3Objects }, { s3Client }] = await Promise.all([import('../lib/adapters/s3/objects.ts'), import('../lib/adapters/aws/s3-client.ts')]);
     return s3Objects(s3Client(), bucket);
   });
+
+export const uploadsBucket = bucketObjects;
+export const audioBucket = bucketObjects;

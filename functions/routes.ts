@@ -3,7 +3,7 @@
  * the local server dispatches from it, and each function's handler dispatches on its route keys.
  * Paths use API Gateway's `{param}` syntax. It imports nothing so that infra code can read it.
  */
-export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'billing-webhook';
+export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'billing-webhook' | 'audio-api';
 
 /**
  * How the caller is resolved before the route runs (SPEC.md section 5):
@@ -32,6 +32,21 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/ocr/jobs', function: 'ocr-api', auth: 'required' },
   { method: 'POST', path: '/ocr/result/page', function: 'ocr-callbacks', auth: 'editor' },
   { method: 'POST', path: '/ocr/result', function: 'ocr-callbacks', auth: 'editor' },
+  { method: 'GET', path: '/audio/voices', function: 'audio-api', auth: 'none' },
+  { method: 'GET', path: '/audio/fields', function: 'audio-api', auth: 'none' },
+  { method: 'POST', path: '/audio/{bookId}/generate', function: 'audio-api', auth: 'editor' },
+  { method: 'GET', path: '/audio/jobs/{jobId}', function: 'audio-api', auth: 'editor' },
+  { method: 'GET', path: '/audio/jobs', function: 'audio-api', auth: 'editor' },
+  { method: 'GET', path: '/audio/{bookId}/lines-with-audio', function: 'audio-api', auth: 'optional-lenient' },
+  { method: 'POST', path: '/audio/{bookId}/lines/{lineId}/batch', function: 'audio-api', auth: 'editor' },
+  { method: 'POST', path: '/audio/{bookId}/lines/{lineId}/{field}', function: 'audio-api', auth: 'editor' },
+  { method: 'GET', path: '/audio/{bookId}/lines/{lineId}/{field}/stream', function: 'audio-api', auth: 'optional-lenient' },
+  { method: 'GET', path: '/audio/{bookId}/lines/{lineId}/{field}/url', function: 'audio-api', auth: 'optional-lenient' },
+  { method: 'GET', path: '/audio/{bookId}/lines/{lineId}', function: 'audio-api', auth: 'optional-lenient' },
+  { method: 'DELETE', path: '/audio/{bookId}/lines/{lineId}/{field}', function: 'audio-api', auth: 'editor' },
+  { method: 'DELETE', path: '/audio/{bookId}/lines/{lineId}', function: 'audio-api', auth: 'editor' },
+  { method: 'DELETE', path: '/audio/{bookId}', function: 'audio-api', auth: 'editor' },
+  { method: 'GET', path: '/audio/{bookId}/all', function: 'audio-api', auth: 'optional-lenient' },
   { method: 'POST', path: '/notifications/device-token', function: 'notifications-api', auth: 'required' },
   { method: 'DELETE', path: '/notifications/device-token', function: 'notifications-api', auth: 'required' },
   { method: 'GET', path: '/notifications', function: 'notifications-api', auth: 'required' },

@@ -58,6 +58,11 @@ function buildOptions(name: string, outDir: string): BuildOptions {
     format: 'esm',
     // Prefer packages' ESM builds: the AWS SDK's tree-shake far better than its CommonJS ones.
     mainFields: ['module', 'main'],
+    // The local runtime's speech stand-in (lib/adapters/speech/espeak.ts): eSpeak NG is GPL-3.0 and must
+    // never ship in a Lambda bundle, and with its MP3 encoder it is 25 MB that Lambda never runs. The
+    // adapter loads both with `import()` only when ADAPTERS=local, so leaving them external keeps them
+    // out even if a bundle reaches that module.
+    external: ['@echogarden/espeak-ng-emscripten', 'wasm-media-encoders'],
     minify: true,
     treeShaking: true,
     sourcemap: false,

@@ -7,7 +7,7 @@ import { httpFunctions, type FunctionName } from '../functions/routes.ts';
  */
 
 /** Functions with a non-HTTP trigger (e.g. `audio-worker` on SQS); each also needs its trigger in the stack. */
-export const backgroundFunctions = [] as const satisfies readonly string[];
+export const backgroundFunctions = ['audio-worker'] as const satisfies readonly string[];
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
@@ -22,7 +22,12 @@ export interface Sizing {
 export const defaultSizing: Sizing = { memoryMb: 512, timeoutSeconds: 10 };
 
 /** Per-function departures from the default (e.g. `ocr-export` builds documents in memory). */
-export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {};
+export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
+  // Synchronous generation of a line's fields (batch), each up to a few Polly calls.
+  'audio-api': { timeoutSeconds: 29 },
+  // One chunk of lines per message; the queue's visibility timeout is set well above this.
+  'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
+};
 
 export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing, ...sizing[name] });
 
@@ -34,12 +39,21 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `uploads`: objects of the uploads bucket under `ocr/` (the files) and `ocr-results/` (long texts).
  * - `ocr-queue`: send to the OCR job queue.
  * - `stripe`: read the Stripe keys secret.
+ * - `audio`: objects of the audio bucket; `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
  */
-export type Access = 'table' | 'push' | 'uploads' | 'ocr-queue' | 'stripe';
+export type Access = 'table' | 'push' | 'uploads' | 'ocr-queue' | 'stripe' | 'audio' | 'audio-queue' | 'speech';
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push'],
   'ocr-api': ['table', 'uploads', 'ocr-queue'],
   'ocr-callbacks': ['table', 'uploads', 'stripe'],
   'billing-webhook': ['table', 'stripe'],
+  'audio-api': ['table', 'audio', 'audio-queue', 'speech'],
+  'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
 };
+
+/**
+ * Audio worker invocations at once (the SQS trigger's maximum concurrency). Each speaks up to 12
+ * fields at a time, so 5 stay near Polly's neural rate (8 requests a second) with throttles retried.
+ */
+export const audioWorkerConcurrency = 5;

@@ -14,6 +14,8 @@ export interface Grantable {
   uploads: s3.IBucket;
   ocrQueue: sqs.IQueue;
   stripeSecret: secretsmanager.ISecret;
+  audio: s3.IBucket;
+  audioQueue: sqs.IQueue;
 }
 
 /** The uploads bucket's prefixes the OCR functions work in (DESIGN.md section 5). */
@@ -58,6 +60,14 @@ const grants: Record<Access, (fn: lambda.IFunction, on: Grantable) => void> = {
     }),
   'ocr-queue': (fn, on) => on.ocrQueue.grantSendMessages(fn),
   stripe: (fn, on) => on.stripeSecret.grantRead(fn),
+  audio: (fn, on) => {
+    on.audio.grantRead(fn);
+    on.audio.grantPut(fn);
+    on.audio.grantDelete(fn);
+  },
+  'audio-queue': (fn, on) => on.audioQueue.grantSendMessages(fn),
+  // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
+  speech: (fn) => fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })),
 };
 
 export function grantAccess(fn: lambda.IFunction, kinds: readonly Access[], on: Grantable): void {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -9,7 +10,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { httpFunctions, routes } from '../functions/routes.ts';
 import { bundleFunctionsSync } from './bundle.ts';
-import { access, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
+import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
 import { grantAccess } from './permissions.ts';
 import { readSettings, type Settings } from './settings.ts';
 import { abandonedUploadsRule, browserUploads, dataTable, jobQueue, privateBucket } from './storage.ts';
@@ -31,7 +32,8 @@ export class MaktabaStack extends Stack {
     const uploads = privateBucket(this, 'Uploads', { lifecycleRules: [abandonedUploadsRule], cors: [browserUploads] });
     const audio = privateBucket(this, 'Audio');
     const ocrJobs = jobQueue(this, 'OcrJobs');
-    const audioJobs = jobQueue(this, 'AudioJobs');
+    // Six times the worker's timeout, as AWS advises for queues that trigger Lambda.
+    const audioJobs = jobQueue(this, 'AudioJobs', { visibilityTimeout: Duration.seconds(sizingOf('audio-worker').timeoutSeconds * 6) });
     const jwtSecret =
       settings.auth.mode === 'secret'
         ? new secretsmanager.Secret(this, 'JwtSecret', {
@@ -78,11 +80,18 @@ export class MaktabaStack extends Stack {
         uploads,
         ocrQueue: ocrJobs,
         stripeSecret,
+        audio,
+        audioQueue: audioJobs,
       });
       if (verifiesTokens.has(name)) jwtSecret?.grantRead(fn);
       functions.set(name, fn);
     }
     this.functions = functions;
+
+    // Partial batch failures: one failed chunk is retried alone. Bounded concurrency keeps Polly's rate.
+    functions.get('audio-worker')!.addEventSource(
+      new SqsEventSource(audioJobs, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: audioWorkerConcurrency }),
+    );
 
     this.api = new HttpApi(this, 'Api', { description: 'Maktaba HTTP API' });
     const integrations = new Map(

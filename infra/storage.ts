@@ -4,6 +4,7 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
+import { maxReceives } from '../lib/queue.ts';
 
 /**
  * The stateful resources. Data outlives the stack (RETAIN): deleting or renaming the stack must never
@@ -62,8 +63,8 @@ export const browserUploads: s3.CorsRule = {
 };
 
 /** A work queue whose poison messages land, after five tries, in a dead-letter queue kept for 14 days. */
-export function jobQueue(scope: Construct, id: string): sqs.Queue {
+export function jobQueue(scope: Construct, id: string, extra: Partial<sqs.QueueProps> = {}): sqs.Queue {
   const secure = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true };
   const deadLetters = new sqs.Queue(scope, `${id}DeadLetters`, { ...secure, retentionPeriod: Duration.days(14) });
-  return new sqs.Queue(scope, id, { ...secure, deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 } });
+  return new sqs.Queue(scope, id, { ...secure, deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives }, ...extra });
 }

@@ -21,14 +21,26 @@ export interface UploadRules {
   expiresInSeconds: number;
 }
 
+export interface StoredObject {
+  key: string;
+  size: number;
+  lastModified: string;
+}
+
 export interface Objects {
   put(key: string, body: Uint8Array | string, contentType: string): Promise<void>;
   /** The object as UTF-8 text; undefined when there is no such object. */
   getText(key: string): Promise<string | undefined>;
+  /** The object's bytes; undefined when there is no such object. */
+  getBytes(key: string): Promise<Uint8Array | undefined>;
+  /** Every object whose key starts with `prefix`, in key order. */
+  list(prefix: string): Promise<StoredObject[]>;
+  /** Removes the objects (missing ones are not an error); returns how many keys were asked for. */
+  deleteMany(keys: readonly string[]): Promise<number>;
   /** Size and type of a stored object; undefined when there is no such object. */
   head(key: string): Promise<ObjectInfo | undefined>;
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
-  presignGet(key: string, expiresInSeconds: number, options?: { contentDisposition?: string }): Promise<string>;
+  presignGet(key: string, expiresInSeconds: number, options?: { contentDisposition?: string; contentType?: string }): Promise<string>;
   presignPost(key: string, rules: UploadRules): Promise<PresignedPost>;
 }

@@ -2,3 +2,6 @@
 export interface Queue {
   send(body: object): Promise<{ messageId: string }>;
 }
+
+/** Deliveries of a job message before it moves to the dead-letter queue (the last try knows it is the last). */
+export const maxReceives = 5;

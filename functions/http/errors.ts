@@ -43,3 +43,12 @@ export const ocrStyle: ErrorStyle = {
   body: (error) => ({ success: false, message: error.message, ...error.fields }),
   internal: (failure, detail) => ({ success: false, message: failure, error: detail }),
 };
+
+/**
+ * The audio group (SPEC.md section 7): `{error}` plus the spec's extra fields, the 402 body with its
+ * `message`, and for 500 `{error: <operation>, details: <detail>}`.
+ */
+export const audioStyle: ErrorStyle = {
+  body: (error) => (error.kind === 'payment_required' ? { ...error.fields, message: error.message } : { error: error.message, ...error.fields }),
+  internal: (failure, detail) => ({ error: failure, details: detail }),
+};

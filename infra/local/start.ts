@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
+import { startQueueWorker } from './audio-worker.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, removeStack, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
@@ -29,12 +30,14 @@ async function main() {
   Object.assign(process.env, functionEnvironment(stack, secret));
 
   let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
+  const workers: { stop(): Promise<void> }[] = [];
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     removeStack(dir);
     await server?.close().catch(() => undefined);
+    await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
     await stores.stop().catch((error: Error) => process.stderr.write(`stopping stores: ${error.message}\n`));
     process.exit(code);
   };
@@ -52,6 +55,9 @@ async function main() {
     await stop(1);
     return;
   }
+  // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
+  const { handler } = await import('../../functions/audio-worker.ts');
+  workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
   writeStack(dir, { pid: process.pid, url: server.url, ...stack });
   process.stderr.write(`state in ${dir}\n`);
   process.stdout.write(`Maktaba API listening on ${server.url}\n`);

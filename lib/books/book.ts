@@ -38,4 +38,6 @@ export interface BookStore {
   get(bookId: string): Promise<Book | undefined>;
   /** All lines in book order. */
   lines(bookId: string): Promise<Line[]>;
+  /** One line, by one GetItem. */
+  line(bookId: string, lineId: string): Promise<Line | undefined>;
 }

@@ -296,3 +296,25 @@ describe('OCR and billing', () => {
     });
   });
 });
+
+describe('audio', () => {
+  it('triggers audio-worker from the audio queue one message at a time, with partial batch failures and bounded concurrency', () => {
+    const worker = logicalId(plain.stack, fn(plain.stack, 'audio-worker'));
+    plain.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: worker },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: Match.anyValue() },
+    });
+    const queues = plain.template.findResources('AWS::SQS::Queue');
+    const timeouts = Object.values(queues).map((q) => q.Properties.VisibilityTimeout).filter(Boolean);
+    expect(timeouts).toContain(1800);
+  });
+
+  it('lets only the audio functions call Polly, and only SynthesizeSpeech', () => {
+    const polly = (name: DeployedFunction) => statementsOf(plain, name).flatMap(actions).filter((a) => a.startsWith('polly:'));
+    expect(polly('audio-api')).toEqual(['polly:SynthesizeSpeech']);
+    expect(polly('audio-worker')).toEqual(['polly:SynthesizeSpeech']);
+    for (const name of ['notifications-api', 'ocr-api', 'ocr-callbacks', 'billing-webhook'] as const) expect(polly(name)).toEqual([]);
+  });
+});

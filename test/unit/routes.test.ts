@@ -29,6 +29,17 @@ describe('route table', () => {
     }
   });
 
+  it('has every audio endpoint of SPEC.md 4.2, an invalid token counting as anonymous on the optional ones', () => {
+    const specAudio = [...spec.matchAll(/^#### (GET|POST|PATCH|PUT|DELETE) (\/audio\S*) \(([^)]*)\)/gm)].map(([, method, path, auth]) => ({
+      key: `${method} ${path!.replace(/:(\w+)/g, '{$1}')}`,
+      auth: auth!,
+    }));
+    expect(specAudio).toHaveLength(15);
+    const expected = (auth: string) => (auth === 'none' ? 'none' : auth.startsWith('Editor/admin') ? 'editor' : 'optional-lenient');
+    for (const { key, auth } of specAudio) expect(routes.find((r) => routeKey(r) === key)?.auth, key).toBe(expected(auth));
+    expect(routes.filter((r) => r.path.startsWith('/audio')).map(routeKey).sort()).toEqual(specAudio.map((r) => r.key).sort());
+  });
+
   it('lists each route once', () => {
     const keys = routes.map(routeKey);
     expect(new Set(keys).size).toBe(keys.length);

@@ -38,6 +38,11 @@ export function dynamoBookStore(db: Db): BookStore {
       return Item ? record<Book>(Item) : undefined;
     },
 
+    async line(bookId, lineId) {
+      const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.line(bookId, lineId) }));
+      return Item ? record<Line>(Item) : undefined;
+    },
+
     lines: (bookId) =>
       queryAll<Line>(db, {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',

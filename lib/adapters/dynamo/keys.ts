@@ -21,6 +21,8 @@
  * | Usage log         | USER#<id>           | USAGELOG#<createdAt>#<id>   | one per completed result with pages            |
  * | Invoice (ledger)  | USER#<id>           | INVOICE#<createdAt>#<id>    | local billing ledger: one per usage record     |
  * | Stripe event      | STRIPEEVENT#<id>    | EVENT                       | webhook events already applied (expire by ttl) |
+ * | AudioJob          | AUDIOJOB#<id>       | AUDIOJOB                    | gsi1 AUDIOJOBS / <createdAt>#<id> (newest first)|
+ * | AudioJob chunk    | AUDIOJOB#<id>       | CHUNK#<n>                   | a chunk already counted                        |
  */
 export type Key = {
   pk: string;
@@ -89,4 +91,10 @@ export const keys = {
   invoicePrefix: 'INVOICE#',
   userPartition: user,
   stripeEvent: (eventId: string): Key => ({ pk: `STRIPEEVENT#${eventId}`, sk: 'EVENT' }),
+
+  audioJob: (jobId: string): Key => ({ pk: `AUDIOJOB#${jobId}`, sk: 'AUDIOJOB' }),
+  /** gsi1: every audio job, newest first (the spec's list has no paging). */
+  audioJobList: (createdAt: string, jobId: string) => ({ gsi1pk: 'AUDIOJOBS', gsi1sk: `${createdAt}#${jobId}` }),
+  audioJobListIndex: 'AUDIOJOBS',
+  audioJobChunk: (jobId: string, chunk: number): Key => ({ pk: `AUDIOJOB#${jobId}`, sk: `CHUNK#${chunk}` }),
 } as const;

@@ -1,5 +1,7 @@
 import {
   DeleteObjectCommand,
+  DeleteObjectsCommand,
+  paginateListObjectsV2,
   GetObjectCommand,
   HeadObjectCommand,
   NoSuchKey,
@@ -9,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Objects } from '../../objects.ts';
+import type { Objects, StoredObject } from '../../objects.ts';
 
 /** A missing key: GetObject says NoSuchKey, HeadObject (no body to carry a code) only a bare 404. */
 function isMissing(error: unknown): boolean {
@@ -42,6 +44,32 @@ export function s3Objects(client: S3Client, bucket: string): Objects {
       return out?.Body?.transformToString('utf-8');
     },
 
+    async getBytes(key) {
+      const out = await unlessMissing(client.send(new GetObjectCommand({ Bucket, Key: key })));
+      return out?.Body?.transformToByteArray();
+    },
+
+    async list(prefix) {
+      const found: StoredObject[] = [];
+      for await (const page of paginateListObjectsV2({ client }, { Bucket, Prefix: prefix })) {
+        for (const o of page.Contents ?? []) {
+          found.push({ key: o.Key!, size: o.Size ?? 0, lastModified: (o.LastModified ?? new Date(0)).toISOString() });
+        }
+      }
+      return found;
+    },
+
+    async deleteMany(keys) {
+      // DeleteObjects takes 1,000 keys a call.
+      for (let i = 0; i < keys.length; i += 1000) {
+        const out = await client.send(
+          new DeleteObjectsCommand({ Bucket, Delete: { Objects: keys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true } }),
+        );
+        if (out.Errors?.length) throw new Error(`S3 refused to delete ${out.Errors.length} objects (first: ${out.Errors[0]!.Code})`);
+      }
+      return keys.length;
+    },
+
     async head(key) {
       const out = await unlessMissing(client.send(new HeadObjectCommand({ Bucket, Key: key })));
       return out && { size: out.ContentLength ?? 0, contentType: out.ContentType };
@@ -52,7 +80,12 @@ export function s3Objects(client: S3Client, bucket: string): Objects {
     },
 
     presignGet(key, expiresInSeconds, options) {
-      const command = new GetObjectCommand({ Bucket, Key: key, ResponseContentDisposition: options?.contentDisposition });
+      const command = new GetObjectCommand({
+        Bucket,
+        Key: key,
+        ResponseContentDisposition: options?.contentDisposition,
+        ResponseContentType: options?.contentType,
+      });
       return getSignedUrl(client, command, { expiresIn: expiresInSeconds });
     },
 

@@ -1,0 +1,92 @@
+import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
+import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
+import { deleteBookAudio, deleteFieldAudio, deleteLineAudio } from '../lib/audio/deletion.ts';
+import { generateBatch, generateOne } from '../lib/audio/generation.ts';
+import { listJobs, readJob, startBookJob } from '../lib/audio/jobs.ts';
+import { allAudio, lineAudioList, linesWithAudio } from '../lib/audio/listing.ts';
+import { audioUrl, streamAudio } from '../lib/audio/playback.ts';
+import { audioFields, voices } from '../lib/audio/voices.ts';
+import type { Queue } from '../lib/queue.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { audioStyle } from './http/errors.ts';
+import { httpFunction } from './http/handler.ts';
+import type { HttpResult } from './http/responses.ts';
+import { audioBucket, onFirstUse } from './lazy.ts';
+import { speechAdapter } from './speech.ts';
+
+/** `/audio/*` (SPEC.md 4.2): text-to-speech for book lines, its files and whole-book jobs. */
+const deps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    books: dynamoBookStore(core.db),
+    audioJobs: dynamoAudioJobStore(core.db),
+    audio: audioBucket(core.config.audioBucket),
+    speech: speechAdapter,
+    audioQueue: onFirstUse<Queue>(async () => {
+      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);
+      return sqsQueue(sqsClient(), core.config.audioQueueUrl);
+    }),
+  };
+});
+
+/** The MP3 as API Gateway returns binary: base64 with the flag set. */
+const mp3 = (bytes: Uint8Array): HttpResult => ({
+  statusCode: 200,
+  headers: { 'content-type': 'audio/mpeg', 'accept-ranges': 'bytes', 'cache-control': 'max-age=31536000' },
+  body: Buffer.from(bytes).toString('base64'),
+  isBase64Encoded: true,
+});
+
+export const handler = httpFunction({
+  name: 'audio-api',
+  style: audioStyle,
+  authDeps: deps,
+  handlers: {
+    'GET /audio/voices': { failure: 'Failed to list voices', run: async () => ({ voices }) },
+    'GET /audio/fields': { failure: 'Failed to list fields', run: async () => ({ fields: audioFields }) },
+    'POST /audio/{bookId}/generate': {
+      failure: 'Failed to start audio generation',
+      run: (request) => startBookJob(deps(), request.params.bookId, request.body),
+    },
+    'GET /audio/jobs/{jobId}': { failure: 'Failed to fetch job', run: (request) => readJob(deps(), request.params.jobId) },
+    'GET /audio/jobs': { failure: 'Failed to fetch jobs', run: () => listJobs(deps()) },
+    'GET /audio/{bookId}/lines-with-audio': {
+      failure: 'Failed to fetch lines with audio',
+      run: (request) => linesWithAudio(deps(), request.caller, request.params.bookId, request.query),
+    },
+    'POST /audio/{bookId}/lines/{lineId}/batch': {
+      failure: 'Failed to generate audio',
+      run: (request) => generateBatch(deps(), request.params, request.body),
+    },
+    'POST /audio/{bookId}/lines/{lineId}/{field}': {
+      failure: 'Failed to generate audio',
+      run: (request) => generateOne(deps(), request.params, request.body),
+    },
+    'GET /audio/{bookId}/lines/{lineId}/{field}/stream': {
+      failure: 'Failed to stream audio',
+      run: async (request) => mp3(await streamAudio(deps(), request.caller, request.params, request.query)),
+    },
+    'GET /audio/{bookId}/lines/{lineId}/{field}/url': {
+      failure: 'Failed to get audio URL',
+      run: (request) => audioUrl(deps(), request.caller, request.params, request.query),
+    },
+    'GET /audio/{bookId}/lines/{lineId}': {
+      failure: 'Failed to list line audio',
+      run: (request) => lineAudioList(deps(), request.caller, request.params),
+    },
+    'DELETE /audio/{bookId}/lines/{lineId}/{field}': {
+      failure: 'Failed to delete audio',
+      run: (request) => deleteFieldAudio(deps(), request.params, request.query.voice || undefined),
+    },
+    'DELETE /audio/{bookId}/lines/{lineId}': {
+      failure: 'Failed to delete line audio',
+      run: (request) => deleteLineAudio(deps(), request.params),
+    },
+    'DELETE /audio/{bookId}': { failure: 'Failed to delete book audio', run: (request) => deleteBookAudio(deps(), request.params) },
+    'GET /audio/{bookId}/all': {
+      failure: 'Failed to fetch book audio',
+      run: (request) => allAudio(deps(), request.caller, request.params.bookId, request.query),
+    },
+  },
+});

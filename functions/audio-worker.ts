@@ -1,0 +1,53 @@
+import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
+import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
+import { failJob, planJob, runChunk, type AudioJobMessage } from '../lib/audio/jobs.ts';
+import { logger } from '../lib/log.ts';
+import { maxReceives, type Queue } from '../lib/queue.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { audioBucket, onFirstUse } from './lazy.ts';
+import { speechAdapter } from './speech.ts';
+
+/**
+ * `audio-worker` (DESIGN.md section 1): runs whole-book audio jobs from the `audio-jobs` queue, a plan
+ * message then one message per chunk of lines. A message that fails is retried by the queue (partial
+ * batch failures); on its last try the job is marked failed with the error (state table 3.2).
+ */
+const deps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    books: dynamoBookStore(core.db),
+    audioJobs: dynamoAudioJobStore(core.db),
+    audio: audioBucket(core.config.audioBucket),
+    speech: speechAdapter,
+    audioQueue: onFirstUse<Queue>(async () => {
+      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);
+      return sqsQueue(sqsClient(), core.config.audioQueueUrl);
+    }),
+  };
+});
+
+export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
+  const batchItemFailures: SQSBatchItemFailure[] = [];
+  // One record at a time: parallelism comes from concurrent invocations, bounded to the speech provider's rate.
+  for (const record of event.Records) {
+    let message: AudioJobMessage;
+    try {
+      message = JSON.parse(record.body) as AudioJobMessage;
+    } catch {
+      logger.error('Audio worker: dropped a message that is not JSON', { messageId: record.messageId });
+      continue;
+    }
+    try {
+      if (message.kind === 'plan') await planJob(deps(), message.jobId);
+      else await runChunk(deps(), message);
+    } catch (error) {
+      const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+      logger.error('Audio worker: message failed', { jobId: message.jobId, kind: message.kind, receives, error: error as Error });
+      if (receives >= maxReceives) await failJob(deps(), message.jobId, error);
+      else batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures };
+}

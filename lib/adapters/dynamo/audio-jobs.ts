@@ -1,0 +1,128 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AudioJob, AudioJobStore } from '../../audio/audio-job.ts';
+import { keys } from './keys.ts';
+import { failedConditions, queryAll, record, type Db } from './table.ts';
+
+/** Chunk markers outlive any redelivery of their message (SQS keeps messages at most 14 days). */
+const markerSeconds = 30 * 24 * 3600;
+
+const unlessConditionFails = async (send: () => Promise<unknown>): Promise<boolean> => {
+  try {
+    await send();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+};
+
+export function dynamoAudioJobStore(db: Db): AudioJobStore {
+  const TableName = db.tableName;
+  const get = async (jobId: string) => {
+    const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.audioJob(jobId), ConsistentRead: true }));
+    return Item ? record<AudioJob>(Item) : undefined;
+  };
+  const update = (jobId: string, expression: string, condition: string, values: Record<string, unknown>) =>
+    unlessConditionFails(() =>
+      db.client.send(
+        new UpdateCommand({
+          TableName,
+          Key: keys.audioJob(jobId),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          // DynamoDB refuses names an expression does not use.
+          ExpressionAttributeNames: Object.fromEntries(
+            (['status', 'error'] as const).filter((n) => `${expression} ${condition}`.includes(`#${n}`)).map((n) => [`#${n}`, n]),
+          ),
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+
+  return {
+    async create(job) {
+      await db.client.send(
+        new PutCommand({
+          TableName,
+          Item: { ...keys.audioJob(job._id), ...keys.audioJobList(job.createdAt, job._id), entity: 'AudioJob', ...job },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    },
+
+    get,
+
+    list: () =>
+      queryAll<AudioJob>(db, {
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.audioJobListIndex },
+        ScanIndexForward: false,
+      }),
+
+    async start(jobId, totalLines, totalChunks, at) {
+      await update(
+        jobId,
+        'SET #status = :running, totalLines = :lines, totalChunks = :chunks, doneLines = if_not_exists(doneLines, :zero), updatedAt = :at',
+        '#status IN (:pending, :running)',
+        { ':running': 'in_progress', ':pending': 'pending', ':lines': totalLines, ':chunks': totalChunks, ':zero': 0, ':at': at },
+      );
+    },
+
+    async countChunk(jobId, chunk, lines, at) {
+      try {
+        await db.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName,
+                  Item: { ...keys.audioJobChunk(jobId, chunk), entity: 'AudioJobChunk', jobId, chunk, lines, ttl: Math.floor(Date.parse(at) / 1000) + markerSeconds },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              {
+                Update: {
+                  TableName,
+                  Key: keys.audioJob(jobId),
+                  UpdateExpression: 'ADD doneLines :lines SET updatedAt = :at',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':lines': lines, ':at': at },
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        if (failedConditions(error)?.includes(0)) return undefined;
+        throw error;
+      }
+      return get(jobId);
+    },
+
+    async setProgress(jobId, progress, at) {
+      await update(jobId, 'SET progress = :p, updatedAt = :at', '#status = :running AND progress < :p', {
+        ':p': progress,
+        ':at': at,
+        ':running': 'in_progress',
+      });
+    },
+
+    finish: (jobId, outcome, at) =>
+      outcome.status === 'completed'
+        ? update(jobId, 'SET #status = :done, progress = :full, updatedAt = :at', '#status = :running', {
+            ':done': 'completed',
+            ':full': 100,
+            ':at': at,
+            ':running': 'in_progress',
+          })
+        : update(jobId, 'SET #status = :failed, #error = :error, updatedAt = :at', '#status IN (:pending, :running)', {
+            ':failed': 'failed',
+            ':error': outcome.error,
+            ':at': at,
+            ':pending': 'pending',
+            ':running': 'in_progress',
+          }),
+  };
+}

@@ -1,0 +1,61 @@
+import type { Caller } from '../auth/caller.ts';
+import type { UserStore } from '../auth/users.ts';
+import type { SubscriptionStore } from '../billing/subscriptions.ts';
+import { isActive } from '../billing/subscriptions.ts';
+import type { Book, BookStore, Line } from '../books/book.ts';
+import { DomainError, internal, notFound } from '../errors.ts';
+import { isObjectId } from '../ids.ts';
+
+/** Reading a book's audio (SPEC.md 4.2, "book read access"). */
+export interface AccessDeps {
+  books: BookStore;
+  users: UserStore;
+  subscriptions: SubscriptionStore;
+}
+
+/** Malformed ids are a 500, as the spec says for its generation and job endpoints. */
+export function checkId(value: string | undefined, what: string): string {
+  if (!isObjectId(value)) throw internal(`Invalid ${what} id: ${value ?? ''}`);
+  return value;
+}
+
+export async function findBook(deps: Pick<AccessDeps, 'books'>, bookId: string | undefined): Promise<Book> {
+  const book = await deps.books.get(checkId(bookId, 'book'));
+  if (!book) throw notFound('Book not found');
+  return book;
+}
+
+export async function findLine(deps: Pick<AccessDeps, 'books'>, book: Book, lineId: string | undefined): Promise<Line> {
+  const line = await deps.books.line(book.bookId, checkId(lineId, 'line'));
+  if (!line) throw notFound('Line not found');
+  return line;
+}
+
+/** The owner, a contributor or an admin: those the spec lets read a private book and skip its paywall. */
+export function canManageBook(caller: Caller, book: Book): boolean {
+  if (caller.kind !== 'user') return false;
+  const { userId, role } = caller.user;
+  return role === 'admin' || book.ownerId === userId || book.contributors.includes(userId);
+}
+
+/**
+ * Throws 404 for a private book the caller may not read, and 402 with the spec's body for a
+ * subscriber-only book the caller has no active creator subscription at the required tier for.
+ */
+export async function requireReadAccess(deps: AccessDeps, caller: Caller, book: Book): Promise<void> {
+  if (canManageBook(caller, book)) return;
+  if (book.visibility === 'private') throw notFound('Book not found');
+  if (book.accessModel !== 'creator_subscription') return;
+
+  const subscription = caller.kind === 'user' ? await deps.subscriptions.getCreatorSubscription(caller.user.userId, book.ownerId) : undefined;
+  if (subscription && isActive(subscription) && (!book.requiredSubscriptionTier || subscription.tier === book.requiredSubscriptionTier)) return;
+
+  const creator = await deps.users.get(book.ownerId);
+  throw new DomainError('payment_required', 'This book is available to subscribers only', {
+    requiresSubscription: true,
+    contentType: 'book',
+    contentId: book.bookId,
+    requiredSubscriptionTier: book.requiredSubscriptionTier,
+    creator: creator ? { _id: creator.userId, username: creator.username, profilePicture: creator.profilePicture } : { _id: book.ownerId },
+  });
+}

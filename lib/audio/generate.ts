@@ -1,0 +1,71 @@
+import type { Book, Line } from '../books/book.ts';
+import { badRequest, internal } from '../errors.ts';
+import type { Objects } from '../objects.ts';
+import { audioKey, contentHash, fieldPrefix, isCurrent, parseAudioKey } from './audio-key.ts';
+import { VoiceRejected, type Speech } from './speech.ts';
+import { audioFields, defaultVoice, isAudioField, isVoiceId, languageOf, voiceIds, type AudioField } from './voices.ts';
+
+/** Making a line field's audio, or finding it already made (SPEC.md 4.2, generation rules). */
+export interface GenerateDeps {
+  audio: Objects;
+  speech: () => Promise<Speech>;
+}
+
+/** Presigned URL lifetimes of SPEC.md section 8. */
+export const urlSeconds = { generated: 3600, all: 7200, defaultExpires: 3600 } as const;
+
+export interface FieldAudio {
+  storageKey: string;
+  cached: boolean;
+}
+
+/** A field name from a path or body: one of the three, in any case; undefined otherwise. */
+export const fieldFrom = (value: unknown): AudioField | undefined => {
+  const field = typeof value === 'string' ? value.toLowerCase() : undefined;
+  return isAudioField(field) ? field : undefined;
+};
+
+export function requireField(value: unknown): AudioField {
+  const field = fieldFrom(value);
+  if (!field) throw badRequest('Invalid field', { availableFields: audioFields });
+  return field;
+}
+
+export function requireVoice(value: unknown): string {
+  const voice = value === undefined || value === null || value === '' ? defaultVoice : value;
+  if (!isVoiceId(voice)) throw badRequest('Invalid voice', { availableVoices: voiceIds });
+  return voice;
+}
+
+/** The stored audio of the field for the line's current content, if there is any. */
+export async function storedAudio(deps: GenerateDeps, book: Book, line: Line, field: AudioField, voice: string) {
+  const key = audioKey(book.bookId, line.lineId, field, voice, contentHash(line, voice));
+  return (await deps.audio.head(key)) ? key : undefined;
+}
+
+/**
+ * The field's audio for the line as it is now: from the cache when the same content and voice were
+ * spoken before, else spoken, stored, and the field's stale audio (older content) removed.
+ */
+export async function fieldAudio(deps: GenerateDeps, book: Book, line: Line, field: AudioField, voice: string): Promise<FieldAudio> {
+  if (!isVoiceId(voice)) throw new VoiceRejected(voice);
+  const text = line[field].trim();
+  if (!text) throw internal(`The ${field} text of this line is empty`);
+  const storageKey = audioKey(book.bookId, line.lineId, field, voice, contentHash(line, voice));
+  if (await deps.audio.head(storageKey)) return { storageKey, cached: true };
+
+  const speech = await deps.speech();
+  const mp3 = await speech.synthesize({ text, voice, language: languageOf(field) });
+  await deps.audio.put(storageKey, mp3, 'audio/mpeg');
+  const stale = (await deps.audio.list(fieldPrefix(book.bookId, line.lineId, field)))
+    .map((o) => o.key)
+    .filter((key) => {
+      const parts = parseAudioKey(key);
+      return parts && !isCurrent(line, parts);
+    });
+  if (stale.length) await deps.audio.deleteMany(stale);
+  return { storageKey, cached: false };
+}
+
+export const presignAudio = (deps: GenerateDeps, key: string, seconds: number) =>
+  deps.audio.presignGet(key, seconds, { contentType: 'audio/mpeg', contentDisposition: 'inline' });

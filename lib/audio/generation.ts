@@ -1,0 +1,68 @@
+import { isStaff, type User } from '../auth/users.ts';
+import { badRequest, DomainError, internal } from '../errors.ts';
+import { logger } from '../log.ts';
+import { VoiceRejected } from './speech.ts';
+import { findBook, findLine } from './access.ts';
+import type { AudioDeps } from './deps.ts';
+import { fieldAudio, fieldFrom, presignAudio, requireField, requireVoice, urlSeconds, type FieldAudio } from './generate.ts';
+import { audioFields, defaultVoice, type AudioField } from './voices.ts';
+
+/** `POST /audio/:bookId/lines/:lineId/:field` (editors and admins; only the role is checked). */
+export async function generateOne(deps: AudioDeps, params: Record<string, string | undefined>, body: Record<string, unknown>) {
+  const field = requireField(params.field);
+  const voice = requireVoice(body.voice);
+  const book = await findBook(deps, params.bookId);
+  const line = await findLine(deps, book, params.lineId);
+  const audio = await fieldAudio(deps, book, line, field, voice);
+  return {
+    success: true,
+    bookId: book.bookId,
+    lineId: line.lineId,
+    field,
+    voice,
+    storageKey: audio.storageKey,
+    audioUrl: await presignAudio(deps, audio.storageKey, urlSeconds.generated),
+    cached: audio.cached,
+    message: audio.cached ? 'Audio retrieved from cache' : 'Audio generated successfully',
+  };
+}
+
+function batchFields(value: unknown): AudioField[] {
+  if (value === undefined || value === null) return ['arabic', 'english'];
+  if (!Array.isArray(value) || value.some((f) => typeof f !== 'string')) throw internal('fields must be an array of strings');
+  const invalidFields = (value as string[]).filter((f) => !fieldFrom(f));
+  if (invalidFields.length) throw badRequest('Invalid fields', { invalidFields, availableFields: audioFields });
+  return [...new Set((value as string[]).map((f) => fieldFrom(f)!))];
+}
+
+/** `POST /audio/:bookId/lines/:lineId/batch`: each field on its own; one field's failure fails only that field. */
+export async function generateBatch(deps: AudioDeps, params: Record<string, string | undefined>, body: Record<string, unknown>) {
+  const fields = batchFields(body.fields);
+  const voice = typeof body.voice === 'string' && body.voice !== '' ? body.voice : defaultVoice;
+  const book = await findBook(deps, params.bookId);
+  const line = await findLine(deps, book, params.lineId);
+
+  const results: Record<string, FieldAudio & { audioUrl: string }> = {};
+  const errors: Record<string, string> = {};
+  await Promise.all(
+    fields.map(async (field) => {
+      try {
+        const audio = await fieldAudio(deps, book, line, field, voice);
+        results[field] = { ...audio, audioUrl: await presignAudio(deps, audio.storageKey, urlSeconds.generated) };
+      } catch (error) {
+        errors[field] = safeMessage(error);
+      }
+    }),
+  );
+  return { success: true, bookId: book.bookId, lineId: line.lineId, voice, results, ...(Object.keys(errors).length ? { errors } : {}) };
+}
+
+/** Our own messages reach the client; an SDK's (which can name accounts and resources) only the log. */
+function safeMessage(error: unknown): string {
+  if (error instanceof DomainError || error instanceof VoiceRejected) return error.message;
+  logger.error('Audio generation failed', { error: error as Error });
+  return 'Audio generation failed';
+}
+
+/** Who may have missing audio made on demand by the url and stream endpoints. */
+export const generatesOnDemand = (user: User | undefined): boolean => Boolean(user && isStaff(user));

@@ -1,0 +1,135 @@
+import type { Book, BookStore } from '../books/book.ts';
+import { DomainError, internal, notFound } from '../errors.ts';
+import { newObjectId } from '../ids.ts';
+import { logger } from '../log.ts';
+import type { Queue } from '../queue.ts';
+import { checkId, findBook } from './access.ts';
+import { jobView, type AudioJob, type AudioJobStore } from './audio-job.ts';
+import { fieldAudio, type GenerateDeps } from './generate.ts';
+import { VoiceRejected } from './speech.ts';
+import { audioFields, defaultVoice } from './voices.ts';
+
+/**
+ * Whole-book audio jobs (SPEC.md 4.2, state table 3.2). A book of thousands of lines cannot be
+ * spoken in one Lambda run, so the job is planned into chunk messages on the audio queue. Each chunk
+ * is counted once (a duplicate or retried delivery finds its audio cached and its count taken), and
+ * progress is the share of lines in counted chunks.
+ */
+export interface JobDeps extends GenerateDeps {
+  books: BookStore;
+  audioJobs: AudioJobStore;
+  audioQueue: Queue;
+  now: () => Date;
+}
+
+export const linesPerChunk = 20;
+/** Lines of a chunk spoken at once (each with its three fields). */
+const linesInFlight = 4;
+
+export type AudioJobMessage =
+  | { kind: 'plan'; jobId: string }
+  | { kind: 'chunk'; jobId: string; bookId: string; voice: string; chunk: number; lineIds: string[] };
+
+/** `POST /audio/:bookId/generate`: stores a pending job and answers at once. */
+export async function startBookJob(deps: JobDeps, bookId: string | undefined, body: Record<string, unknown>) {
+  const book = await findBook(deps, bookId);
+  const voice = typeof body.voice === 'string' && body.voice !== '' ? body.voice : defaultVoice;
+  const at = deps.now().toISOString();
+  const job: AudioJob = { _id: newObjectId(), bookId: book.bookId, voice, status: 'pending', progress: 0, createdAt: at, updatedAt: at, __v: 0 };
+  await deps.audioJobs.create(job);
+  await deps.audioQueue.send({ kind: 'plan', jobId: job._id } satisfies AudioJobMessage);
+  return { success: true, jobId: job._id };
+}
+
+export async function readJob(deps: Pick<JobDeps, 'audioJobs'>, jobId: string | undefined) {
+  const job = await deps.audioJobs.get(checkId(jobId, 'job'));
+  if (!job) throw notFound('Job not found');
+  return jobView(job);
+}
+
+/** Every job, newest first, each with its book's summary in place of the id. */
+export async function listJobs(deps: Pick<JobDeps, 'audioJobs' | 'books'>) {
+  const jobs = await deps.audioJobs.list();
+  const ids = [...new Set(jobs.map((j) => j.bookId))];
+  const books = new Map((await Promise.all(ids.map((id) => deps.books.get(id)))).flatMap((b) => (b ? [[b.bookId, b] as const] : [])));
+  return {
+    success: true,
+    jobs: jobs.map((job) => ({ ...jobView(job), bookId: bookSummary(job.bookId, books.get(job.bookId)) })),
+  };
+}
+
+const bookSummary = (bookId: string, book: Book | undefined) => {
+  if (!book) return null;
+  const meta = book.metadata as Record<string, unknown>;
+  return {
+    _id: bookId,
+    title: book.title,
+    author: book.author,
+    category: meta.category ?? null,
+    progress: meta.progress ?? null,
+    difficulty: meta.difficulty ?? null,
+  };
+};
+
+/** Plans the job: its size first (so counting can tell when it is done), then one message per chunk. */
+export async function planJob(deps: JobDeps, jobId: string): Promise<void> {
+  const job = await deps.audioJobs.get(jobId);
+  if (!job || job.status === 'completed' || job.status === 'failed') return;
+  const lines = await deps.books.lines(job.bookId);
+  const chunks: string[][] = [];
+  for (let i = 0; i < lines.length; i += linesPerChunk) chunks.push(lines.slice(i, i + linesPerChunk).map((l) => l.lineId));
+  const at = deps.now().toISOString();
+  await deps.audioJobs.start(jobId, lines.length, chunks.length, at);
+  if (chunks.length === 0) {
+    await deps.audioJobs.finish(jobId, { status: 'completed' }, at);
+    return;
+  }
+  for (const [chunk, lineIds] of chunks.entries()) {
+    await deps.audioQueue.send({ kind: 'chunk', jobId, bookId: job.bookId, voice: job.voice, chunk, lineIds } satisfies AudioJobMessage);
+  }
+}
+
+/** A field that cannot be spoken (empty, voice refused) is logged and counted, as the spec says. */
+const isLineFailure = (error: unknown) => error instanceof DomainError || error instanceof VoiceRejected;
+
+/** Speaks one chunk's lines (cache hits cost a HEAD), then counts the chunk once. */
+export async function runChunk(deps: JobDeps, message: Extract<AudioJobMessage, { kind: 'chunk' }>): Promise<void> {
+  const job = await deps.audioJobs.get(message.jobId);
+  if (!job || job.status === 'completed' || job.status === 'failed') return;
+  const book = await deps.books.get(message.bookId);
+  if (!book) throw internal(`Book ${message.bookId} no longer exists`);
+
+  const queue = [...message.lineIds];
+  const speakLines = async () => {
+    for (let lineId = queue.shift(); lineId !== undefined; lineId = queue.shift()) {
+      const line = await deps.books.line(book.bookId, lineId);
+      if (!line) {
+        logger.warn('Audio job: line no longer exists', { jobId: job._id, lineId });
+        continue;
+      }
+      await Promise.all(
+        audioFields.map((field) =>
+          fieldAudio(deps, book, line, field, message.voice).catch((error: unknown) => {
+            if (!isLineFailure(error)) throw error;
+            logger.info('Audio job: field skipped', { jobId: job._id, lineId, field, reason: (error as Error).message });
+          }),
+        ),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: linesInFlight }, speakLines));
+
+  const at = deps.now().toISOString();
+  const counted = await deps.audioJobs.countChunk(job._id, message.chunk, message.lineIds.length, at);
+  if (!counted) return;
+  const total = counted.totalLines ?? 0;
+  const done = counted.doneLines ?? 0;
+  if (done >= total) await deps.audioJobs.finish(job._id, { status: 'completed' }, at);
+  else await deps.audioJobs.setProgress(job._id, Math.floor((done / total) * 100), at);
+}
+
+/** After the queue's last try: the run crashed, so the job fails with the error (state table 3.2). */
+export async function failJob(deps: Pick<JobDeps, 'audioJobs' | 'now'>, jobId: string, error: unknown): Promise<void> {
+  const message = error instanceof Error ? error.message : String(error);
+  await deps.audioJobs.finish(jobId, { status: 'failed', error: message }, deps.now().toISOString());
+}
