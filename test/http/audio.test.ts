@@ -214,6 +214,48 @@ describe('read access', () => {
   });
 });
 
+describe('every read endpoint', () => {
+  const reads = (bookId: string, lineId: string) => [
+    `/audio/${bookId}/lines-with-audio`,
+    `/audio/${bookId}/lines/${lineId}`,
+    `/audio/${bookId}/lines/${lineId}/arabic/url`,
+    `/audio/${bookId}/all`,
+  ];
+
+  it('answers 404 for an unknown book, a private book and an unknown line; 402 on a subscriber-only book', async () => {
+    for (const path of reads(newObjectId(), newObjectId())) expect((await api.call('GET', path)).status, path).toBe(404);
+    for (const path of reads(book('priv').bookId, book('priv').lineIds[0]!)) expect((await api.call('GET', path, as('mo'))).status, path).toBe(404);
+    for (const path of reads(book('paid').bookId, book('paid').lineIds[0]!)) {
+      expect(await api.call('GET', path, as('mo')), path).toMatchObject({ status: 402, body: { requiresSubscription: true, contentType: 'book' } });
+    }
+    expect((await api.call('GET', `/audio/${book('pub').bookId}/lines/${newObjectId()}`)).status).toBe(404);
+    expect((await api.call('GET', `/audio/${book('pub').bookId}/lines/${newObjectId()}/arabic/stream`)).status).toBe(404);
+    expect((await api.call('GET', `/audio/${newObjectId()}/lines/${newObjectId()}/arabic/stream`)).status).toBe(404);
+  });
+
+  it('lets the stream through on a private or subscriber-only book, as the spec checks no read access there', async () => {
+    await api.call('POST', `${line('paid')}/arabic`, { ...as('ed'), body: {} });
+    expect((await api.call('GET', `${line('paid')}/arabic/stream`)).status).toBe(200);
+  });
+
+  it('needs an editor or admin for generation, jobs and deletes', async () => {
+    const editorOnly: [string, string][] = [
+      ['POST', `/audio/${book('pub').bookId}/generate`],
+      ['GET', '/audio/jobs'],
+      ['GET', `/audio/jobs/${newObjectId()}`],
+      ['POST', `${line('pub')}/batch`],
+      ['POST', `${line('pub')}/arabic`],
+      ['DELETE', `${line('pub')}/arabic`],
+      ['DELETE', line('pub')],
+      ['DELETE', `/audio/${book('pub').bookId}`],
+    ];
+    for (const [method, path] of editorOnly) {
+      expect((await api.call(method, path)).status, `${method} ${path}`).toBe(401);
+      expect(await api.call(method, path, as('cara')), `${method} ${path}`).toMatchObject({ status: 403, body: 'Forbidden: You do not have the required permissions' });
+    }
+  });
+});
+
 describe('deleting audio', () => {
   it('deletes one voice (1), a whole field ("all"), a line and a book (counts)', async () => {
     await api.call('POST', `${line('pub')}/arabic`, { ...as('ed'), body: { voice: 'onyx' } });
