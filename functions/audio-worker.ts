@@ -1,7 +1,7 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
-import { failJob, planJob, runChunk, type AudioJobMessage } from '../lib/audio/jobs.ts';
+import { failJob, planJob, runChunk, type AudioJobMessage, type JobDeps } from '../lib/audio/jobs.ts';
 import { logger } from '../lib/log.ts';
 import { maxReceives, type Queue } from '../lib/queue.ts';
 import { deps as coreDeps, once } from './deps.ts';
@@ -28,26 +28,31 @@ const deps = once(() => {
   };
 });
 
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const batchItemFailures: SQSBatchItemFailure[] = [];
-  // One record at a time: parallelism comes from concurrent invocations, bounded to the speech provider's rate.
-  for (const record of event.Records) {
-    let message: AudioJobMessage;
-    try {
-      message = JSON.parse(record.body) as AudioJobMessage;
-    } catch {
-      logger.error('Audio worker: dropped a message that is not JSON', { messageId: record.messageId });
-      continue;
+/** The SQS handler over given deps (the benchmark runs it over stand-ins). */
+export function workerHandler(jobDeps: () => JobDeps) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchItemFailure[] = [];
+    // One record at a time: parallelism comes from concurrent invocations, bounded to the speech provider's rate.
+    for (const record of event.Records) {
+      let message: AudioJobMessage;
+      try {
+        message = JSON.parse(record.body) as AudioJobMessage;
+      } catch {
+        logger.error('Audio worker: dropped a message that is not JSON', { messageId: record.messageId });
+        continue;
+      }
+      try {
+        if (message.kind === 'plan') await planJob(jobDeps(), message.jobId);
+        else await runChunk(jobDeps(), message);
+      } catch (error) {
+        const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+        logger.error('Audio worker: message failed', { jobId: message.jobId, kind: message.kind, receives, error: error as Error });
+        if (receives >= maxReceives) await failJob(jobDeps(), message.jobId, error);
+        else batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
     }
-    try {
-      if (message.kind === 'plan') await planJob(deps(), message.jobId);
-      else await runChunk(deps(), message);
-    } catch (error) {
-      const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
-      logger.error('Audio worker: message failed', { jobId: message.jobId, kind: message.kind, receives, error: error as Error });
-      if (receives >= maxReceives) await failJob(deps(), message.jobId, error);
-      else batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
+    return { batchItemFailures };
+  };
 }
+
+export const handler = workerHandler(deps);
