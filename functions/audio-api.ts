@@ -1,34 +1,16 @@
-import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
-import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { deleteBookAudio, deleteFieldAudio, deleteLineAudio } from '../lib/audio/deletion.ts';
 import { generateBatch, generateOne } from '../lib/audio/generation.ts';
 import { listJobs, readJob, startBookJob } from '../lib/audio/jobs.ts';
 import { allAudio, lineAudioList, linesWithAudio } from '../lib/audio/listing.ts';
 import { audioUrl, streamAudio } from '../lib/audio/playback.ts';
 import { audioFields, voices } from '../lib/audio/voices.ts';
-import type { Queue } from '../lib/queue.ts';
-import { deps as coreDeps, once } from './deps.ts';
+import { audioDeps } from './audio-deps.ts';
 import { audioStyle } from './http/errors.ts';
 import { httpFunction } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
-import { audioBucket, onFirstUse } from './lazy.ts';
-import { speechAdapter } from './speech.ts';
 
 /** `/audio/*` (SPEC.md 4.2): text-to-speech for book lines, its files and whole-book jobs. */
-const deps = once(() => {
-  const core = coreDeps();
-  return {
-    ...core,
-    books: dynamoBookStore(core.db),
-    audioJobs: dynamoAudioJobStore(core.db),
-    audio: audioBucket(core.config.audioBucket),
-    speech: speechAdapter,
-    audioQueue: onFirstUse<Queue>(async () => {
-      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);
-      return sqsQueue(sqsClient(), core.config.audioQueueUrl);
-    }),
-  };
-});
+const deps = audioDeps;
 
 /** The MP3 as API Gateway returns binary: base64 with the flag set. */
 const mp3 = (bytes: Uint8Array): HttpResult => ({

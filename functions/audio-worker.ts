@@ -1,33 +1,14 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
-import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { failJob, planJob, runChunk, type AudioJobMessage, type JobDeps } from '../lib/audio/jobs.ts';
 import { logger } from '../lib/log.ts';
-import { maxReceives, type Queue } from '../lib/queue.ts';
-import { deps as coreDeps, once } from './deps.ts';
-import { audioBucket, onFirstUse } from './lazy.ts';
-import { speechAdapter } from './speech.ts';
+import { maxReceives } from '../lib/queue.ts';
+import { audioDeps } from './audio-deps.ts';
 
 /**
  * `audio-worker` (DESIGN.md section 1): runs whole-book audio jobs from the `audio-jobs` queue, a plan
  * message then one message per chunk of lines. A message that fails is retried by the queue (partial
  * batch failures); on its last try the job is marked failed with the error (state table 3.2).
  */
-const deps = once(() => {
-  const core = coreDeps();
-  return {
-    ...core,
-    books: dynamoBookStore(core.db),
-    audioJobs: dynamoAudioJobStore(core.db),
-    audio: audioBucket(core.config.audioBucket),
-    speech: speechAdapter,
-    audioQueue: onFirstUse<Queue>(async () => {
-      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);
-      return sqsQueue(sqsClient(), core.config.audioQueueUrl);
-    }),
-  };
-});
-
 /** The SQS handler over given deps (the benchmark runs it over stand-ins). */
 export function workerHandler(jobDeps: () => JobDeps) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -55,4 +36,4 @@ export function workerHandler(jobDeps: () => JobDeps) {
   };
 }
 
-export const handler = workerHandler(deps);
+export const handler = workerHandler(audioDeps);

@@ -1,21 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AudioJob, AudioJobStore } from '../../audio/audio-job.ts';
 import { keys } from './keys.ts';
-import { failedConditions, queryAll, record, type Db } from './table.ts';
+import { failedConditions, ifConditionHolds, queryAll, record, type Db } from './table.ts';
 
 /** Chunk markers outlive any redelivery of their message (SQS keeps messages at most 14 days). */
 const markerSeconds = 30 * 24 * 3600;
-
-const unlessConditionFails = async (send: () => Promise<unknown>): Promise<boolean> => {
-  try {
-    await send();
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-};
 
 export function dynamoAudioJobStore(db: Db): AudioJobStore {
   const TableName = db.tableName;
@@ -24,7 +13,7 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
     return Item ? record<AudioJob>(Item) : undefined;
   };
   const update = (jobId: string, expression: string, condition: string, values: Record<string, unknown>) =>
-    unlessConditionFails(() =>
+    ifConditionHolds(() =>
       db.client.send(
         new UpdateCommand({
           TableName,

@@ -1,9 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BookText, BookTextPage, FileRecord, OcrStore, PageProgress, ResultUpdate } from '../../ocr/book-text.ts';
 import { batchPut } from './books.ts';
 import { keys } from './keys.ts';
-import { failedConditions, queryAll, record, type Db } from './table.ts';
+import { failedConditions, ifConditionHolds, queryAll, record, type Db } from './table.ts';
 
 /** A DynamoDB update expression built from named parts, so optional fields stay readable. */
 class Update {
@@ -76,9 +75,9 @@ export function dynamoOcrStore(db: Db): OcrStore {
     u.set(['status'], status).set(['gsi2pk'], keys.ownerJobsByStatus(book.userId, status, book.createdAt, book.bookTextId).gsi2pk);
 
   /** Callbacks arrive out of order; the count only goes up, so a late small one cannot undo progress. */
-  const raisePagesProcessed = async (bookTextId: string, pages: number) => {
-    try {
-      await db.client.send(
+  const raisePagesProcessed = (bookTextId: string, pages: number) =>
+    ifConditionHolds(() =>
+      db.client.send(
         new UpdateCommand({
           TableName,
           Key: keys.bookText(bookTextId),
@@ -86,11 +85,8 @@ export function dynamoOcrStore(db: Db): OcrStore {
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(pagesProcessed) OR pagesProcessed < :n)',
           ExpressionAttributeValues: { ':n': pages },
         }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  };
+      ),
+    );
 
   const setMetadata = async (bookTextId: string, entries: Record<string, unknown>, at: string) => {
     const names = Object.keys(entries).filter((name) => name !== '');

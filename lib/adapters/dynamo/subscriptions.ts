@@ -1,8 +1,7 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreatorSubscription, Subscription, SubscriptionStore } from '../../billing/subscriptions.ts';
 import { keys } from './keys.ts';
-import { record, type Db } from './table.ts';
+import { ifConditionHolds, record, type Db } from './table.ts';
 
 export function dynamoSubscriptionStore(db: Db): SubscriptionStore {
   const TableName = db.tableName;
@@ -16,9 +15,9 @@ export function dynamoSubscriptionStore(db: Db): SubscriptionStore {
   return {
     get: (userId) => get<Subscription>(keys.subscription(userId)),
     put: (s) => put(keys.subscription(s.userId), 'Subscription', s),
-    async putIfNewer(s) {
-      try {
-        await db.client.send(
+    putIfNewer: (s) =>
+      ifConditionHolds(() =>
+        db.client.send(
           new PutCommand({
             TableName,
             Item: { ...keys.subscription(s.userId), entity: 'Subscription', ...s },
@@ -35,13 +34,8 @@ export function dynamoSubscriptionStore(db: Db): SubscriptionStore {
               ':sub': s.stripeSubscriptionId ?? null,
             },
           }),
-        );
-        return true;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return false;
-        throw error;
-      }
-    },
+        ),
+      ),
     getCreatorSubscription: (userId, creatorId) => get<CreatorSubscription>(keys.creatorSubscription(userId, creatorId)),
     putCreatorSubscription: (s) => put(keys.creatorSubscription(s.userId, s.creatorId), 'CreatorSubscription', s),
     async pagesUsed(userId, periodStart) {

@@ -1,5 +1,5 @@
 import { paginateQuery, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 /** The table a store works on. Every item also carries `entity`, the record type. */
 export interface Db {
@@ -18,6 +18,17 @@ export function record<T>(item: Record<string, unknown>): T {
 export function failedConditions(error: unknown): number[] | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   return (error.CancellationReasons ?? []).flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : []));
+}
+
+/** Runs a conditional write: true when it was made, false when its condition did not hold. */
+export async function ifConditionHolds(send: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await send();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 /** True for a canceled transaction whose cancellation is a write conflict or a failed condition. */

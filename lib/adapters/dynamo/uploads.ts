@@ -1,23 +1,13 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { PendingUpload, UploadStore } from '../../ocr/presigned-upload.ts';
 import { keys } from './keys.ts';
-import { record, type Db } from './table.ts';
+import { ifConditionHolds, record, type Db } from './table.ts';
 
 /** Pending presigned uploads expire (table TTL) a day after their URL does. */
 const keepSeconds = 24 * 60 * 60;
 
 export function dynamoUploadStore(db: Db): UploadStore {
   const TableName = db.tableName;
-  const claimed = async (send: () => Promise<unknown>) => {
-    try {
-      await send();
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
-  };
   return {
     async put(upload) {
       const ttl = Math.floor(new Date(upload.expiresAt).getTime() / 1000) + keepSeconds;
@@ -28,7 +18,7 @@ export function dynamoUploadStore(db: Db): UploadStore {
       return Item ? record<PendingUpload>(Item) : undefined;
     },
     claim: (uploadId, jobId) =>
-      claimed(() =>
+      ifConditionHolds(() =>
         db.client.send(
           new UpdateCommand({
             TableName,
@@ -40,7 +30,7 @@ export function dynamoUploadStore(db: Db): UploadStore {
         ),
       ),
     async release(uploadId, jobId) {
-      await claimed(() =>
+      await ifConditionHolds(() =>
         db.client.send(
           new UpdateCommand({
             TableName,

@@ -1,0 +1,22 @@
+import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
+import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
+import type { Queue } from '../lib/queue.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { audioBucket, onFirstUse } from './lazy.ts';
+import { speechAdapter } from './speech.ts';
+
+/** What audio-api and audio-worker work with: books, audio jobs, the audio bucket, speech and the audio queue. */
+export const audioDeps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    books: dynamoBookStore(core.db),
+    audioJobs: dynamoAudioJobStore(core.db),
+    audio: audioBucket(core.config.audioBucket),
+    speech: speechAdapter,
+    audioQueue: onFirstUse<Queue>(async () => {
+      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);
+      return sqsQueue(sqsClient(), core.config.audioQueueUrl);
+    }),
+  };
+});
