@@ -16,6 +16,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printPageCallbacks(report);
     return report.ok;
   },
+  'audio-job': async () => {
+    const { audioJob, printAudioJob } = await import('./audio-job.ts');
+    const report = await audioJob();
+    printAudioJob(report);
+    return report.ok;
+  },
 };
 
 const wanted = process.argv.slice(2);

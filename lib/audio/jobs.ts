@@ -84,8 +84,13 @@ export async function planJob(deps: JobDeps, jobId: string): Promise<void> {
     await deps.audioJobs.finish(jobId, { status: 'completed' }, at);
     return;
   }
-  for (const [chunk, lineIds] of chunks.entries()) {
-    await deps.audioQueue.send({ kind: 'chunk', jobId, bookId: job.bookId, voice: job.voice, chunk, lineIds } satisfies AudioJobMessage);
+  // Ten sends at a time: a 6,236-line book is 312 messages, and the plan must finish well inside its visibility timeout.
+  for (let i = 0; i < chunks.length; i += 10) {
+    await Promise.all(
+      chunks.slice(i, i + 10).map((lineIds, n) =>
+        deps.audioQueue.send({ kind: 'chunk', jobId, bookId: job.bookId, voice: job.voice, chunk: i + n, lineIds } satisfies AudioJobMessage),
+      ),
+    );
   }
 }
 
@@ -120,7 +125,8 @@ export async function runChunk(deps: JobDeps, message: Extract<AudioJobMessage, 
   await Promise.all(Array.from({ length: linesInFlight }, speakLines));
 
   const at = deps.now().toISOString();
-  const counted = await deps.audioJobs.countChunk(job._id, message.chunk, message.lineIds.length, at);
+  // Already counted (a redelivery): the first delivery may have died before finishing the job.
+  const counted = (await deps.audioJobs.countChunk(job._id, message.chunk, message.lineIds.length, at)) ?? (await deps.audioJobs.get(job._id));
   if (!counted) return;
   const total = counted.totalLines ?? 0;
   const done = counted.doneLines ?? 0;

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AudioJob, AudioJobStore } from '../../audio/audio-job.ts';
 import { keys } from './keys.ts';
-import { failedConditions, ifConditionHolds, queryAll, record, type Db } from './table.ts';
+import { contentionPause, failedConditions, ifConditionHolds, isContention, queryAll, record, type Db } from './table.ts';
 
 /** Chunk markers outlive any redelivery of their message (SQS keeps messages at most 14 days). */
 const markerSeconds = 30 * 24 * 3600;
@@ -60,34 +60,33 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
     },
 
     async countChunk(jobId, chunk, lines, at) {
-      try {
-        await db.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Put: {
-                  TableName,
-                  Item: { ...keys.audioJobChunk(jobId, chunk), entity: 'AudioJobChunk', jobId, chunk, lines, ttl: Math.floor(Date.parse(at) / 1000) + markerSeconds },
-                  ConditionExpression: 'attribute_not_exists(pk)',
+      const marker = { ...keys.audioJobChunk(jobId, chunk), entity: 'AudioJobChunk', jobId, chunk, lines, ttl: Math.floor(Date.parse(at) / 1000) + markerSeconds };
+      // Chunks finishing together write the same job item: a transaction conflict is retried, not lost.
+      for (let attempt = 0; ; attempt++) {
+        if (attempt > 0) await contentionPause(attempt);
+        try {
+          await db.client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Put: { TableName, Item: marker, ConditionExpression: 'attribute_not_exists(pk)' } },
+                {
+                  Update: {
+                    TableName,
+                    Key: keys.audioJob(jobId),
+                    UpdateExpression: 'ADD doneLines :lines SET updatedAt = :at',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: { ':lines': lines, ':at': at },
+                  },
                 },
-              },
-              {
-                Update: {
-                  TableName,
-                  Key: keys.audioJob(jobId),
-                  UpdateExpression: 'ADD doneLines :lines SET updatedAt = :at',
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeValues: { ':lines': lines, ':at': at },
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        if (failedConditions(error)?.includes(0)) return undefined;
-        throw error;
+              ],
+            }),
+          );
+          return get(jobId);
+        } catch (error) {
+          if (failedConditions(error)?.includes(0)) return undefined;
+          if (!isContention(error) || attempt >= 12) throw error;
+        }
       }
-      return get(jobId);
     },
 
     async setProgress(jobId, progress, at) {
