@@ -10,10 +10,9 @@ import {
   ReceiveMessageCommand,
   SetQueueAttributesCommand,
   SQSClient,
-  type Message,
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { startEmbeddedStores, type EmbeddedStores } from '../infra/local/embedded/index.ts';
 import { functionEnvironment, names } from '../infra/local/state.ts';
 import type { AudioJob, AudioJobStore } from '../lib/audio/audio-job.ts';
@@ -22,6 +21,8 @@ import type { Speech, SpeechRequest } from '../lib/audio/speech.ts';
 import type { Book, Line } from '../lib/books/book.ts';
 import type { ObjectInfo, Objects, PresignedPost, StoredObject, UploadRules } from '../lib/objects.ts';
 import type { Queue } from '../lib/queue.ts';
+import { setEnv } from './env.ts';
+import { toRecord } from '../infra/local/audio-worker.ts';
 
 /**
  * Throughput budget (DESIGN.md section 8): an audio job of 6,236 lines x 3 fields against a speech
@@ -314,27 +315,6 @@ class MemoryObjects implements Objects {
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
-/** The SQS record Lambda would hand the function (as infra/local/audio-worker.ts builds it). */
-function toRecord(message: Message, queueUrl: string): SQSRecord {
-  const attributes = message.Attributes ?? {};
-  return {
-    messageId: message.MessageId!,
-    receiptHandle: message.ReceiptHandle!,
-    body: message.Body ?? '',
-    attributes: {
-      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
-      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
-      SenderId: attributes.SenderId ?? 'local',
-      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: message.MD5OfBody ?? '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: `arn:aws:sqs:local:000000000000:${queueUrl.split('/').pop()}`,
-    awsRegion: 'local',
-  };
-}
-
 /**
  * Long-polls the queue and hands each message to the handler, one at a time, deleting it unless the
  * handler reports it failed. When the generation dies the loop stops where it is: whatever it holds
@@ -455,17 +435,6 @@ export interface AudioJobReport {
   ok: boolean;
 }
 
-/** Sets the variables, returning a function that puts back what was there before. */
-function setEnv(vars: Record<string, string>): () => void {
-  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, vars);
-  return () => {
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-}
 
 const arabicTexts = ['بسم الله الرحمن الرحيم', 'الحمد لله رب العالمين', 'الرحمن الرحيم', 'مالك يوم الدين', 'إياك نعبد وإياك نستعين', 'اهدنا الصراط المستقيم'];
 const englishTexts = [

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmbeddedStores, type EmbeddedStores } from '../infra/local/embedded/index.ts';
 import { functionEnvironment, names } from '../infra/local/state.ts';
+import { setEnv } from './env.ts';
 
 /**
  * Throughput budget (DESIGN.md section 8): 1,000 page callbacks at 32 in flight, nothing lost. A job is
@@ -64,17 +65,6 @@ function client(url: string) {
   };
 }
 
-/** Sets the variables, returning a function that puts back what was there before. */
-function setEnv(vars: Record<string, string>): () => void {
-  const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, vars);
-  return () => {
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  };
-}
 
 export async function pageCallbacks(): Promise<PageCallbacksReport> {
   const setupStart = performance.now();

@@ -5,7 +5,7 @@ import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 
 /** The SQS record Lambda would hand the function for a received message. */
-function toRecord(message: Message, queueUrl: string): SQSRecord {
+export function toRecord(message: Message, queueUrl: string): SQSRecord {
   const attributes = message.Attributes ?? {};
   return {
     messageId: message.MessageId!,
