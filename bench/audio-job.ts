@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { startEmbeddedStores, type EmbeddedStores } from '../infra/local/embedded/index.ts';
+import type { EmbeddedStores } from '../infra/local/embedded/index.ts';
 import { functionEnvironment, names } from '../infra/local/state.ts';
 import type { AudioJob, AudioJobStore } from '../lib/audio/audio-job.ts';
 import type { JobDeps } from '../lib/audio/jobs.ts';
@@ -21,7 +21,7 @@ import type { Speech, SpeechRequest } from '../lib/audio/speech.ts';
 import type { Book, Line } from '../lib/books/book.ts';
 import type { ObjectInfo, Objects, PresignedPost, StoredObject, UploadRules } from '../lib/objects.ts';
 import type { Queue } from '../lib/queue.ts';
-import { setEnv } from './env.ts';
+import { quiet, setEnv, startBenchStores } from './env.ts';
 import { toRecord } from '../infra/local/audio-worker.ts';
 
 /**
@@ -469,22 +469,14 @@ export async function audioJob(): Promise<AudioJobReport> {
   let stores: EmbeddedStores | undefined;
   let sqs: SQSClient | undefined;
   let dynamo: DynamoDBClient | undefined;
-  const restoreQuiet = setEnv({
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
-  });
+  const restoreQuiet = quiet();
   let restoreEnv = () => {};
   let restoreLog = () => {};
   /** Everything still to stop: poll loops, speech gates. */
   const running: { loops: Promise<void>[]; stopAll: boolean; gates: RateGate[] } = { loops: [], stopAll: false, gates: [] };
   try {
     const tableName = names.tableName;
-    stores = await startEmbeddedStores({
-      dataDir,
-      tableName,
-      buckets: [names.uploadsBucket, names.audioBucket],
-      queues: [names.ocrQueue, names.audioQueue],
-    });
+    stores = await startBenchStores(dataDir);
     // The function configuration is read once per process: set it before any module that reads it loads.
     restoreEnv = setEnv(
       functionEnvironment(

@@ -1,3 +1,6 @@
+import { startEmbeddedStores } from '../infra/local/embedded/index.ts';
+import { names } from '../infra/local/state.ts';
+
 /** Sets the variables, returning a function that puts back what was there before. */
 export function setEnv(vars: Record<string, string>): () => void {
   const before = Object.fromEntries(Object.keys(vars).map((name) => [name, process.env[name]]));
@@ -9,3 +12,19 @@ export function setEnv(vars: Record<string, string>): () => void {
     }
   };
 }
+
+/** Quiet, as in the tests: no per-request logs, and no SDK notice about its 2027 releases. */
+export const quiet = (): (() => void) =>
+  setEnv({
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
+  });
+
+/** The embedded stores a benchmark runs against, as `npm start` creates them, in `dataDir`. */
+export const startBenchStores = (dataDir: string) =>
+  startEmbeddedStores({
+    dataDir,
+    tableName: names.tableName,
+    buckets: [names.uploadsBucket, names.audioBucket],
+    queues: [names.ocrQueue, names.audioQueue],
+  });

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEmbeddedStores, type EmbeddedStores } from '../infra/local/embedded/index.ts';
+import type { EmbeddedStores } from '../infra/local/embedded/index.ts';
 import { functionEnvironment, names } from '../infra/local/state.ts';
-import { setEnv } from './env.ts';
+import { quiet, setEnv, startBenchStores } from './env.ts';
 
 /**
  * Throughput budget (DESIGN.md section 8): 1,000 page callbacks at 32 in flight, nothing lost. A job is
@@ -73,19 +73,11 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
   let server: { url: string; close(): Promise<void> } | undefined;
   // Quiet, as in the tests: no per-request logs, and no SDK notice about its 2027 releases (the stores'
   // own SDK client, creating the table, would print it first).
-  const restoreQuiet = setEnv({
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
-  });
+  const restoreQuiet = quiet();
   let restoreEnv = () => {};
   try {
     const tableName = names.tableName;
-    stores = await startEmbeddedStores({
-      dataDir,
-      tableName,
-      buckets: [names.uploadsBucket, names.audioBucket],
-      queues: [names.ocrQueue, names.audioQueue],
-    });
+    stores = await startBenchStores(dataDir);
     // The function configuration is read once per process: set it before any handler module loads.
     const secret = randomBytes(32).toString('hex');
     restoreEnv = setEnv(
