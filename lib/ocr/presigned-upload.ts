@@ -1,7 +1,7 @@
 import type { User } from '../auth/users.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import { newJobId, newObjectId } from '../ids.ts';
-import { createJob, snapshotForUpload, type CreatedJob, type Gate, type UploadDeps } from './upload.ts';
+import { createJob, JobNotQueued, snapshotForUpload, type CreatedJob, type Gate, type UploadDeps } from './upload.ts';
 import type { JobFields } from './job-fields.ts';
 import { uploadKey } from './job-fields.ts';
 import { uploadRejection, UploadRejected } from './upload-rules.ts';
@@ -96,7 +96,8 @@ export async function createJobFromUpload(deps: PresignDeps, user: User, uploadI
     // The client's upload stays when saving fails, so a retry needs no second upload.
     return await createJob(deps, user, file, fields, usageInfo, { jobId, removeObjectOnFailure: false });
   } catch (error) {
-    await deps.pendingUploads.release(uploadId, jobId).catch(() => undefined);
+    // A saved job keeps its upload (only its message is missing); anything else frees it for a retry.
+    if (!(error instanceof JobNotQueued)) await deps.pendingUploads.release(uploadId, jobId).catch(() => undefined);
     throw error;
   }
 }

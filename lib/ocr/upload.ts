@@ -2,7 +2,7 @@ import { isStaff, type User } from '../auth/users.ts';
 import { isActive, type Subscription, type SubscriptionStore } from '../billing/subscriptions.ts';
 import type { TierCatalogue } from '../billing/tiers.ts';
 import { usageSnapshot, type UsageSnapshot } from '../billing/usage.ts';
-import { forbidden, internal } from '../errors.ts';
+import { DomainError, forbidden, internal } from '../errors.ts';
 import { newJobId, newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
@@ -22,6 +22,14 @@ export interface UploadDeps {
 }
 
 export const jobCreationFailed = 'Error creating OCR job';
+
+/** The File and pending BookText were saved but the job message was not sent (the spec's 500). */
+export class JobNotQueued extends DomainError {
+  constructor() {
+    super('internal', 'The job was saved but could not be queued');
+    this.name = 'JobNotQueued';
+  }
+}
 
 /** The subscription gate's outcome: the subscription it read, or nothing for editors and admins. */
 export type Gate = { subscription: Subscription } | undefined;
@@ -149,7 +157,7 @@ export async function createJob(
     ({ messageId: queueMessageId } = await deps.ocrQueue.send(message));
   } catch (error) {
     logger.error('Queueing the OCR job failed', { jobId: bookText.jobId, error: error as Error });
-    throw internal('The job was saved but could not be queued');
+    throw new JobNotQueued();
   }
 
   return {

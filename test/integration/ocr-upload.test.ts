@@ -8,8 +8,10 @@ import { DomainError } from '../../lib/errors.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import type { OcrStore } from '../../lib/ocr/book-text.ts';
 import { parseJobFields, uploadKey } from '../../lib/ocr/job-fields.ts';
-import { createJob, requireSubscription, type UploadDeps } from '../../lib/ocr/upload.ts';
-import { testStores } from '../support/stores.ts';
+import { createJob, JobNotQueued, requireSubscription, type UploadDeps } from '../../lib/ocr/upload.ts';
+import { createJobFromUpload, requestUpload } from '../../lib/ocr/presigned-upload.ts';
+import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
+import { testDb, testStores } from '../support/stores.ts';
 
 /** What a failure half way through `POST /ocr` leaves behind (SPEC.md 4.1, errors). */
 const stores = testStores();
@@ -23,6 +25,14 @@ const member: User = {
   profilePictureKey: null,
   createdAt: '2026-01-01T00:00:00.000Z',
   updatedAt: '2026-01-01T00:00:00.000Z',
+};
+const activeSubscription = {
+  userId: member.userId,
+  tier: 'basic',
+  status: 'active' as const,
+  currentPeriodStart: '2026-11-01T00:00:00.000Z',
+  currentPeriodEnd: '2026-12-01T00:00:00.000Z',
+  updatedAt: '2026-11-01T00:00:00.000Z',
 };
 const snapshot = { remainingCredits: 100, tierCredits: 100, pagesUsed: 0, billingPeriodEnd: '2026-12-01T00:00:00.000Z' };
 
@@ -68,6 +78,22 @@ describe('creating an OCR job when a step fails', () => {
     await expect(createJob(deps, member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true })).rejects.toMatchObject({ kind: 'internal' });
     expect(sent).toBe(0);
     expect(await uploads.head(stored.storageKey)).toBeUndefined();
+  });
+});
+
+describe('creating a job from a presigned upload when the queue send fails', () => {
+  it('keeps the upload used by the saved job, so a retry cannot make a second job from it', async () => {
+    const pendingUploads = dynamoUploadStore(testDb());
+    const deps = { ...uploadDeps({ ocrQueue: { send: async () => Promise.reject(new Error('SQS unavailable')) } }), pendingUploads };
+    const asked = await requestUpload(deps, member, { fileName: 'scan.pdf', fileType: 'application/pdf', fileSize: 8 });
+    await uploads.put(asked.storageKey, '%PDF-1.4', 'application/pdf');
+    const gate = { subscription: activeSubscription };
+    await expect(createJobFromUpload(deps, member, asked.uploadId, parseJobFields({}), gate)).rejects.toBeInstanceOf(JobNotQueued);
+    const jobId = (await pendingUploads.get(asked.uploadId))!.jobId!;
+    expect(await stores.ocr.byJobId(jobId)).toMatchObject({ status: 'pending' });
+
+    const working = { ...deps, ocrQueue: { send: async () => ({ messageId: 'm-2' }) } };
+    await expect(createJobFromUpload(working, member, asked.uploadId, parseJobFields({}), gate)).rejects.toMatchObject({ kind: 'bad_request' });
   });
 });
 
