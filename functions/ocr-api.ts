@@ -1,7 +1,12 @@
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
 import { badRequest } from '../lib/errors.ts';
 import { parseJobFields, uploadKey } from '../lib/ocr/job-fields.ts';
+import { readBook } from '../lib/ocr/books.ts';
+import { listBooks } from '../lib/ocr/catalogue.ts';
+import { editBook } from '../lib/ocr/edit.ts';
+import { importBook } from '../lib/ocr/import.ts';
 import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/presigned-upload.ts';
 import { createJob, jobCreationFailed, requireSubscription, snapshotForUpload } from '../lib/ocr/upload.ts';
@@ -14,7 +19,7 @@ import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
 import { json, text } from './http/responses.ts';
 
-/** `ocr-api` (DESIGN.md section 1): uploads (multipart and presigned), job status, text and list. */
+/** `ocr-api` (DESIGN.md section 1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
 const deps = once(() => {
   const core = coreDeps();
   const bucket = core.config.uploadsBucket;
@@ -28,6 +33,7 @@ const deps = once(() => {
       return sqsQueue(sqsClient(), core.config.ocrQueueUrl);
     }),
     pendingUploads: dynamoUploadStore(core.db),
+    books: dynamoBookStore(core.db),
   };
 });
 
@@ -99,6 +105,22 @@ export const handler = httpFunction({
     'GET /ocr/jobs': {
       failure: 'Error fetching jobs',
       run: (request) => listJobs(deps(), signedIn(request), request.query),
+    },
+    'GET /ocr/books': {
+      failure: 'Error fetching books',
+      run: (request) => listBooks(deps(), request.caller, request.query),
+    },
+    'GET /ocr/books/{bookTextId}': {
+      failure: 'Error fetching book',
+      run: (request) => readBook(deps(), request.caller, request.params.bookTextId, request.query),
+    },
+    'PATCH /ocr/books/{bookTextId}': {
+      failure: 'Error updating book',
+      run: (request) => editBook(deps(), signedIn(request), request.params.bookTextId, request.body),
+    },
+    'POST /ocr/books/{bookTextId}/import': {
+      failure: 'Error importing book',
+      run: async (request) => json(201, await importBook(deps(), signedIn(request), request.params.bookTextId)),
     },
   },
 });

@@ -3,7 +3,7 @@
  * the local server dispatches from it, and each function's handler dispatches on its route keys.
  * Paths use API Gateway's `{param}` syntax. It imports nothing so that infra code can read it.
  */
-export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'billing-webhook' | 'audio-api';
+export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'ocr-export' | 'billing-webhook' | 'audio-api';
 
 /**
  * How the caller is resolved before the route runs (SPEC.md section 5):
@@ -30,6 +30,11 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/ocr/status/{jobId}', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/text/{jobId}', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/jobs', function: 'ocr-api', auth: 'required' },
+  { method: 'GET', path: '/ocr/books', function: 'ocr-api', auth: 'optional' },
+  { method: 'GET', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'optional' },
+  { method: 'PATCH', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'required' },
+  { method: 'POST', path: '/ocr/books/{bookTextId}/import', function: 'ocr-api', auth: 'required' },
+  { method: 'GET', path: '/ocr/books/{bookTextId}/export/docx', function: 'ocr-export', auth: 'required' },
   { method: 'POST', path: '/ocr/result/page', function: 'ocr-callbacks', auth: 'editor' },
   { method: 'POST', path: '/ocr/result', function: 'ocr-callbacks', auth: 'editor' },
   { method: 'GET', path: '/audio/voices', function: 'audio-api', auth: 'none' },

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { internal } from './errors.ts';
 
 /**
  * Ids: 24-hex ObjectId strings for records (4 bytes of seconds, 5 random bytes per process, a 3-byte
@@ -27,5 +28,11 @@ export function sequentialObjectIds(count: number): string[] {
 }
 
 export const isObjectId = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{24}$/i.test(value);
+
+/** Malformed ids in paths are a 500, as the spec says for its OCR book, audio generation and job endpoints. */
+export function checkId(value: string | undefined, what: string): string {
+  if (!isObjectId(value)) throw internal(`Invalid ${what} id: ${value ?? ''}`);
+  return value;
+}
 
 export const newJobId = (): string => randomUUID();

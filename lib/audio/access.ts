@@ -3,20 +3,14 @@ import type { UserStore } from '../auth/users.ts';
 import type { SubscriptionStore } from '../billing/subscriptions.ts';
 import { isActive } from '../billing/subscriptions.ts';
 import type { Book, BookStore, Line } from '../books/book.ts';
-import { DomainError, internal, notFound } from '../errors.ts';
-import { isObjectId } from '../ids.ts';
+import { DomainError, notFound } from '../errors.ts';
+import { checkId } from '../ids.ts';
 
 /** Reading a book's audio (SPEC.md 4.2, "book read access"). */
 export interface AccessDeps {
   books: BookStore;
   users: UserStore;
   subscriptions: SubscriptionStore;
-}
-
-/** Malformed ids are a 500, as the spec says for its generation and job endpoints. */
-export function checkId(value: string | undefined, what: string): string {
-  if (!isObjectId(value)) throw internal(`Invalid ${what} id: ${value ?? ''}`);
-  return value;
 }
 
 export async function findBook(deps: Pick<AccessDeps, 'books'>, bookId: string | undefined): Promise<Book> {

@@ -137,6 +137,51 @@ export interface ResultUpdate {
   processingTime?: number;
 }
 
+/** What PATCH /ocr/books/:bookTextId changes; absent fields keep their stored values. */
+export interface BookEdit {
+  at: string;
+  /** Kept on the BookText too, for the job lists and the catalogue. */
+  fileName?: string;
+  /** The File's changes; absent when the BookText has no File (an orphan's). */
+  file?: { fileName?: string; author?: string };
+  language?: string;
+  visibility?: Visibility;
+  tags?: string[];
+  categories?: string[];
+  extractedText?: string;
+  textStorage?: { key: string; length: number } | null;
+}
+
+/** A page change that keeps the page's other fields (PATCH with `pages` as an object). */
+export interface PageChange {
+  pageId: string;
+  pageNumber: number;
+  text?: string;
+  storageKey?: string | null;
+  isAIGenerated?: boolean;
+}
+
+/** Whose books a listing shows (SPEC.md 4.1 `GET /ocr/books`). */
+export type CatalogueView = { kind: 'public' } | { kind: 'all' } | { kind: 'publicAndOwn'; ownerId: string };
+export type CatalogueOrder = 'date' | 'name' | 'pages';
+
+export interface CatalogueFilter {
+  status?: OcrStatus;
+  language?: string;
+  /** Any of them matches. */
+  tags: string[];
+  categories: string[];
+}
+
+export interface CatalogueQuery {
+  view: CatalogueView;
+  order: CatalogueOrder;
+  descending: boolean;
+  filter: CatalogueFilter;
+  limit: number;
+  offset: number;
+}
+
 export interface JobPage {
   total: number;
   items: BookText[];
@@ -158,6 +203,16 @@ export interface OcrStore {
   recordPage(book: BookText, progress: PageProgress): Promise<void>;
   applyResult(book: BookText, update: ResultUpdate): Promise<void>;
   setMetadata(bookTextId: string, entries: Record<string, unknown>, at: string): Promise<void>;
+  /** Files by id; missing ids are absent from the map. */
+  getFiles(fileIds: readonly string[]): Promise<Map<string, FileRecord>>;
+  /** Pages `offset` .. `offset + limit` in page order, and how many pages the book has. */
+  pageWindow(bookTextId: string, offset: number, limit: number): Promise<{ total: number; pages: BookTextPage[] }>;
+  /** Changes only the given fields of each page; a missing page is created with the defaults. */
+  updatePages(bookTextId: string, changes: PageChange[], at: string): Promise<void>;
+  /** The BookText's and its File's changes, all or nothing. */
+  edit(book: BookText, edit: BookEdit): Promise<void>;
+  /** One page of the catalogue and the size of the whole (filtered) listing. */
+  catalogue(query: CatalogueQuery): Promise<JobPage>;
   /** The owner's BookTexts, newest first, optionally of one status. */
   jobsOf(userId: string, options: { status?: OcrStatus; limit: number; offset: number }): Promise<JobPage>;
 }

@@ -4,6 +4,7 @@ import { badRequest, internal } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
+import { placeText } from './text-storage.ts';
 import { isOcrStatus, newBookText, type BookText, type BookTextPage, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
 
 /** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
@@ -12,11 +13,6 @@ export interface CallbackDeps extends UsageDeps {
   uploads: Objects;
   now: () => Date;
 }
-
-/** Text longer than this goes to storage; the record keeps a preview (SPEC.md section 8). */
-export const inlineTextLimit = 10_000;
-export const previewLength = 1_000;
-export const resultTextKey = (jobId: string) => `ocr-results/${jobId}.txt`;
 
 type Body = Record<string, unknown>;
 
@@ -28,7 +24,7 @@ function required(body: Body, names: string[]): void {
 }
 
 /** A page number: 0 and up, as a number or a numeric string. */
-function pageNumberOf(value: unknown, where: string): number {
+export function pageNumberOf(value: unknown, where: string): number {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw badRequest(`${where} must be a whole number, 0 or more`);
   return n;
@@ -41,7 +37,8 @@ const optionalString = (value: unknown): string | undefined => (typeof value ===
 export const pageIdOf = (bookTextId: string, pageNumber: number): string =>
   createHash('sha256').update(`${bookTextId}:${pageNumber}`).digest('hex').slice(0, 24);
 
-function page(bookTextId: string, pageNumber: number, fields: Body, at: string): BookTextPage {
+/** A page as the worker (or an editor) sends it, replaced whole: absent fields take the defaults. */
+export function page(bookTextId: string, pageNumber: number, fields: Body, at: string): BookTextPage {
   return {
     pageId: pageIdOf(bookTextId, pageNumber),
     bookTextId,
@@ -150,22 +147,17 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise
     processingTime: result.processingTime,
   };
 
+  let removeStoredText: () => Promise<unknown> = async () => undefined;
   if (result.extractedText !== undefined) {
-    const text = result.extractedText;
-    if (text.length > inlineTextLimit) {
-      await deps.uploads.put(resultTextKey(book.jobId), text, 'text/plain; charset=utf-8');
-      update.extractedText = text.slice(0, previewLength);
-      update.textStorage = { key: resultTextKey(book.jobId), length: text.length };
-    } else {
-      update.extractedText = text;
-      if (book.metadata.textStorageKey) update.textStorage = null;
-    }
+    const placed = await placeText(deps.uploads, book, result.extractedText);
+    Object.assign(update, placed.update);
+    removeStoredText = placed.removeStored;
     if (result.metadata) update.metadata = result.metadata;
   }
 
   if (result.pages?.length) await deps.ocr.putPages(result.pages.map((p) => page(book.bookTextId, p.pageNumber, p.fields, at)));
   await deps.ocr.applyResult(book, update);
-  if (update.textStorage === null) await deps.uploads.delete(resultTextKey(book.jobId)).catch(() => undefined);
+  await removeStoredText();
 
   const status = result.status ?? book.status;
   const pages = result.pageCount || result.pages?.length || book.pageCount;

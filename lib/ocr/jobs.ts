@@ -48,7 +48,7 @@ export interface PageView {
 }
 
 /** Page records in page order, else the legacy pages embedded in old records (SPEC.md 2.3). */
-export async function pagesOf(deps: JobReadDeps, book: BookText): Promise<PageView[]> {
+export async function pagesOf(deps: Pick<JobReadDeps, 'ocr'>, book: BookText): Promise<PageView[]> {
   const pages: BookTextPage[] = await deps.ocr.pages(book.bookTextId);
   if (pages.length) {
     return pages.map((p) => ({ _id: p.pageId, pageNumber: p.pageNumber, text: p.text, storageKey: p.storageKey, isAIGenerated: p.isAIGenerated }));

@@ -7,21 +7,20 @@ import {
   type GlobalSecondaryIndex,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { tableSchema } from './schema.ts';
+import { keyAttributeNames, tableSchema, type IndexSchema } from './schema.ts';
 import { pause } from './table.ts';
 
-type Index = (typeof tableSchema.indexes)[number];
 
 const timeoutMs = 5 * 60_000; // adding an index to a big table on AWS takes minutes
 const stringAttributes = (...names: string[]): AttributeDefinition[] =>
   names.map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
-const indexDefinition = (index: Index): GlobalSecondaryIndex => ({
+const indexDefinition = (index: IndexSchema): GlobalSecondaryIndex => ({
   IndexName: index.name,
   KeySchema: [
     { AttributeName: index.partitionKey, KeyType: 'HASH' },
     { AttributeName: index.sortKey, KeyType: 'RANGE' },
   ],
-  Projection: { ProjectionType: 'ALL' },
+  Projection: index.projection ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] } : { ProjectionType: 'ALL' },
 });
 
 /**
@@ -38,7 +37,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         new CreateTableCommand({
           TableName: tableName,
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: stringAttributes(partitionKey, sortKey, ...indexes.flatMap((i) => [i.partitionKey, i.sortKey])),
+          AttributeDefinitions: stringAttributes(...keyAttributeNames()),
           KeySchema: [
             { AttributeName: partitionKey, KeyType: 'HASH' },
             { AttributeName: sortKey, KeyType: 'RANGE' },

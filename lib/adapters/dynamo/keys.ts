@@ -16,6 +16,10 @@
  * | BookText          | BOOKTEXT#<id>       | BOOKTEXT                    | gsi1 OWNER#<userId> / <createdAt>#<id>;        |
  * |                   |                     |                             | gsi2 OWNER#<userId>#<status> / <createdAt>#<id>|
  * | BookText page     | BOOKTEXT#<id>       | PAGE#<10-digit pageNumber>  | one item per page                              |
+ * |                   |                     |                             | catalogue CATALOGUE#<visibility> / byDate,     |
+ * |                   |                     |                             | byName, byPages (three catalogue indexes)      |
+ * | Catalogue counts  | CATALOGUE           | COUNTS                      | `public`, `private`: BookTexts of each         |
+ * | Owner's counts    | USER#<id>           | CATALOGUE                   | `private`: the owner's private BookTexts       |
  * | OCR job           | OCRJOB#<jobId>      | OCRJOB                      | jobId -> bookTextId; unique per job            |
  * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | a presigned upload not yet made a job          |
  * | Usage log         | USER#<id>           | USAGELOG#<createdAt>#<id>   | one per completed result with pages            |
@@ -33,6 +37,11 @@ const user = (userId: string) => `USER#${userId}`;
 
 /** Wide enough for any inbox, and sorts as a string in numeric order. */
 export const padSeq = (seq: number): string => String(seq).padStart(12, '0');
+
+const catalogueName = (fileName: string | null, bookTextId: string) =>
+  `${(fileName ?? '').normalize('NFKC').toLowerCase().slice(0, 200)}#${bookTextId}`;
+const cataloguePages = (pageCount: number, bookTextId: string) =>
+  `${String(Math.max(0, Math.trunc(pageCount || 0))).padStart(10, '0')}#${bookTextId}`;
 
 export const keys = {
   user: (userId: string): Key => ({ pk: user(userId), sk: 'PROFILE' }),
@@ -82,6 +91,21 @@ export const keys = {
     gsi2sk: `${createdAt}#${bookTextId}`,
   }),
   ownerJobsByStatusIndex: (userId: string, status: string) => `OWNER#${userId}#${status}`,
+  /**
+   * The catalogue indexes of GET /ocr/books: a BookText is in the partition of its visibility, and
+   * sorted there by creation, by name (case-folded, so the order does not depend on capitals) and by
+   * page count. The id ends every sort key, so equal values keep a stable order.
+   */
+  catalogue: (visibility: string) => `CATALOGUE#${visibility}`,
+  catalogueSort: (book: { bookTextId: string; createdAt: string; fileName: string | null; pageCount: number }) => ({
+    byDate: `${book.createdAt}#${book.bookTextId}`,
+    byName: catalogueName(book.fileName, book.bookTextId),
+    byPages: cataloguePages(book.pageCount, book.bookTextId),
+  }),
+  catalogueName: (fileName: string | null, bookTextId: string) => catalogueName(fileName, bookTextId),
+  cataloguePages: (pageCount: number, bookTextId: string) => cataloguePages(pageCount, bookTextId),
+  catalogueCounts: { pk: 'CATALOGUE', sk: 'COUNTS' } as Key,
+  ownerCatalogueCounts: (userId: string): Key => ({ pk: user(userId), sk: 'CATALOGUE' }),
   ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),
   upload: (uploadId: string): Key => ({ pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
 

@@ -2,16 +2,40 @@
  * The single table's physical schema: key attributes and secondary indexes. The CDK stack and the
  * local runtime both create the table from this, so the two cannot drift.
  */
+
+/**
+ * What the catalogue indexes carry besides their keys: enough to filter a listing (status, language,
+ * tags, categories) and to fetch the page's records, and nothing that a page callback rewrites often.
+ */
+export const catalogueProjection = ['bookTextId', 'fileId', 'userId', 'status', 'language', 'tags', 'categories'] as const;
+
+export interface IndexSchema {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+  /** Non-key attributes copied into the index (INCLUDE); absent means every attribute (ALL). */
+  projection?: readonly string[];
+}
+
+const indexes: readonly IndexSchema[] = [
+  // Generic string-keyed GSIs, each shared by several access patterns (see keys.ts).
+  { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
+  { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+  // The book catalogue (GET /ocr/books): one partition per visibility, one index per sort order.
+  { name: 'catalogueByDate', partitionKey: 'catalogue', sortKey: 'byDate', projection: catalogueProjection },
+  { name: 'catalogueByName', partitionKey: 'catalogue', sortKey: 'byName', projection: catalogueProjection },
+  { name: 'catalogueByPages', partitionKey: 'catalogue', sortKey: 'byPages', projection: catalogueProjection },
+];
+
 export const tableSchema = {
   partitionKey: 'pk',
   sortKey: 'sk',
   /** Epoch seconds after which DynamoDB may delete an item (dedup records, abandoned uploads). */
   timeToLiveAttribute: 'ttl',
-  /** Generic string-keyed GSIs, each shared by several access patterns (see keys.ts). */
-  indexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-  ],
+  indexes,
 } as const;
 
-export type IndexName = (typeof tableSchema.indexes)[number]['name'];
+/** Every key attribute of the table and its indexes, once each (an attribute may key several indexes). */
+export const keyAttributeNames = (): string[] => [
+  ...new Set([tableSchema.partitionKey, tableSchema.sortKey, ...tableSchema.indexes.flatMap((i) => [i.partitionKey, i.sortKey])]),
+];

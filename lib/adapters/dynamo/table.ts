@@ -1,5 +1,6 @@
-import { paginateQuery, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, paginateQuery, type BatchGetCommandOutput, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { keyAttributeNames, tableSchema } from './schema.ts';
 
 /** The table a store works on. Every item also carries `entity`, the record type. */
 export interface Db {
@@ -7,7 +8,7 @@ export interface Db {
   tableName: string;
 }
 
-const keyAttributes = new Set(['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'entity', 'ttl']);
+const keyAttributes = new Set([...keyAttributeNames(), 'entity', tableSchema.timeToLiveAttribute]);
 
 /** The record without its key and bookkeeping attributes. */
 export function record<T>(item: Record<string, unknown>): T {
@@ -36,6 +37,12 @@ export const isContention = (error: unknown): boolean =>
   error instanceof TransactionCanceledException &&
   (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
 
+/** True for a canceled transaction that only collided with another one in flight: safe to send again. */
+export const isConflictOnly = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict') &&
+  !(error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed');
+
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Before retry `attempt` of a contended transaction: a random wait that doubles per attempt, so racers spread out. */
@@ -48,4 +55,26 @@ export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableN
     items.push(...(page.Items ?? []).map((item) => record<T>(item)));
   }
   return items;
+}
+
+/** The items of these keys (missing ones are left out), as records; one round trip per 100 keys. */
+export async function batchGet<T>(db: Db, itemKeys: readonly Record<string, unknown>[]): Promise<T[]> {
+  const found: T[] = [];
+  for (let i = 0; i < itemKeys.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = itemKeys.slice(i, i + 100);
+    for (let attempt = 0; pending?.length; attempt++) {
+      if (attempt > 0) await pause(Math.min(1000, 25 * 2 ** attempt));
+      const out: BatchGetCommandOutput = await db.client.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending } } }));
+      found.push(...(out.Responses?.[db.tableName] ?? []).map((item) => record<T>(item)));
+      pending = out.UnprocessedKeys?.[db.tableName]?.Keys;
+    }
+  }
+  return found;
+}
+
+/** How many items a query matches, through the SDK's paginator (one call per 1 MB read). */
+export async function countAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Select'>): Promise<number> {
+  let total = 0;
+  for await (const page of paginateQuery({ client: db.client }, { TableName: db.tableName, ...input, Select: 'COUNT' })) total += page.Count ?? 0;
+  return total;
 }

@@ -1,7 +1,7 @@
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { User, UserStore } from '../../auth/users.ts';
 import { keys } from './keys.ts';
-import { pause, record, type Db } from './table.ts';
+import { batchGet, record, type Db } from './table.ts';
 
 export function dynamoUserStore(db: Db): UserStore {
   return {
@@ -11,22 +11,8 @@ export function dynamoUserStore(db: Db): UserStore {
     },
 
     async getMany(userIds) {
-      const found = new Map<string, User>();
-      for (let i = 0; i < userIds.length; i += 100) {
-        let pending: Record<string, unknown>[] | undefined = userIds.slice(i, i + 100).map((id) => keys.user(id));
-        for (let attempt = 0; pending?.length; attempt++) {
-          if (attempt > 0) await pause(Math.min(1000, 25 * 2 ** attempt));
-          const out: BatchGetCommandOutput = await db.client.send(
-            new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending } } }),
-          );
-          for (const item of out.Responses?.[db.tableName] ?? []) {
-            const user = record<User>(item);
-            found.set(user.userId, user);
-          }
-          pending = out.UnprocessedKeys?.[db.tableName]?.Keys;
-        }
-      }
-      return found;
+      const users = await batchGet<User>(db, [...new Set(userIds)].map((id) => keys.user(id)));
+      return new Map(users.map((user) => [user.userId, user]));
     },
 
     async put(user) {

@@ -1,0 +1,148 @@
+import type { Caller } from '../auth/caller.ts';
+import type { User, UserStore } from '../auth/users.ts';
+import { forbidden, notFound } from '../errors.ts';
+import { checkId } from '../ids.ts';
+import { logger } from '../log.ts';
+import type { Objects } from '../objects.ts';
+import { queryInt } from '../paging.ts';
+import { metadataView, type BookText, type BookTextPage, type OcrStore } from './book-text.ts';
+import { canManage, fullText, hasFullText } from './jobs.ts';
+
+/** Reading one digitized book (SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
+export interface BookReadDeps {
+  ocr: OcrStore;
+  users: UserStore;
+  uploads: Objects;
+}
+
+/** Page images are linked for an hour (SPEC.md section 8). */
+export const imageUrlSeconds = 3600;
+/** The spec sets no maximum pageLimit; this keeps one answer well inside a Lambda response. */
+export const maxPageLimit = 200;
+
+/** The BookText a book path names: a malformed id is a 500 (SPEC.md section 7), a missing one a 404. */
+export async function findBookText(ocr: OcrStore, bookTextId: string | undefined): Promise<BookText> {
+  const book = await ocr.get(checkId(bookTextId, 'bookText'));
+  if (!book) throw notFound('Book not found');
+  return book;
+}
+
+/** The owner, editors and admins: they read private books and see userEmail, storageKey and metadata. */
+export const managedBy = (caller: Caller, book: Pick<BookText, 'userId'>): boolean => caller.kind === 'user' && canManage(caller.user, book);
+
+/** Fields only the owner, editors and admins see; for everyone else the keys are absent. */
+const privateFields = <T extends object>(show: boolean, fields: T): Partial<T> => (show ? fields : {});
+
+async function imageUrl(uploads: Objects, storageKey: string | null): Promise<string | null> {
+  if (!storageKey) return null;
+  try {
+    return await uploads.presignGet(storageKey, imageUrlSeconds);
+  } catch (error) {
+    logger.warn('Signing a page image URL failed', { storageKey, error: error as Error });
+    return null;
+  }
+}
+
+/** A window of the book's pages in page order; old books without page records use their embedded pages. */
+async function pageWindow(ocr: OcrStore, book: BookText, offset: number, limit: number): Promise<{ total: number; pages: Omit<BookTextPage, 'updatedAt'>[] }> {
+  const window = await ocr.pageWindow(book.bookTextId, offset, limit);
+  if (window.total > 0 || !book.pages?.length) return window;
+  const legacy = [...book.pages].sort((a, b) => a.pageNumber - b.pageNumber);
+  return {
+    total: legacy.length,
+    pages: legacy.slice(offset, offset + limit).map((p) => ({
+      pageId: p._id ?? `${book.bookTextId}-${p.pageNumber}`,
+      bookTextId: book.bookTextId,
+      pageNumber: p.pageNumber,
+      text: p.text ?? '',
+      storageKey: p.storageKey ?? null,
+      isAIGenerated: p.isAIGenerated ?? true,
+    })),
+  };
+}
+
+export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, query: Record<string, string | undefined>) {
+  const book = await findBookText(deps.ocr, bookTextId);
+  const manager = managedBy(caller, book);
+  if (book.visibility !== 'public' && !manager) throw forbidden('Unauthorized to view this book');
+
+  const pageLimit = Math.min(queryInt(query.pageLimit, 50, 1), maxPageLimit);
+  const pageOffset = queryInt(query.pageOffset, 0, 0);
+  const includeText = (query.includeText ?? 'true') === 'true';
+  const [file, owner, window, extractedText] = await Promise.all([
+    deps.ocr.getFile(book.fileId),
+    deps.users.get(book.userId),
+    pageWindow(deps.ocr, book, pageOffset, pageLimit),
+    includeText ? fullText(deps, book) : undefined,
+  ]);
+  const pages = await Promise.all(
+    window.pages.map(async (p) => ({
+      pageNumber: p.pageNumber,
+      text: p.text,
+      storageKey: p.storageKey,
+      imageUrl: await imageUrl(deps.uploads, p.storageKey),
+      isAIGenerated: p.isAIGenerated,
+    })),
+  );
+  return {
+    success: true,
+    book: {
+      bookTextId: book.bookTextId,
+      jobId: book.jobId,
+      fileId: book.fileId,
+      fileName: book.fileName,
+      author: file?.author ?? null,
+      fileType: file?.fileType ?? null,
+      fileSize: file?.fileSize ?? null,
+      ...privateFields(manager, { storageKey: file?.storageKey ?? null }),
+      userId: book.userId,
+      username: owner?.username ?? null,
+      ...privateFields(manager, { userEmail: owner?.email ?? null }),
+      ...(includeText ? { extractedText } : {}),
+      language: book.language,
+      tags: book.tags,
+      categories: book.categories,
+      pageCount: book.pageCount,
+      totalPages: window.total,
+      pageLimit,
+      pageOffset,
+      hasMore: pageOffset + pages.length < window.total,
+      pages,
+      status: book.status,
+      processingTime: book.processingTime,
+      ...privateFields(manager, { metadata: metadataView(book) }),
+      createdAt: book.createdAt,
+      updatedAt: book.updatedAt,
+      completedAt: book.completedAt,
+      visibility: book.visibility,
+    },
+  };
+}
+
+/** One book of `GET /ocr/books`: userEmail and metadata only on the caller's own items, or for staff. */
+export function listItem(book: BookText, file: { author: string; fileType: string; fileSize: number } | undefined, owner: User | undefined, manager: boolean) {
+  return {
+    bookTextId: book.bookTextId,
+    jobId: book.jobId,
+    fileId: book.fileId,
+    fileName: book.fileName,
+    author: file?.author ?? null,
+    fileType: file?.fileType ?? null,
+    fileSize: file?.fileSize ?? null,
+    userId: book.userId,
+    username: owner?.username ?? null,
+    ...privateFields(manager, { userEmail: owner?.email ?? null }),
+    status: book.status,
+    language: book.language,
+    tags: book.tags,
+    categories: book.categories,
+    pageCount: book.pageCount,
+    processingTime: book.processingTime,
+    ...privateFields(manager, { metadata: metadataView(book) }),
+    visibility: book.visibility,
+    hasFullText: hasFullText(book),
+    createdAt: book.createdAt,
+    updatedAt: book.updatedAt,
+    completedAt: book.completedAt,
+  };
+}

@@ -1,0 +1,53 @@
+import type { Caller } from '../auth/caller.ts';
+import { isStaff, type UserStore } from '../auth/users.ts';
+import { limitOffset } from '../paging.ts';
+import { isOcrStatus, type CatalogueOrder, type CatalogueView, type OcrStore } from './book-text.ts';
+import { listItem, managedBy } from './books.ts';
+import { splitList } from './job-fields.ts';
+
+/** Listing digitized books (SPEC.md 4.1 `GET /ocr/books`). */
+export interface CatalogueDeps {
+  ocr: OcrStore;
+  users: UserStore;
+}
+
+const sorts: Record<string, { order: CatalogueOrder; descending: boolean }> = {
+  date_asc: { order: 'date', descending: false },
+  date_desc: { order: 'date', descending: true },
+  name_asc: { order: 'name', descending: false },
+  name_desc: { order: 'name', descending: true },
+  pages_asc: { order: 'pages', descending: false },
+  pages_desc: { order: 'pages', descending: true },
+};
+
+/** Anonymous callers see public books, members public books and their own, editors and admins all. */
+export function catalogueView(caller: Caller): CatalogueView {
+  if (caller.kind === 'anonymous') return { kind: 'public' };
+  return isStaff(caller.user) ? { kind: 'all' } : { kind: 'publicAndOwn', ownerId: caller.user.userId };
+}
+
+export async function listBooks(deps: CatalogueDeps, caller: Caller, query: Record<string, string | undefined>) {
+  const { limit, offset } = limitOffset(query);
+  const status = query.status || undefined;
+  // No book has a status outside the five, so nothing matches it.
+  if (status !== undefined && !isOcrStatus(status)) return { success: true, total: 0, limit, offset, books: [] };
+
+  const { total, items } = await deps.ocr.catalogue({
+    view: catalogueView(caller),
+    ...(sorts[query.sort ?? ''] ?? sorts.date_desc!),
+    // Repeated parameters reach the function joined by commas (API Gateway), so both forms split alike.
+    filter: { status, language: query.language || undefined, tags: splitList(query.tags), categories: splitList(query.categories) },
+    limit,
+    offset,
+  });
+  // The indexes are eventually consistent: a book made private a moment ago must not be shown.
+  const visible = items.filter((book) => book.visibility === 'public' || managedBy(caller, book));
+  const [files, owners] = await Promise.all([deps.ocr.getFiles(visible.map((b) => b.fileId)), deps.users.getMany(visible.map((b) => b.userId))]);
+  return {
+    success: true,
+    total,
+    limit,
+    offset,
+    books: visible.map((book) => listItem(book, files.get(book.fileId), owners.get(book.userId), managedBy(caller, book))),
+  };
+}

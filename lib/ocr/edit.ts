@@ -1,0 +1,140 @@
+import type { User } from '../auth/users.ts';
+import { DomainError, forbidden, internal } from '../errors.ts';
+import type { Objects } from '../objects.ts';
+import type { BookEdit, BookTextPage, OcrStore, PageChange, Visibility } from './book-text.ts';
+import { findBookText } from './books.ts';
+import { page, pageIdOf, pageNumberOf } from './callbacks.ts';
+import { canManage } from './jobs.ts';
+import { splitList } from './job-fields.ts';
+import { placeText } from './text-storage.ts';
+
+/** Editing a digitized book (SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
+export interface BookEditDeps {
+  ocr: OcrStore;
+  uploads: Objects;
+  now: () => Date;
+}
+
+type Body = Record<string, unknown>;
+
+/** The spec answers a bad edit with its 500 (it lists no 400 here); nothing is written before the whole body is checked. */
+const invalid = (message: string) => internal(message);
+
+function nonEmptyString(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') throw invalid(`${name} must be a non-empty string`);
+  return value.trim();
+}
+
+function list(value: unknown, name: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) return splitList(value);
+  throw invalid(`${name} must be an array of strings or a comma-separated string`);
+}
+
+/** The page fields an edit may supply, checked; absent ones stay absent. */
+function pageFields(value: unknown, where: string): Omit<PageChange, 'pageId' | 'pageNumber'> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} must be an object`);
+  const { text, storageKey, isAIGenerated } = value as Body;
+  if (text !== undefined && typeof text !== 'string') throw invalid(`${where}.text must be a string`);
+  if (storageKey !== undefined && storageKey !== null && typeof storageKey !== 'string') throw invalid(`${where}.storageKey must be a string or null`);
+  if (isAIGenerated !== undefined && typeof isAIGenerated !== 'boolean') throw invalid(`${where}.isAIGenerated must be a boolean`);
+  return {
+    ...(text !== undefined ? { text } : {}),
+    ...(storageKey !== undefined ? { storageKey: storageKey || null } : {}),
+    ...(isAIGenerated !== undefined ? { isAIGenerated } : {}),
+  };
+}
+
+function pageNumber(value: unknown, where: string): number {
+  try {
+    return pageNumberOf(value, where);
+  } catch (error) {
+    throw error instanceof DomainError ? invalid(error.message) : error;
+  }
+}
+
+/** Later entries for the same page win: one write per page. */
+const lastPerPage = <T extends { pageNumber: number }>(pages: T[]): T[] => [...new Map(pages.map((p) => [p.pageNumber, p])).values()];
+
+/**
+ * `pages` as an array replaces each listed page whole (absent fields take the defaults); as an
+ * object keyed by page number it changes only the fields given. Unlisted pages are untouched.
+ */
+function readPages(value: unknown, bookTextId: string, at: string): { replace: BookTextPage[] } | { change: PageChange[] } | undefined {
+  if (value === undefined) return undefined;
+  if (Array.isArray(value)) {
+    const pages = value.map((item, i) => {
+      const n = pageNumber((item as Body | null)?.pageNumber, `pages[${i}].pageNumber`);
+      return page(bookTextId, n, pageFields(item, `pages[${i}]`), at);
+    });
+    return { replace: lastPerPage(pages) };
+  }
+  if (typeof value !== 'object' || value === null) throw invalid('pages must be an array or an object keyed by page number');
+  const changes = Object.entries(value as Body).map(([key, fields]) => {
+    const n = pageNumber(key, `pages key ${key}`);
+    return { pageId: pageIdOf(bookTextId, n), pageNumber: n, ...pageFields(fields, `pages.${key}`) };
+  });
+  return { change: lastPerPage(changes) };
+}
+
+function readEdit(body: Body, bookTextId: string, at: string) {
+  const visibility = body.visibility === 'public' || body.visibility === 'private' ? (body.visibility as Visibility) : undefined;
+  if (body.extractedText !== undefined && typeof body.extractedText !== 'string') throw invalid('extractedText must be a string');
+  return {
+    fileName: nonEmptyString(body.fileName, 'fileName'),
+    author: nonEmptyString(body.author, 'author'),
+    language: nonEmptyString(body.language, 'language'),
+    extractedText: body.extractedText as string | undefined,
+    visibility,
+    tags: list(body.tags, 'tags'),
+    categories: list(body.categories, 'categories'),
+    pages: readPages(body.pages, bookTextId, at),
+  };
+}
+
+export async function editBook(deps: BookEditDeps, user: User, bookTextId: string | undefined, body: Body) {
+  const book = await findBookText(deps.ocr, bookTextId);
+  if (!canManage(user, book)) throw forbidden('Unauthorized to update this book');
+  const at = deps.now().toISOString();
+  const e = readEdit(body, book.bookTextId, at);
+  const file = await deps.ocr.getFile(book.fileId);
+
+  // Pages are items of their own; writing them again is harmless, so a failed edit can simply be retried.
+  if (e.pages && 'replace' in e.pages) await deps.ocr.putPages(e.pages.replace);
+  if (e.pages && 'change' in e.pages) await deps.ocr.updatePages(book.bookTextId, e.pages.change, at);
+  const text = e.extractedText === undefined ? undefined : await placeText(deps.uploads, book, e.extractedText);
+
+  const edit: BookEdit = {
+    at,
+    fileName: e.fileName,
+    file: file ? { fileName: e.fileName, author: e.author } : undefined,
+    language: e.language,
+    visibility: e.visibility,
+    tags: e.tags,
+    categories: e.categories,
+    ...text?.update,
+  };
+  await deps.ocr.edit(book, edit);
+  await text?.removeStored();
+
+  return {
+    success: true,
+    message: 'Book updated successfully',
+    book: {
+      bookTextId: book.bookTextId,
+      jobId: book.jobId,
+      fileId: book.fileId,
+      fileName: e.fileName ?? book.fileName,
+      author: file ? (e.author ?? file.author) : null,
+      visibility: e.visibility ?? book.visibility,
+      language: e.language ?? book.language,
+      tags: e.tags ?? book.tags,
+      categories: e.categories ?? book.categories,
+      pageCount: book.pageCount,
+      status: book.status,
+      createdAt: book.createdAt,
+      updatedAt: at,
+    },
+  };
+}
