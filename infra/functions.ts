@@ -25,8 +25,12 @@ export const defaultSizing: Sizing = { memoryMb: 512, timeoutSeconds: 10 };
 export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   // Synchronous generation of a line's fields (batch), each up to a few Polly calls.
   'audio-api': { timeoutSeconds: 29 },
+  // Importing a book of thousands of pages writes its lines in batches; 29 s is API Gateway's limit.
+  'ocr-api': { timeoutSeconds: 29 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
   'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
+  // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
+  'ocr-export': { memoryMb: 1024, timeoutSeconds: 29 },
 };
 
 export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing, ...sizing[name] });
@@ -38,15 +42,18 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `push`: SNS mobile push on the configured platform applications and their endpoints.
  * - `uploads`: objects of the uploads bucket under `ocr/` (the files) and `ocr-results/` (long texts).
  * - `ocr-queue`: send to the OCR job queue.
+ * - `exports`: in the uploads bucket, read `ocr-results/` (a long book text) and read and put `exports/`
+ *   (documents too large for a response).
  * - `stripe`: read the Stripe keys secret.
  * - `audio`: objects of the audio bucket; `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
  */
-export type Access = 'table' | 'push' | 'uploads' | 'ocr-queue' | 'stripe' | 'audio' | 'audio-queue' | 'speech';
+export type Access = 'table' | 'push' | 'uploads' | 'exports' | 'ocr-queue' | 'stripe' | 'audio' | 'audio-queue' | 'speech';
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push'],
   'ocr-api': ['table', 'uploads', 'ocr-queue'],
   'ocr-callbacks': ['table', 'uploads', 'stripe'],
+  'ocr-export': ['table', 'exports'],
   'billing-webhook': ['table', 'stripe'],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech'],
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],

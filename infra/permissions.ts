@@ -20,6 +20,8 @@ export interface Grantable {
 
 /** The uploads bucket's prefixes the OCR functions work in (DESIGN.md section 5). */
 export const uploadPrefixes = ['ocr/*', 'ocr-results/*'] as const;
+/** Where the Word export puts documents too large for a response (expired by storage.ts's rule). */
+export const exportsPrefix = 'exports/';
 
 /**
  * SNS mobile push: create endpoints under the configured applications only, and publish to / maintain
@@ -58,6 +60,12 @@ const grants: Record<Access, (fn: lambda.IFunction, on: Grantable) => void> = {
       on.uploads.grantPut(fn, prefix);
       on.uploads.grantDelete(fn, prefix);
     }),
+  // The export reads long texts and writes large documents; it never touches the uploaded files.
+  exports: (fn, on) => {
+    on.uploads.grantRead(fn, 'ocr-results/*');
+    on.uploads.grantRead(fn, `${exportsPrefix}*`);
+    on.uploads.grantPut(fn, `${exportsPrefix}*`);
+  },
   'ocr-queue': (fn, on) => on.ocrQueue.grantSendMessages(fn),
   stripe: (fn, on) => on.stripeSecret.grantRead(fn),
   audio: (fn, on) => {

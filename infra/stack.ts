@@ -11,9 +11,9 @@ import type { Construct } from 'constructs';
 import { httpFunctions, routes } from '../functions/routes.ts';
 import { bundleFunctionsSync } from './bundle.ts';
 import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
-import { grantAccess } from './permissions.ts';
+import { exportsPrefix, grantAccess } from './permissions.ts';
 import { readSettings, type Settings } from './settings.ts';
-import { abandonedUploadsRule, browserUploads, dataTable, jobQueue, privateBucket } from './storage.ts';
+import { abandonedUploadsRule, browserUploads, dataTable, expiredExportsRule, jobQueue, privateBucket } from './storage.ts';
 
 /**
  * The whole backend in one stack. Functions and routes are created in loops over the route table and
@@ -29,7 +29,10 @@ export class MaktabaStack extends Stack {
     const settings = readSettings(this.node);
 
     this.table = dataTable(this);
-    const uploads = privateBucket(this, 'Uploads', { lifecycleRules: [abandonedUploadsRule], cors: [browserUploads] });
+    const uploads = privateBucket(this, 'Uploads', {
+      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(exportsPrefix)],
+      cors: [browserUploads],
+    });
     const audio = privateBucket(this, 'Audio');
     const ocrJobs = jobQueue(this, 'OcrJobs');
     // Six times the worker's timeout, as AWS advises for queues that trigger Lambda.

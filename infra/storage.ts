@@ -29,7 +29,9 @@ export function dataTable(scope: Construct): dynamodb.Table {
       indexName: index.name,
       partitionKey: str(index.partitionKey),
       sortKey: str(index.sortKey),
-      projectionType: dynamodb.ProjectionType.ALL,
+      ...(index.projection
+        ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] }
+        : { projectionType: dynamodb.ProjectionType.ALL }),
     });
   }
   return table;
@@ -49,6 +51,12 @@ export function privateBucket(scope: Construct, id: string, extra: Partial<s3.Bu
 
 /** Presigned multipart uploads that a client abandons would otherwise be stored (and billed) forever. */
 export const abandonedUploadsRule: s3.LifecycleRule = { abortIncompleteMultipartUploadAfter: Duration.days(7) };
+
+/**
+ * Large Word exports are written once and fetched within minutes through a 5-minute URL; a day keeps
+ * them for a retried download and then removes them (S3 runs expiry about daily, so up to ~2 days).
+ */
+export const expiredExportsRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1) });
 
 /**
  * Browsers POST large files straight to the bucket (presigned POST) and GET page images by presigned

@@ -34,8 +34,15 @@ export class JobNotQueued extends DomainError {
 /** The subscription gate's outcome: the subscription it read, or nothing for editors and admins. */
 export type Gate = { subscription: Subscription } | undefined;
 
-/** Any active subscription; editors and admins pass without one. Runs before the upload is read. */
-export async function requireSubscription(subscriptions: SubscriptionStore, user: User): Promise<Gate> {
+/**
+ * Any active subscription; editors and admins pass without one. Runs before the upload is read (and
+ * before the export's book lookup). `message` names what the subscription is needed for.
+ */
+export async function requireSubscription(
+  subscriptions: SubscriptionStore,
+  user: User,
+  message = 'An active subscription is required to upload files for OCR',
+): Promise<Gate> {
   if (isStaff(user)) return undefined;
   let subscription: Subscription | undefined;
   try {
@@ -45,7 +52,7 @@ export async function requireSubscription(subscriptions: SubscriptionStore, user
     throw internal('Subscription could not be verified');
   }
   if (subscription && isActive(subscription)) return { subscription };
-  throw forbidden('An active subscription is required to upload files for OCR', {
+  throw forbidden(message, {
     error: 'SUBSCRIPTION_REQUIRED',
     subscriptionRequired: true,
   });

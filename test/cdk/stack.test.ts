@@ -89,7 +89,7 @@ describe('table', () => {
         GlobalSecondaryIndexes: tableSchema.indexes.map((i) => ({
           IndexName: i.name,
           KeySchema: key(i.partitionKey, i.sortKey),
-          Projection: { ProjectionType: 'ALL' },
+          Projection: i.projection ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...i.projection] } : { ProjectionType: 'ALL' },
         })),
       },
     });
@@ -294,6 +294,50 @@ describe('OCR and billing', () => {
     plain.template.hasResourceProperties('AWS::DynamoDB::Table', {
       TimeToLiveSpecification: { AttributeName: tableSchema.timeToLiveAttribute, Enabled: true },
     });
+  });
+});
+
+describe('Word export', () => {
+  const uploadsBucket = (s: Synth) => {
+    const buckets = s.template.findResources('AWS::S3::Bucket');
+    return Object.keys(buckets).find((id) => buckets[id]!.Properties.CorsConfiguration)!;
+  };
+  const s3Statements = (name: DeployedFunction) => statementsOf(plain, name).filter((st) => actions(st).some((a) => a.startsWith('s3:')));
+  const prefix = (p: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [uploadsBucket(plain), 'Arn'] }, `/${p}`]] });
+
+  it('lets ocr-export read long texts and read and put exports/, and touch no uploaded file', () => {
+    const statements = s3Statements('ocr-export');
+    const on = (p: string) => statements.filter((st) => JSON.stringify(resources(st)).includes(JSON.stringify(prefix(p))));
+    const reads = (st: Statement) => actions(st).includes('s3:GetObject*');
+    const puts = (st: Statement) => actions(st).includes('s3:PutObject');
+    expect(on('ocr-results/*').some(reads)).toBe(true);
+    expect(on('ocr-results/*').some(puts)).toBe(false);
+    expect(on('exports/*').some(reads)).toBe(true);
+    expect(on('exports/*').some(puts)).toBe(true);
+    expect(statements.flatMap(resources)).not.toContainEqual(prefix('ocr/*'));
+    expect(statements.flatMap(actions).filter((a) => a.startsWith('s3:Delete'))).toEqual([]);
+    // Nothing else of the bucket, and no other bucket.
+    const granted = statements.flatMap(resources).map((r) => JSON.stringify(r));
+    expect(granted.every((r) => r.includes('/ocr-results/*') || r.includes('/exports/*') || r === JSON.stringify({ 'Fn::GetAtt': [uploadsBucket(plain), 'Arn'] }))).toBe(true);
+  });
+
+  it('lets ocr-export use the table and verify tokens, and nothing of queues, Stripe or Polly', () => {
+    const all = statementsOf(plain, 'ocr-export').flatMap(actions);
+    expect(all).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+    expect(all.filter((a) => /^(sqs|polly|sns):/.test(a))).toEqual([]);
+    expect(statementsOf(plain, 'ocr-export').some((st) => JSON.stringify(st.Resource).includes('JwtSecret'))).toBe(true);
+    expect(statementsOf(plain, 'ocr-export').some((st) => JSON.stringify(st.Resource).includes('tripe'))).toBe(false);
+  });
+
+  it('gives ocr-export 1024 MB and API Gateway’s 29 s', () => {
+    const id = logicalId(plain.stack, fn(plain.stack, 'ocr-export'));
+    expect(plain.template.toJSON().Resources[id].Properties).toMatchObject({ MemorySize: 1024, Timeout: 29 });
+  });
+
+  it('expires exports/ in the uploads bucket after a day, and keeps the other rules', () => {
+    const rules = plain.template.findResources('AWS::S3::Bucket')[uploadsBucket(plain)]!.Properties.LifecycleConfiguration.Rules;
+    expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }));
+    expect(rules).toContainEqual(expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } }));
   });
 });
 

@@ -1,0 +1,50 @@
+import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { docxContentType } from '../lib/ocr/docx-export.ts';
+import { exportDocx, type ExportResult } from '../lib/ocr/export.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { uploadsBucket } from './lazy.ts';
+import { ocrStyle } from './http/errors.ts';
+import { httpFunction, signedIn } from './http/handler.ts';
+import type { HttpResult } from './http/responses.ts';
+
+/** `ocr-export` (DESIGN.md section 1): the Word export, the one function that carries the docx library. */
+const deps = once(() => {
+  const core = coreDeps();
+  return { ...core, ocr: dynamoOcrStore(core.db), uploads: uploadsBucket(core.config.uploadsBucket) };
+});
+
+/**
+ * The document as API Gateway returns binary (base64 with the flag set), or, when it is too large for
+ * a Lambda response, 303 See Other to a short-lived download URL: 303 says "fetch this other
+ * resource with GET", which is exactly what the client must do, and clients follow it as they do 302.
+ */
+function respond(result: ExportResult): HttpResult {
+  // A private book's text, and a URL that grants it: no shared cache keeps either.
+  const noStore = { 'cache-control': 'private, no-store' };
+  if (result.kind === 'stored') {
+    return {
+      statusCode: 303,
+      headers: { ...noStore, location: result.url, 'content-type': 'application/json; charset=utf-8' },
+      // For clients that do not follow redirects; the URL's response names the file itself.
+      body: JSON.stringify({ success: true, url: result.url }),
+    };
+  }
+  return {
+    statusCode: 200,
+    headers: { ...noStore, 'content-type': docxContentType, 'content-disposition': result.contentDisposition },
+    body: Buffer.from(result.bytes).toString('base64'),
+    isBase64Encoded: true,
+  };
+}
+
+export const handler = httpFunction({
+  name: 'ocr-export',
+  style: ocrStyle,
+  authDeps: deps,
+  handlers: {
+    'GET /ocr/books/{bookTextId}/export/docx': {
+      failure: 'Error exporting book',
+      run: async (request) => respond(await exportDocx(deps(), signedIn(request), request.params.bookTextId ?? '', request.query)),
+    },
+  },
+});

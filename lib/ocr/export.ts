@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { User } from '../auth/users.ts';
+import type { SubscriptionStore } from '../billing/subscriptions.ts';
+import { forbidden } from '../errors.ts';
+import type { Objects } from '../objects.ts';
+import type { OcrStore } from './book-text.ts';
+import { findBookText } from './books.ts';
+import { buildDocx, docxContentType, type DocxOptions } from './docx-export.ts';
+import { canManage, fullText, pagesOf } from './jobs.ts';
+import { requireSubscription } from './upload.ts';
+
+/** `GET /ocr/books/:bookTextId/export/docx` (SPEC.md 4.1): who may export, the options, and where the bytes go. */
+export interface ExportDeps {
+  ocr: OcrStore;
+  uploads: Objects;
+  subscriptions: SubscriptionStore;
+}
+
+/**
+ * Largest document answered in the response itself. Lambda's synchronous response is capped at 6 MB
+ * and binary travels base64 (4/3 larger): 4,000,000 bytes become 5,333,336, which leaves ~950 KB for
+ * the headers and the JSON envelope. Larger documents go through the uploads bucket.
+ */
+export const maxInlineBytes = 4_000_000;
+/** A presigned URL is a bearer credential for a private book: short, but enough to start a download. */
+export const exportUrlSeconds = 300;
+
+export type ExportResult =
+  | { kind: 'inline'; bytes: Uint8Array; contentDisposition: string }
+  | { kind: 'stored'; url: string; key: string };
+
+const flag = (value: string | undefined): boolean => value === undefined || value === 'true';
+
+/** The query (SPEC.md 4.1): flags default on and only the string `true` keeps them on; fontSize in half-points. */
+export function exportOptions(query: Record<string, string | undefined>): DocxOptions {
+  const asked = query.fontSize === undefined || query.fontSize.trim() === '' ? NaN : Number(query.fontSize);
+  const fontSize = Number.isFinite(asked) ? Math.min(40, Math.max(16, Math.round(asked))) : 24;
+  return {
+    includeTitlePage: flag(query.includeTitlePage),
+    includePageHeadings: flag(query.includePageHeadings),
+    pageBreaks: flag(query.pageBreaks),
+    fontSize,
+  };
+}
+
+/**
+ * The download's name without `.docx`: the file name without its extension (a final `.` and 1 to 10
+ * letters or digits), whitespace as single spaces, keeping only letters with their marks (vowel signs,
+ * Arabic harakat) in any script, digits, space, `-` and `_`; at most 100 characters; `book` when
+ * nothing is left.
+ */
+export function exportFileName(fileName: string | null | undefined): string {
+  const base = (fileName ?? '').replace(/\.[\p{L}\p{N}]{1,10}$/u, '');
+  const safe = base
+    .replace(/\s+/g, ' ')
+    .replace(/[^\p{L}\p{M}\p{N} _-]/gu, '')
+    .replace(/ {2,}/g, ' ')
+    .trim();
+  return Array.from(safe).slice(0, 100).join('').trim() || 'book';
+}
+
+/** As the spec words it: the name percent-encoded (UTF-8), so the header stays ASCII whatever the script. */
+export const attachment = (name: string): string => `attachment; filename="${encodeURIComponent(name)}.docx"`;
+
+export async function exportDocx(deps: ExportDeps, user: User, bookTextId: string, query: Record<string, string | undefined>): Promise<ExportResult> {
+  await requireSubscription(deps.subscriptions, user, 'An active subscription is required to export books to Word');
+  const book = await findBookText(deps.ocr, bookTextId);
+  // A public book is readable by anyone, but exporting it is the owner's (and staff's) alone.
+  if (!canManage(user, book)) throw forbidden('Unauthorized to export this book');
+
+  const options = exportOptions(query);
+  const [file, pages] = await Promise.all([deps.ocr.getFile(book.fileId), pagesOf(deps, book)]);
+  const fileName = file?.fileName ?? book.fileName ?? '';
+  const bytes = await buildDocx(
+    {
+      fileName,
+      author: file?.author || 'Unknown',
+      language: book.language,
+      pageCount: book.pageCount || pages.length,
+      createdAt: book.createdAt,
+      pages,
+      fullText: pages.length ? '' : await fullText(deps, book),
+    },
+    options,
+  );
+
+  const name = exportFileName(fileName);
+  const contentDisposition = attachment(name);
+  if (bytes.length <= maxInlineBytes) return { kind: 'inline', bytes, contentDisposition };
+  const key = `exports/${book.bookTextId}/${randomUUID()}/${name}.docx`;
+  await deps.uploads.put(key, bytes, docxContentType);
+  const url = await deps.uploads.presignGet(key, exportUrlSeconds, { contentDisposition, contentType: docxContentType });
+  return { kind: 'stored', url, key };
+}
