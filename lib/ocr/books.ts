@@ -5,7 +5,7 @@ import { checkId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import { queryInt } from '../paging.ts';
-import { metadataView, type BookText, type BookTextPage, type OcrStore } from './book-text.ts';
+import { metadataView, type BookText, type BookTextPage, type FileRecord, type OcrStore } from './book-text.ts';
 import { canManage, fullText, hasFullText } from './jobs.ts';
 
 /** Reading one digitized book (SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
@@ -61,6 +61,19 @@ async function pageWindow(ocr: OcrStore, book: BookText, offset: number, limit: 
   };
 }
 
+type FileFields = Pick<FileRecord, 'author' | 'fileType' | 'fileSize'>;
+
+/** The fields a book answer opens with; the File's are null for a BookText without one (an orphan's). */
+const identity = (book: BookText, file: FileFields | undefined) => ({
+  bookTextId: book.bookTextId,
+  jobId: book.jobId,
+  fileId: book.fileId,
+  fileName: book.fileName,
+  author: file?.author ?? null,
+  fileType: file?.fileType ?? null,
+  fileSize: file?.fileSize ?? null,
+});
+
 export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, query: Record<string, string | undefined>) {
   const book = await findBookText(deps.ocr, bookTextId);
   const manager = managedBy(caller, book);
@@ -87,13 +100,7 @@ export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: s
   return {
     success: true,
     book: {
-      bookTextId: book.bookTextId,
-      jobId: book.jobId,
-      fileId: book.fileId,
-      fileName: book.fileName,
-      author: file?.author ?? null,
-      fileType: file?.fileType ?? null,
-      fileSize: file?.fileSize ?? null,
+      ...identity(book, file),
       ...privateFields(manager, { storageKey: file?.storageKey ?? null }),
       userId: book.userId,
       username: owner?.username ?? null,
@@ -120,15 +127,9 @@ export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: s
 }
 
 /** One book of `GET /ocr/books`: userEmail and metadata only on the caller's own items, or for staff. */
-export function listItem(book: BookText, file: { author: string; fileType: string; fileSize: number } | undefined, owner: User | undefined, manager: boolean) {
+export function listItem(book: BookText, file: FileFields | undefined, owner: User | undefined, manager: boolean) {
   return {
-    bookTextId: book.bookTextId,
-    jobId: book.jobId,
-    fileId: book.fileId,
-    fileName: book.fileName,
-    author: file?.author ?? null,
-    fileType: file?.fileType ?? null,
-    fileSize: file?.fileSize ?? null,
+    ...identity(book, file),
     userId: book.userId,
     username: owner?.username ?? null,
     ...privateFields(manager, { userEmail: owner?.email ?? null }),
