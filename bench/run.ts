@@ -22,6 +22,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printAudioJob(report);
     return report.ok;
   },
+  catalogue: async () => {
+    const { catalogueBench, printCatalogue } = await import('./catalogue.ts');
+    const report = await catalogueBench();
+    printCatalogue(report);
+    return report.ok;
+  },
 };
 
 const wanted = process.argv.slice(2);
