@@ -67,8 +67,10 @@ function indexSource(db: Db, query: KeyQuery, sortKey: string, descending: boole
     async first(n) {
       const entries: Entry[] = [];
       let ExclusiveStartKey: Record<string, unknown> | undefined;
+      // A filter is applied after Limit counts items, so a filtered read looks further ahead, and
+      // further on each call: a rare value is found in a few calls, not one per hundred entries.
+      let lookAhead = Math.max(n * 4, 100);
       while (entries.length < n) {
-        // A filter is applied after Limit counts items, so a filtered read looks further ahead.
         const wanted = n - entries.length;
         const out = await db.client.send(
           new QueryCommand({
@@ -77,10 +79,11 @@ function indexSource(db: Db, query: KeyQuery, sortKey: string, descending: boole
             ExpressionAttributeNames: { ...query.names, '#id': 'bookTextId', '#sortKey': sortKey },
             ProjectionExpression: '#id, #sortKey',
             ScanIndexForward: !descending,
-            Limit: query.FilterExpression ? Math.max(wanted * 4, 100) : wanted,
+            Limit: query.FilterExpression ? lookAhead : wanted,
             ExclusiveStartKey,
           }),
         );
+        lookAhead *= 4;
         for (const item of out.Items ?? []) entries.push({ bookTextId: String(item.bookTextId), sortKey: String(item[sortKey]) });
         ExclusiveStartKey = out.LastEvaluatedKey;
         if (!ExclusiveStartKey) break;
