@@ -13,9 +13,9 @@ export function speechAdapter(): Promise<Speech> {
       const { espeakSpeech } = await import('../lib/adapters/speech/espeak.ts');
       return espeakSpeech();
     }
-    const [{ PollyClient }, { pollySpeech }] = await Promise.all([import('@aws-sdk/client-polly'), import('../lib/adapters/speech/polly.ts')]);
+    const [{ PollyClient }, { parseVoiceMap, pollySpeech }] = await Promise.all([import('@aws-sdk/client-polly'), import('../lib/adapters/speech/polly.ts')]);
     // The adapter retries throttling itself, with backoff; the SDK's own retries would multiply its attempts.
-    return pollySpeech(new PollyClient({ maxAttempts: 1 }));
+    return pollySpeech(new PollyClient({ maxAttempts: 1 }), { voiceMap: parseVoiceMap(config().voiceMap) });
   })().catch((error: unknown) => {
     speech = undefined;
     throw error;

@@ -1,13 +1,19 @@
+import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
 import type { Access } from './functions.ts';
 import type { PlatformApplication } from './settings.ts';
 
-/** What the access kinds of functions.ts resolve to: each kind is a least-privilege grant on one resource. */
+/**
+ * What the access kinds of functions.ts resolve to: each kind names the exact actions on exact
+ * resources, written out rather than taken from CDK's `grantRead`-style helpers (which add `s3:List*`,
+ * `s3:GetObject*` and `index/*` wildcards). The wildcards that remain are object-key prefixes and
+ * the actions AWS offers no resource for; infra/checks.ts gives the reason for each.
+ */
 export interface Grantable {
   table: dynamodb.ITable;
   pushApplications: readonly PlatformApplication[];
@@ -38,6 +44,7 @@ export function pushStatements(apps: readonly PlatformApplication[]): iam.Policy
   ];
 }
 
+/** Item reads and writes (transactions are authorized per item by these); no Scan, no table admin. */
 export const tableItemActions = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',
@@ -50,34 +57,63 @@ export const tableItemActions = [
   'dynamodb:DescribeTable',
 ] as const;
 
-const grants: Record<Access, (fn: lambda.IFunction, on: Grantable) => void> = {
-  // Items of the table and its indexes, without Scan: no request path may scan (DESIGN.md section 4).
-  table: (fn, on) => on.table.grant(fn, ...tableItemActions),
-  push: (fn, on) => pushStatements(on.pushApplications).forEach((s) => fn.addToRolePolicy(s)),
-  uploads: (fn, on) =>
-    uploadPrefixes.forEach((prefix) => {
-      on.uploads.grantRead(fn, prefix);
-      on.uploads.grantPut(fn, prefix);
-      on.uploads.grantDelete(fn, prefix);
-    }),
+/** Each index of schema.ts by name: an index holds projections of items the table grant already reads. */
+export const indexArns = (table: dynamodb.ITable): string[] => tableSchema.indexes.map((i) => `${table.tableArn}/index/${i.name}`);
+
+function tableStatements(table: dynamodb.ITable): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({ actions: [...tableItemActions], resources: [table.tableArn] }),
+    new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns(table) }),
+  ];
+}
+
+type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
+
+/**
+ * Object actions under key prefixes of one bucket, plus `s3:ListBucket` on the bucket: without it S3
+ * answers a HEAD or GET of a missing key with 403 instead of 404, and the cache checks and long-text
+ * reads rely on the 404. (Listing a bucket shows its key names, not its contents.)
+ */
+function objectStatements(bucket: s3.IBucket, grants: Record<string, readonly ObjectAction[]>): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+    ...Object.entries(grants).map(
+      ([prefix, actions]) => new iam.PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects(prefix)] }),
+    ),
+  ];
+}
+
+const readWriteDelete = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] as const;
+
+/** SQS SendMessage (and the attributes the SDK may ask for) on one queue. */
+const sendTo = (queue: sqs.IQueue): iam.PolicyStatement[] => [
+  new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [queue.queueArn] }),
+];
+
+const statements: Record<Access, (on: Grantable) => iam.PolicyStatement[]> = {
+  table: (on) => tableStatements(on.table),
+  push: (on) => pushStatements(on.pushApplications),
+  uploads: (on) => objectStatements(on.uploads, Object.fromEntries(uploadPrefixes.map((p) => [p, readWriteDelete]))),
   // The export reads long texts and writes large documents; it never touches the uploaded files.
-  exports: (fn, on) => {
-    on.uploads.grantRead(fn, 'ocr-results/*');
-    on.uploads.grantRead(fn, `${exportsPrefix}*`);
-    on.uploads.grantPut(fn, `${exportsPrefix}*`);
-  },
-  'ocr-queue': (fn, on) => on.ocrQueue.grantSendMessages(fn),
-  stripe: (fn, on) => on.stripeSecret.grantRead(fn),
-  audio: (fn, on) => {
-    on.audio.grantRead(fn);
-    on.audio.grantPut(fn);
-    on.audio.grantDelete(fn);
-  },
-  'audio-queue': (fn, on) => on.audioQueue.grantSendMessages(fn),
+  exports: (on) =>
+    objectStatements(on.uploads, { 'ocr-results/*': ['s3:GetObject'], [`${exportsPrefix}*`]: ['s3:GetObject', 's3:PutObject'] }),
+  'ocr-queue': (on) => sendTo(on.ocrQueue),
+  stripe: (on) => [
+    new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
+  ],
+  // The audio bucket holds nothing but generated MP3s, every key of which the audio functions manage.
+  audio: (on) => objectStatements(on.audio, { '*': readWriteDelete }),
+  'audio-queue': (on) => sendTo(on.audioQueue),
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
-  speech: (fn) => fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })),
+  speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
 };
 
-export function grantAccess(fn: lambda.IFunction, kinds: readonly Access[], on: Grantable): void {
-  for (const kind of kinds) grants[kind](fn, on);
+/** The statements of a function's access kinds, in the order of its list. */
+export function accessStatements(kinds: readonly Access[], on: Grantable): iam.PolicyStatement[] {
+  return kinds.flatMap((kind) => statements[kind](on));
+}
+
+/** A role for one function alone, with no managed policy: logs, tracing and access are added as statements. */
+export function functionRole(scope: Stack, id: string, description: string): iam.Role {
+  return new iam.Role(scope, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), description });
 }

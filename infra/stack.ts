@@ -1,19 +1,40 @@
 import path from 'node:path';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
-import { HttpApi, HttpMethod, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { httpFunctions, routes } from '../functions/routes.ts';
+import { routes } from '../functions/routes.ts';
+import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
+import { acknowledgeFindings } from './checks.ts';
 import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
-import { exportsPrefix, grantAccess } from './permissions.ts';
+import { Alarms } from './monitoring.ts';
+import { pascal } from './names.ts';
+import { OcrWorkerAccess } from './ocr-worker.ts';
+import { accessStatements, exportsPrefix, functionRole, type Grantable } from './permissions.ts';
 import { readSettings, type Settings } from './settings.ts';
-import { abandonedUploadsRule, browserUploads, dataTable, expiredExportsRule, jobQueue, privateBucket } from './storage.ts';
+import {
+  abandonedUploadsRule,
+  accessLogsBucket,
+  browserUploads,
+  dataTable,
+  expiredExportsRule,
+  jobQueue,
+  privateBucket,
+} from './storage.ts';
+
+/** A deployed function and the role that is its alone. */
+export interface DeployedLambda {
+  fn: lambda.Function;
+  role: iam.Role;
+}
 
 /**
  * The whole backend in one stack. Functions and routes are created in loops over the route table and
@@ -23,20 +44,29 @@ export class MaktabaStack extends Stack {
   readonly table: dynamodb.Table;
   readonly functions: ReadonlyMap<DeployedFunction, lambda.Function>;
   readonly api: HttpApi;
+  readonly buckets: { uploads: s3.Bucket; audio: s3.Bucket; accessLogs: s3.Bucket };
+  readonly queues: { ocrJobs: sqs.Queue; audioJobs: sqs.Queue };
+  readonly ocrWorker: OcrWorkerAccess;
+  readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Maktaba: OCR, digitized books, text-to-speech and notifications', ...props });
     const settings = readSettings(this.node);
+    // S3 log delivery is granted by a bucket policy rather than an ACL, so every bucket can refuse ACLs.
+    this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
 
     this.table = dataTable(this);
-    const uploads = privateBucket(this, 'Uploads', {
+    const accessLogs = accessLogsBucket(this);
+    const uploads = privateBucket(this, 'Uploads', accessLogs, {
       lifecycleRules: [abandonedUploadsRule, expiredExportsRule(exportsPrefix)],
       cors: [browserUploads],
     });
-    const audio = privateBucket(this, 'Audio');
+    const audio = privateBucket(this, 'Audio', accessLogs);
+    this.buckets = { uploads, audio, accessLogs };
     const ocrJobs = jobQueue(this, 'OcrJobs');
     // Six times the worker's timeout, as AWS advises for queues that trigger Lambda.
     const audioJobs = jobQueue(this, 'AudioJobs', { visibilityTimeout: Duration.seconds(sizingOf('audio-worker').timeoutSeconds * 6) });
+    this.queues = { ocrJobs, audioJobs };
     const jwtSecret =
       settings.auth.mode === 'secret'
         ? new secretsmanager.Secret(this, 'JwtSecret', {
@@ -66,62 +96,72 @@ export class MaktabaStack extends Stack {
         settings.pushApplications.map((app) => [`PUSH_${app.platform.toUpperCase()}_APPLICATION_ARN`, app.arn]),
       ),
       ...(settings.tierCatalogue ? { TIER_CATALOGUE: settings.tierCatalogue } : {}),
+      ...(settings.voiceMap ? { VOICE_MAP: settings.voiceMap } : {}),
       STRIPE_SECRET_ARN: stripeSecret.secretArn,
     };
+
+    this.alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail });
+    this.alarms.watchDeadLetters('OcrJobs', ocrJobs.deadLetterQueue!.queue, 'OCR jobs');
+    this.alarms.watchDeadLetters('AudioJobs', audioJobs.deadLetterQueue!.queue, 'Audio jobs');
 
     // Bundled now, at synth, so every synth and test deploys exactly what `npm run bench` measures.
     const bundles = bundleFunctionsSync({ functions: deployedFunctions() });
     // Only functions with a route that reads tokens verify them (billing-webhook's Stripe signature does not).
     const verifiesTokens = new Set<string>(routes.filter((r) => r.auth !== 'none').map((r) => r.function));
-    const functions = new Map<DeployedFunction, lambda.Function>();
+    const grantable: Grantable = { table: this.table, pushApplications: settings.pushApplications, uploads, ocrQueue: ocrJobs, stripeSecret, audio, audioQueue: audioJobs };
+    const deployed = new Map<DeployedFunction, DeployedLambda>();
     for (const name of deployedFunctions()) {
       const bundle = bundles.find((b) => b.name === name)!;
-      const fn = this.lambdaFunction(name, path.dirname(bundle.file), environment);
-      grantAccess(fn, access[name], {
-        table: this.table,
-        pushApplications: settings.pushApplications,
-        uploads,
-        ocrQueue: ocrJobs,
-        stripeSecret,
-        audio,
-        audioQueue: audioJobs,
-      });
-      if (verifiesTokens.has(name)) jwtSecret?.grantRead(fn);
-      functions.set(name, fn);
+      const lambdaFn = this.lambdaFunction(name, path.dirname(bundle.file), environment);
+      for (const statement of accessStatements(access[name], grantable)) lambdaFn.role.addToPrincipalPolicy(statement);
+      if (verifiesTokens.has(name)) jwtSecret?.grantRead(lambdaFn.role);
+      this.alarms.watchFunction(pascal(name), lambdaFn.fn);
+      deployed.set(name, lambdaFn);
     }
-    this.functions = functions;
+    this.functions = new Map([...deployed].map(([name, d]) => [name, d.fn]));
 
     // Partial batch failures: one failed chunk is retried alone. Bounded concurrency keeps Polly's rate.
-    functions.get('audio-worker')!.addEventSource(
+    this.functions.get('audio-worker')!.addEventSource(
       new SqsEventSource(audioJobs, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: audioWorkerConcurrency }),
     );
 
-    this.api = new HttpApi(this, 'Api', { description: 'Maktaba HTTP API' });
-    const integrations = new Map(
-      httpFunctions().map((name) => [
-        name,
-        new HttpLambdaIntegration(`${pascal(name)}Integration`, functions.get(name)!, {
-          payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
-        }),
-      ]),
-    );
-    for (const route of routes) {
-      this.api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: integrations.get(route.function)! });
-    }
+    this.api = httpApi(this, { functions: this.functions, corsOrigins: settings.corsOrigins });
+    this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
     new CfnOutput(this, 'UploadsBucketName', { value: uploads.bucketName });
     new CfnOutput(this, 'AudioBucketName', { value: audio.bucketName });
+    new CfnOutput(this, 'AccessLogsBucketName', { value: accessLogs.bucketName });
     new CfnOutput(this, 'OcrQueueUrl', { value: ocrJobs.queueUrl });
+    new CfnOutput(this, 'OcrDeadLetterQueueUrl', { value: ocrJobs.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'AudioQueueUrl', { value: audioJobs.queueUrl });
+    new CfnOutput(this, 'AudioDeadLetterQueueUrl', { value: audioJobs.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    if (jwtSecret) new CfnOutput(this, 'JwtSecretArn', { value: jwtSecret.secretArn });
+    new CfnOutput(this, 'StripeSecretArn', { value: stripeSecret.secretArn });
+
+    acknowledgeFindings(this, {
+      api: this.api,
+      functions: [...this.functions.values()],
+      roles: [...deployed.values()].map((d) => d.role),
+      secrets: [stripeSecret, ...(jwtSecret ? [jwtSecret] : [])],
+      uploads,
+      audio,
+      pushEndpoints: settings.pushApplications.map((app) => app.endpointArns),
+    });
   }
 
-  /** One function with its own role (CDK's default) and its own log group kept for a month. */
-  private lambdaFunction(name: DeployedFunction, assetDir: string, environment: Record<string, string>): lambda.Function {
+  /**
+   * One function with a role of its own (logs, X-Ray, and the statements of its access kinds; no
+   * managed policy) and its own log group kept for a month. Active tracing: Lambda starts each trace.
+   */
+  private lambdaFunction(name: DeployedFunction, assetDir: string, environment: Record<string, string>): DeployedLambda {
     const id = pascal(name);
     const size = sizingOf(name);
-    return new lambda.Function(this, id, {
+    const role = functionRole(this, `${id}Role`, `Maktaba ${name}`);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH });
+    logGroup.grantWrite(role);
+    const fn = new lambda.Function(this, id, {
       description: `Maktaba ${name}`,
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
@@ -130,8 +170,11 @@ export class MaktabaStack extends Stack {
       memorySize: size.memoryMb,
       timeout: Duration.seconds(size.timeoutSeconds),
       environment,
-      logGroup: new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH }),
+      role,
+      logGroup,
+      tracing: lambda.Tracing.ACTIVE,
     });
+    return { fn, role };
   }
 }
 
@@ -143,6 +186,3 @@ function authEnvironment(settings: Settings, secret: secretsmanager.ISecret | un
   if (settings.auth.mode === 'jwks') return { AUTH_JWKS_URL: settings.auth.jwksUrl, ...claims };
   return { AUTH_JWT_SECRET_ARN: secret!.secretArn, ...claims };
 }
-
-/** `notifications-api` -> `NotificationsApi`, for construct ids. */
-const pascal = (name: string): string => name.replace(/(^|-)(\w)/g, (_, _sep: string, c: string) => c.toUpperCase());

@@ -37,16 +37,29 @@ export function dataTable(scope: Construct): dynamodb.Table {
   return table;
 }
 
-/** Private, encrypted, HTTPS-only; objects are reached through presigned URLs, never publicly. */
-export function privateBucket(scope: Construct, id: string, extra: Partial<s3.BucketProps> = {}): s3.Bucket {
-  return new s3.Bucket(scope, id, {
-    blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-    encryption: s3.BucketEncryption.S3_MANAGED,
-    enforceSSL: true,
-    versioned: false,
-    removalPolicy: RemovalPolicy.RETAIN,
-    ...extra,
+const privateBucketProps: s3.BucketProps = {
+  blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+  encryption: s3.BucketEncryption.S3_MANAGED,
+  enforceSSL: true,
+  versioned: false,
+  removalPolicy: RemovalPolicy.RETAIN,
+};
+
+/**
+ * Where S3 writes the server access logs of the other buckets (`<bucket id>/` prefixes), kept 90 days.
+ * Log delivery only supports S3-managed encryption, which every bucket here uses anyway.
+ */
+export function accessLogsBucket(scope: Construct): s3.Bucket {
+  return new s3.Bucket(scope, 'AccessLogs', {
+    ...privateBucketProps,
+    objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    lifecycleRules: [{ expiration: Duration.days(90) }],
   });
+}
+
+/** Private, encrypted, HTTPS-only, access-logged; objects are reached through presigned URLs, never publicly. */
+export function privateBucket(scope: Construct, id: string, logs: s3.IBucket, extra: Partial<s3.BucketProps> = {}): s3.Bucket {
+  return new s3.Bucket(scope, id, { ...privateBucketProps, serverAccessLogsBucket: logs, serverAccessLogsPrefix: `${id}/`, ...extra });
 }
 
 /** Presigned multipart uploads that a client abandons would otherwise be stored (and billed) forever. */

@@ -18,6 +18,8 @@ export interface Config {
   /** `local` selects the offline adapters (push log, speech, billing ledger) used by `npm start`. */
   adapters: 'aws' | 'local';
   tierCatalogue?: string;
+  /** Overrides of the Polly voices behind the spec's voices, as JSON (lib/adapters/speech/polly.ts). */
+  voiceMap?: string;
   /**
    * Stripe's API key and webhook signing secret: inline, or in one Secrets Manager secret (JSON
    * `{"secretKey": "sk_...", "webhookSecret": "whsec_..."}`) named by STRIPE_SECRET_ARN.
@@ -52,6 +54,7 @@ export function readConfig(): Config {
     },
     adapters: env('ADAPTERS') === 'local' ? 'local' : 'aws',
     tierCatalogue: env('TIER_CATALOGUE'),
+    voiceMap: env('VOICE_MAP'),
     stripe: {
       secretKey: env('STRIPE_SECRET_KEY'),
       webhookSecret: env('STRIPE_WEBHOOK_SECRET'),

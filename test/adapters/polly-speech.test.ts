@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-polly';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defaultVoiceMap, pollyChunkChars, pollySpeech } from '../../lib/adapters/speech/polly.ts';
+import { defaultVoiceMap, parseVoiceMap, pollyChunkChars, pollySpeech } from '../../lib/adapters/speech/polly.ts';
 import { VoiceRejected } from '../../lib/audio/speech.ts';
 import { voiceIds } from '../../lib/audio/voices.ts';
 
@@ -143,5 +143,30 @@ describe('Polly speech adapter', () => {
     await expect(pollySpeech(client).synthesize({ text: '  \n ', voice: 'alloy', language: 'en' })).rejects.toThrow(/empty/);
     expect(polly.calls()).toHaveLength(0);
     expect(() => pollySpeech(client, { maxChars: 4_000 })).toThrow(RangeError);
+  });
+});
+
+describe('the voice map setting (VOICE_MAP)', () => {
+  it('changes only the voices and languages it names', () => {
+    const map = parseVoiceMap('{"fable":{"ar":{"voiceId":"Hala","engine":"neural","languageCode":"ar-AE"}}}');
+    expect(map.fable!.ar).toEqual({ voiceId: 'Hala', engine: 'neural', languageCode: 'ar-AE' });
+    expect(map.fable!.en).toEqual(defaultVoiceMap.fable.en);
+    expect(map.alloy).toEqual(defaultVoiceMap.alloy);
+    expect(parseVoiceMap(undefined)).toBe(defaultVoiceMap);
+  });
+
+  it('refuses unknown voices, unknown languages and incomplete entries', () => {
+    expect(() => parseVoiceMap('{"marvin":{}}')).toThrow(/marvin is not a voice/);
+    expect(() => parseVoiceMap('{"alloy":{"fr":{"voiceId":"Lea","engine":"neural","languageCode":"fr-FR"}}}')).toThrow(/alloy\.fr/);
+    expect(() => parseVoiceMap('{"alloy":{"ar":{"voiceId":"Hala","engine":"turbo","languageCode":"ar-AE"}}}')).toThrow(/alloy\.ar needs/);
+    expect(() => parseVoiceMap('[]')).toThrow(/JSON object/);
+  });
+
+  it('is what the adapter speaks with', async () => {
+    polly.reset();
+    polly.on(SynthesizeSpeechCommand).resolves(audio(0xff, 0xf3));
+    const speech = pollySpeech(client, { voiceMap: parseVoiceMap('{"fable":{"en":{"voiceId":"Arthur","engine":"neural","languageCode":"en-GB"}}}') });
+    await speech.synthesize({ text: 'Hello', voice: 'fable', language: 'en' });
+    expect(inputs()[0]).toMatchObject({ VoiceId: 'Arthur', LanguageCode: 'en-GB' });
   });
 });

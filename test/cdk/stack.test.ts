@@ -1,12 +1,14 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { App, type CfnElement } from 'aws-cdk-lib';
+import { App, Validations, type CfnElement } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routes } from '../../functions/routes.ts';
 import { defaultOutDir } from '../../infra/bundle.ts';
 import { deployedFunctions, type DeployedFunction } from '../../infra/functions.ts';
+import { addChecks } from '../../infra/checks.ts';
 import { MaktabaStack } from '../../infra/stack.ts';
 import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 
@@ -25,6 +27,10 @@ const configuredContext = {
   pushIosApplicationArn: iosApp,
   pushAndroidApplicationArn: androidApp,
   stripeSecretArn: stripeSecretArn,
+  alarmEmail: 'ops@example.com',
+  ocrWorkerPrincipal: 'arn:aws:iam::210987654321:role/ocr-worker',
+  voiceMap: '{"fable":{"ar":{"voiceId":"Hala","engine":"neural","languageCode":"ar-AE"}}}',
+  tierCatalogue: '{"tiers":{"basic":{"priceCents":900,"monthlyPageCredits":80},"pro":{"priceCents":5000,"monthlyPageCredits":500}}}',
 };
 
 interface Synth {
@@ -34,8 +40,11 @@ interface Synth {
 
 type Statement = { Action: string | string[]; Effect: string; Resource: unknown };
 
+/** Synthesizes with cdk-nag's AwsSolutions checks, as `npm run synth` does: an unacknowledged finding throws. */
 function synth(context: Record<string, string>): Synth {
-  const stack = new MaktabaStack(new App({ context }), 'Test');
+  const app = new App({ context });
+  const stack = new MaktabaStack(app, 'Test');
+  addChecks(app);
   return { stack, template: Template.fromStack(stack) };
 }
 
@@ -99,7 +108,7 @@ describe('table', () => {
 describe('buckets', () => {
   it('block public access, are encrypted, retained and deny requests without TLS', () => {
     const buckets = plain.template.findResources('AWS::S3::Bucket');
-    expect(Object.keys(buckets)).toHaveLength(2);
+    expect(Object.keys(buckets)).toHaveLength(3);
     for (const [id, bucket] of Object.entries(buckets)) {
       expect(bucket.DeletionPolicy).toBe('Retain');
       expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -169,6 +178,7 @@ describe('functions', () => {
       Handler: 'index.handler',
       MemorySize: Match.anyValue(),
       LoggingConfig: { LogGroup: Match.anyValue() },
+      TracingConfig: { Mode: 'Active' },
     });
     plain.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     for (const name of deployedFunctions()) {
@@ -183,7 +193,10 @@ describe('functions', () => {
     expect(dynamo.flatMap(actions)).not.toContain('dynamodb:Scan');
     const tableArn = { 'Fn::GetAtt': [table, 'Arn'] };
     expect(dynamo.flatMap(resources)).toContainEqual(tableArn);
-    expect(dynamo.flatMap(resources)).toContainEqual({ 'Fn::Join': ['', [tableArn, '/index/*']] });
+    for (const index of tableSchema.indexes) {
+      expect(dynamo.flatMap(resources)).toContainEqual({ 'Fn::Join': ['', [tableArn, `/index/${index.name}`]] });
+    }
+    expect(JSON.stringify(dynamo.flatMap(resources))).not.toContain('/index/*');
     expect(allStatements(plain.template).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:'))).flatMap(resources)).not.toContain('*');
   });
 });
@@ -308,7 +321,7 @@ describe('Word export', () => {
   it('lets ocr-export read long texts and read and put exports/, and touch no uploaded file', () => {
     const statements = s3Statements('ocr-export');
     const on = (p: string) => statements.filter((st) => JSON.stringify(resources(st)).includes(JSON.stringify(prefix(p))));
-    const reads = (st: Statement) => actions(st).includes('s3:GetObject*');
+    const reads = (st: Statement) => actions(st).includes('s3:GetObject');
     const puts = (st: Statement) => actions(st).includes('s3:PutObject');
     expect(on('ocr-results/*').some(reads)).toBe(true);
     expect(on('ocr-results/*').some(puts)).toBe(false);
@@ -360,5 +373,216 @@ describe('audio', () => {
     expect(polly('audio-api')).toEqual(['polly:SynthesizeSpeech']);
     expect(polly('audio-worker')).toEqual(['polly:SynthesizeSpeech']);
     for (const name of ['notifications-api', 'ocr-api', 'ocr-callbacks', 'billing-webhook'] as const) expect(polly(name)).toEqual([]);
+  });
+});
+
+describe('least privilege', () => {
+  const roleOf = (s: Synth, name: DeployedFunction) => logicalId(s.stack, fn(s.stack, name).role!);
+
+  it('gives each function a role of its own with no managed policy', () => {
+    const roles = deployedFunctions().map((name) => roleOf(plain, name));
+    expect(new Set(roles).size).toBe(deployedFunctions().length);
+    for (const role of roles) {
+      const resource = plain.template.toJSON().Resources[role];
+      expect(resource.Properties.ManagedPolicyArns).toBeUndefined();
+      expect(resource.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+        expect.objectContaining({ Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' }),
+      ]);
+    }
+  });
+
+  it('names every action exactly, and uses * as a resource only for X-Ray and Polly', () => {
+    for (const s of [plain, configured]) {
+      for (const name of deployedFunctions()) {
+        for (const st of statementsOf(s, name)) {
+          expect(actions(st).filter((a) => a.includes('*')), `${name}: ${actions(st)}`).toEqual([]);
+          if (resources(st).includes('*')) {
+            expect(actions(st).every((a) => /^(xray:Put|polly:SynthesizeSpeech$)/.test(a)), `${name}: ${actions(st)}`).toBe(true);
+          }
+        }
+      }
+    }
+  });
+
+  it('lets each function write only to its own log group', () => {
+    for (const name of deployedFunctions()) {
+      const logGroup = plain.template.toJSON().Resources[logicalId(plain.stack, fn(plain.stack, name))].Properties.LoggingConfig.LogGroup;
+      const writes = statementsOf(plain, name).filter((st) => actions(st).some((a) => a.startsWith('logs:')));
+      expect(writes.flatMap(resources)).toEqual([{ 'Fn::GetAtt': [logGroup.Ref, 'Arn'] }]);
+    }
+  });
+
+  it('gives a function only the services its access kinds name', () => {
+    const services = (name: DeployedFunction) =>
+      [...new Set(statementsOf(plain, name).flatMap(actions).map((a) => a.split(':')[0]))].sort();
+    expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
+    expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
+    expect(services('ocr-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
+    expect(services('ocr-callbacks')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
+    expect(services('ocr-export')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
+    expect(services('audio-api')).toEqual(['dynamodb', 'logs', 'polly', 's3', 'secretsmanager', 'sqs', 'xray']);
+    // The worker's SQS actions are the trigger's (receive, delete) and its own chunk messages (send).
+    expect(services('audio-worker')).toEqual(['dynamodb', 'logs', 'polly', 's3', 'sqs', 'xray']);
+  });
+});
+
+describe('HTTP API: CORS and access logs', () => {
+  const apiProps = (s: Synth) => Object.values(s.template.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties;
+
+  it('answers browser preflights for any origin by default, without credentials', () => {
+    expect(apiProps(plain).CorsConfiguration).toMatchObject({
+      AllowOrigins: ['*'],
+      AllowMethods: expect.arrayContaining(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+      AllowHeaders: expect.arrayContaining(['authorization', 'content-type']),
+      ExposeHeaders: expect.arrayContaining(['content-disposition']),
+    });
+    expect(apiProps(plain).CorsConfiguration.AllowCredentials).not.toBe(true);
+  });
+
+  it('allows only the configured origins when the context names them', () => {
+    const { template } = synth({ corsOrigins: 'https://maktaba.example, http://localhost:5173' });
+    const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0]!.Properties;
+    expect(api.CorsConfiguration.AllowOrigins).toEqual(['https://maktaba.example', 'http://localhost:5173']);
+    expect(() => synth({ corsOrigins: 'https://maktaba.example/app' })).toThrow(/corsOrigins/);
+  });
+
+  it('logs every request of the $default stage as JSON with its request id, and no headers or query strings', () => {
+    const stages = Object.values(plain.template.findResources('AWS::ApiGatewayV2::Stage'));
+    expect(stages).toHaveLength(1);
+    const stage = stages[0]!.Properties;
+    expect(stage).toMatchObject({ StageName: '$default', AutoDeploy: true });
+    const format = JSON.parse(stage.AccessLogSettings.Format as string) as Record<string, string>;
+    expect(format).toMatchObject({ requestId: '$context.requestId', routeKey: '$context.routeKey', status: '$context.status' });
+    expect(JSON.stringify(format)).not.toMatch(/header|querystring|authorizer/i);
+    const logGroup = stage.AccessLogSettings.DestinationArn['Fn::GetAtt'][0] as string;
+    expect(plain.template.toJSON().Resources[logGroup].Type).toBe('AWS::Logs::LogGroup');
+  });
+});
+
+describe('server access logs', () => {
+  it('sends the uploads and audio buckets’ access logs to the access-log bucket, which expires them', () => {
+    const buckets = plain.template.findResources('AWS::S3::Bucket');
+    const logs = logicalId(plain.stack, plain.stack.buckets.accessLogs);
+    for (const bucket of [plain.stack.buckets.uploads, plain.stack.buckets.audio]) {
+      expect(buckets[logicalId(plain.stack, bucket)]!.Properties.LoggingConfiguration).toMatchObject({ DestinationBucketName: { Ref: logs } });
+    }
+    expect(buckets[logs]!.Properties.LifecycleConfiguration.Rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 90 }));
+    expect(buckets[logs]!.Properties.OwnershipControls.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+  });
+});
+
+describe('alarms', () => {
+  const alarms = () => Object.values(plain.template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+  const topic = () => Object.keys(plain.template.findResources('AWS::SNS::Topic'))[0]!;
+
+  it('alarms on any error and any throttle of every function', () => {
+    for (const name of deployedFunctions()) {
+      const ref = { Ref: logicalId(plain.stack, fn(plain.stack, name)) };
+      for (const metric of ['Errors', 'Throttles']) {
+        expect(alarms(), `${name} ${metric}`).toContainEqual(
+          expect.objectContaining({
+            Namespace: 'AWS/Lambda',
+            MetricName: metric,
+            Dimensions: [{ Name: 'FunctionName', Value: ref }],
+            Threshold: 1,
+            ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          }),
+        );
+      }
+    }
+  });
+
+  it('alarms when a message reaches either dead-letter queue', () => {
+    const queues = plain.template.findResources('AWS::SQS::Queue');
+    const deadLetterQueues = Object.values(queues).flatMap((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0] ?? []);
+    expect(deadLetterQueues).toHaveLength(2);
+    for (const dlq of deadLetterQueues) {
+      expect(alarms()).toContainEqual(
+        expect.objectContaining({
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+          Threshold: 1,
+        }),
+      );
+    }
+  });
+
+  it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
+    expect(alarms()).toHaveLength(deployedFunctions().length * 2 + 2);
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topic() }]);
+    }
+    const props = plain.template.toJSON().Resources[topic()].Properties;
+    expect(props.KmsMasterKeyId).toBeDefined();
+    plain.template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    plain.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    plain.template.resourceCountIs('AWS::SNS::Subscription', 0);
+    configured.template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: configuredContext.alarmEmail });
+    plain.template.hasOutput('AlarmTopicArn', {});
+  });
+});
+
+describe('OCR worker access', () => {
+  const workerRole = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker.role)].Properties;
+  const workerPolicy = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker.policy)].Properties;
+
+  it('lets the worker consume the OCR queue and read uploaded files, and nothing else', () => {
+    const statements = workerPolicy(plain).PolicyDocument.Statement as Statement[];
+    const queue = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.queues.ocrJobs), 'Arn'] };
+    expect(statements).toEqual([
+      expect.objectContaining({ Action: expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']), Resource: queue }),
+      expect.objectContaining({
+        Action: 's3:GetObject',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.buckets.uploads), 'Arn'] }, '/ocr/*']] },
+      }),
+    ]);
+    expect(workerRole(plain).ManagedPolicyArns).toEqual([{ Ref: logicalId(plain.stack, plain.stack.ocrWorker.policy) }]);
+    for (const output of ['OcrWorkerRoleArn', 'OcrWorkerPolicyArn', 'OcrQueueUrl', 'OcrDeadLetterQueueUrl']) plain.template.hasOutput(output, {});
+  });
+
+  it('may be assumed from this account by default, or by the configured principal', () => {
+    const principal = (s: Synth) => (workerRole(s).AssumeRolePolicyDocument.Statement as { Principal: { AWS: unknown } }[])[0]!.Principal.AWS;
+    expect(JSON.stringify(principal(plain))).toContain(':root');
+    expect(principal(configured)).toBe(configuredContext.ocrWorkerPrincipal);
+    expect(() => synth({ ocrWorkerPrincipal: 'somebody' })).toThrow(/ocrWorkerPrincipal/);
+  });
+});
+
+describe('configuration', () => {
+  it('passes a voice map and a tier catalogue to the functions, validated at synth', () => {
+    expect(envOf(configured, 'audio-worker')).toMatchObject({ VOICE_MAP: configuredContext.voiceMap, TIER_CATALOGUE: configuredContext.tierCatalogue });
+    expect(envOf(plain, 'audio-worker')).not.toHaveProperty('VOICE_MAP');
+    expect(() => synth({ voiceMap: '{"alloy":{"ar":{"voiceId":"Hala"}}}' })).toThrow(/voiceMap.*alloy\.ar/);
+    expect(() => synth({ voiceMap: '{"marvin":{}}' })).toThrow(/voiceMap.*marvin/);
+    expect(() => synth({ tierCatalogue: '{"tiers":{"basic":{"priceCents":"ten"}}}' })).toThrow(/tierCatalogue/);
+  });
+
+  it('outputs the dead-letter queues and the secrets an operator fills in', () => {
+    for (const name of ['AudioDeadLetterQueueUrl', 'AccessLogsBucketName', 'JwtSecretArn', 'StripeSecretArn']) plain.template.hasOutput(name, {});
+  });
+});
+
+describe('cdk-nag', () => {
+  it('fails the synth on a finding nobody acknowledged', () => {
+    const app = new App();
+    const stack = new MaktabaStack(app, 'Loose');
+    fn(stack, 'billing-webhook').addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:*'], resources: ['*'] }));
+    addChecks(app);
+    expect(() => app.synth()).toThrow(/AwsSolutions-IAM5\[Action::s3:\*\]/);
+  });
+
+  it('gives every acknowledged finding a reason', () => {
+    const acknowledged = plain.stack.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
+      .flatMap((m) => Object.entries(m.data as Record<string, string>));
+    expect(new Set(acknowledged.map(([id]) => id.replace(/^\w+::/, '').replace(/\[.*/, '')))).toEqual(
+      new Set(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4']),
+    );
+    for (const [id, reason] of acknowledged) expect(reason.length, id).toBeGreaterThan(40);
   });
 });

@@ -6,9 +6,10 @@ import {
   type SynthesizeSpeechCommandInput,
   type VoiceId as PollyVoiceId,
 } from '@aws-sdk/client-polly';
+import { traced } from '../aws/tracing.ts';
 import { VoiceRejected, type Speech } from '../../audio/speech.ts';
 import { splitText } from '../../audio/text-chunks.ts';
-import type { SpeechLanguage, VoiceId } from '../../audio/voices.ts';
+import { isVoiceId, voiceIds, type SpeechLanguage, type VoiceId } from '../../audio/voices.ts';
 
 /**
  * Amazon Polly behind the Speech port. Long text is split (lib/audio/text-chunks.ts) into chunks Polly
@@ -63,6 +64,34 @@ export const defaultVoiceMap = {
   },
 } as const satisfies Record<VoiceId, Record<SpeechLanguage, PollyVoice>>;
 
+const engines: readonly string[] = ['standard', 'neural', 'long-form', 'generative'] satisfies Engine[];
+
+/**
+ * The voice map with an operator's overrides (`VOICE_MAP`), e.g.
+ * `{"fable":{"ar":{"voiceId":"Hala","engine":"neural","languageCode":"ar-AE"}}}`: only the spec voices and
+ * languages named change. A value that does not fit throws, so a bad setting fails at deploy or start.
+ */
+export function parseVoiceMap(json: string | undefined): VoiceMap {
+  if (!json) return defaultVoiceMap;
+  const raw = JSON.parse(json) as unknown;
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('VOICE_MAP must be a JSON object');
+  const map: Record<string, Record<SpeechLanguage, PollyVoice>> = { ...defaultVoiceMap };
+  for (const [voice, languages] of Object.entries(raw)) {
+    if (!isVoiceId(voice)) throw new Error(`VOICE_MAP: ${voice} is not a voice (${voiceIds.join(', ')})`);
+    const merged = { ...map[voice]! };
+    for (const [language, value] of Object.entries((languages ?? {}) as Record<string, unknown>)) {
+      if (language !== 'ar' && language !== 'en') throw new Error(`VOICE_MAP: ${voice}.${language} is not a language (ar, en)`);
+      const v = value as Partial<PollyVoice> | null;
+      if (!v || typeof v.voiceId !== 'string' || typeof v.languageCode !== 'string' || !engines.includes(v.engine as string)) {
+        throw new Error(`VOICE_MAP: ${voice}.${language} needs voiceId, languageCode and engine (${engines.join(', ')})`);
+      }
+      merged[language] = { voiceId: v.voiceId, engine: v.engine!, languageCode: v.languageCode };
+    }
+    map[voice] = merged;
+  }
+  return map;
+}
+
 export interface PollySpeechOptions {
   voiceMap?: VoiceMap;
   /** Characters per SynthesizeSpeech call; default 2,900, at most 3,000. */
@@ -75,6 +104,7 @@ const baseDelayMs = 100;
 const maxDelayMs = 5_000;
 
 export function pollySpeech(client: PollyClient, options: PollySpeechOptions = {}): Speech {
+  traced(client); // X-Ray subsegments per call (lib/adapters/aws/tracing.ts); a no-op off Lambda
   const voiceMap: VoiceMap = options.voiceMap ?? defaultVoiceMap;
   const maxChars = options.maxChars ?? pollyChunkChars;
   const retries = options.retries ?? 4;

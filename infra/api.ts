@@ -1,0 +1,74 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { httpFunctions, routes, type FunctionName } from '../functions/routes.ts';
+import { pascal } from './names.ts';
+
+/**
+ * One access-log line per request: who asked what and how it went, with the request id the
+ * functions log as their correlation id. No query strings or headers: they can carry tokens.
+ */
+const accessLogFields = {
+  requestId: '$context.requestId',
+  requestTime: '$context.requestTime',
+  ip: '$context.identity.sourceIp',
+  routeKey: '$context.routeKey',
+  path: '$context.path',
+  status: '$context.status',
+  responseLength: '$context.responseLength',
+  latencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+};
+
+export interface ApiProps {
+  functions: ReadonlyMap<string, lambda.IFunction>;
+  corsOrigins: readonly string[];
+}
+
+/**
+ * The HTTP API: one route per route-table entry, each to its function (payload 2.0, so binary bodies
+ * pass as base64 with `isBase64Encoded` and need no binary media types). Auth is the functions' own
+ * (DESIGN.md section 1). CORS is answered by API Gateway: the web client sends a bearer token, not
+ * cookies, so credentials are not allowed and `*` is a safe default.
+ */
+export function httpApi(scope: Construct, props: ApiProps): HttpApi {
+  const api = new HttpApi(scope, 'Api', {
+    description: 'Maktaba HTTP API',
+    createDefaultStage: false,
+    corsPreflight: {
+      allowOrigins: [...props.corsOrigins],
+      allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.PATCH, CorsHttpMethod.DELETE],
+      allowHeaders: ['authorization', 'content-type'],
+      exposeHeaders: ['content-disposition', 'content-length', 'location'],
+      maxAge: Duration.days(1),
+    },
+  });
+  const accessLogs = new logs.LogGroup(scope, 'ApiAccessLogs', {
+    retention: logs.RetentionDays.ONE_MONTH,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  new HttpStage(scope, 'ApiStage', {
+    httpApi: api,
+    stageName: '$default',
+    autoDeploy: true,
+    accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: AccessLogFormat.custom(JSON.stringify(accessLogFields)) },
+  });
+
+  const integrations = new Map(
+    httpFunctions().map((name: FunctionName) => [
+      name,
+      new HttpLambdaIntegration(`${pascal(name)}Integration`, props.functions.get(name)!, {
+        payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
+      }),
+    ]),
+  );
+  for (const route of routes) {
+    api.addRoutes({ path: route.path, methods: [HttpMethod[route.method]], integration: integrations.get(route.function)! });
+  }
+  return api;
+}

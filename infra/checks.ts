@@ -1,0 +1,72 @@
+import { Validations, type CfnElement, type Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { exportsPrefix, uploadPrefixes } from './permissions.ts';
+
+/**
+ * cdk-nag's AwsSolutions pack runs on every synth (infra/app.ts) and in the CDK tests; any finding
+ * not acknowledged here fails the synth. Each acknowledgement names one finding and says why it
+ * stands, so that a new wildcard or an unlogged resource cannot slip in under an old reason.
+ */
+export function addChecks(app: IConstruct): void {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+}
+
+export interface Findings {
+  api: HttpApi;
+  functions: readonly lambda.Function[];
+  roles: readonly iam.Role[];
+  secrets: readonly secretsmanager.ISecret[];
+  uploads: s3.IBucket;
+  audio: s3.IBucket;
+  /** Endpoint ARN patterns of the configured SNS platform applications. */
+  pushEndpoints: readonly string[];
+}
+
+const reasons = {
+  apiAuthorization:
+    'Each function authorizes its own routes (DESIGN.md section 1): the spec’s per-route rules (plain-text 401/403, optional auth, ' +
+    'an invalid token as anonymous on some routes, 404 for a deleted user, roles from the user record) cannot be expressed by a ' +
+    'gateway authorizer; the webhook is authenticated by its Stripe signature and the worker callbacks by an editor token.',
+  runtime: 'Node.js 22 is the runtime this service is built and tested for (the project targets it); moving to a newer one is a deliberate upgrade.',
+  jwtRotation:
+    'The HS256 key is shared with the identity service that signs the tokens; rotating it invalidates every issued token, so it is ' +
+    'rotated by the operator together with that service (README: Deploying), not on a schedule.',
+  stripeRotation:
+    'Stripe issues these keys: they are rolled in the Stripe dashboard and the new values put here by the operator (README: Deploying); ' +
+    'Secrets Manager cannot rotate them.',
+  noResource:
+    'X-Ray PutTraceSegments/PutTelemetryRecords (every function, active tracing) and Polly SynthesizeSpeech (audio functions) accept ' +
+    'no resource other than *.',
+  pushEndpoints: 'SNS creates one endpoint per registered device, with an id known only then; the grant is limited to the endpoints of the configured platform application.',
+  objectPrefix: (what: string) => `Object keys are unknown in advance; the grant is limited to ${what}, the narrowest resource S3 offers.`,
+};
+
+const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
+
+/** How cdk-nag names an object-prefix resource of a bucket in its IAM5 findings. */
+function prefixFinding(stack: Stack, bucket: s3.IBucket, prefix: string): string {
+  return `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(bucket.node.defaultChild as CfnElement)}.Arn>/${prefix}]`;
+}
+
+export function acknowledgeFindings(stack: Stack, found: Findings): void {
+  acknowledge(found.api, 'AwsSolutions-APIG4', reasons.apiAuthorization);
+  for (const fn of found.functions) acknowledge(fn, 'AwsSolutions-L1', reasons.runtime);
+  for (const role of found.roles) acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', reasons.noResource);
+  for (const secret of found.secrets) {
+    if (!(secret instanceof secretsmanager.Secret)) continue; // an imported secret is the operator's own
+    acknowledge(secret, 'AwsSolutions-SMG4', secret.node.id === 'JwtSecret' ? reasons.jwtRotation : reasons.stripeRotation);
+  }
+  const prefixes: [s3.IBucket, string, string][] = [
+    ...uploadPrefixes.map((p): [s3.IBucket, string, string] => [found.uploads, p, `the uploads bucket’s ${p} keys`]),
+    [found.uploads, `${exportsPrefix}*`, `the uploads bucket’s ${exportsPrefix}* keys (large Word exports)`],
+    [found.audio, '*', 'the audio bucket, which holds only the MP3s these functions generate'],
+  ];
+  for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${arn}]`, reasons.pushEndpoints);
+  for (const [bucket, prefix, what] of prefixes) acknowledge(stack, prefixFinding(stack, bucket, prefix), reasons.objectPrefix(what));
+}

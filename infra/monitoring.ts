@@ -1,0 +1,64 @@
+import { CfnOutput, Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/**
+ * Alarms an operator acts on, all sent to one topic: a function that fails or is throttled, and a
+ * message in a dead-letter queue (a job that failed five times and needs a look).
+ */
+export class Alarms extends Construct {
+  readonly topic: sns.Topic;
+  private readonly action: actions.SnsAction;
+
+  constructor(scope: Construct, id: string, props: { email?: string }) {
+    super(scope, id);
+    // CloudWatch cannot publish to a topic under the AWS managed SNS key, so the topic has its own key.
+    const key = new kms.Key(this, 'Key', { description: 'Encrypts the Maktaba alarm topic', enableKeyRotation: true });
+    key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+      }),
+    );
+    this.topic = new sns.Topic(this, 'Topic', { displayName: 'Maktaba alarms', masterKey: key, enforceSSL: true });
+    if (props.email) this.topic.addSubscription(new subscriptions.EmailSubscription(props.email));
+    this.action = new actions.SnsAction(this.topic);
+    new CfnOutput(scope, 'AlarmTopicArn', { value: this.topic.topicArn, description: 'Subscribe to receive the alarms' });
+  }
+
+  /** Any error (an invocation that threw or timed out) and any throttle, per five minutes. */
+  watchFunction(id: string, fn: lambda.IFunction): void {
+    this.alarm(`${id}Errors`, fn.metricErrors({ period: Duration.minutes(5) }), `${fn.node.id}: invocations failed`);
+    this.alarm(`${id}Throttles`, fn.metricThrottles({ period: Duration.minutes(5) }), `${fn.node.id}: invocations throttled`);
+  }
+
+  /** A dead letter waiting: the maximum over a minute is at least one. */
+  watchDeadLetters(id: string, queue: sqs.IQueue, what: string): void {
+    this.alarm(
+      `${id}DeadLetters`,
+      queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+      `${what}: messages in the dead-letter queue`,
+    );
+  }
+
+  private alarm(id: string, metric: cloudwatch.IMetric, description: string): void {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      metric,
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+  }
+}
