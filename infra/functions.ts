@@ -19,6 +19,10 @@ export interface Sizing {
   timeoutSeconds: number;
 }
 
+/**
+ * Most requests are a few DynamoDB calls and little CPU; 512 MB gives a fast cold start (CPU grows
+ * with memory) at a small cost, and 10 s is far above any such request's need.
+ */
 export const defaultSizing: Sizing = { memoryMb: 512, timeoutSeconds: 10 };
 
 /** Per-function departures from the default (e.g. `ocr-export` builds documents in memory). */
@@ -27,6 +31,8 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   'audio-api': { timeoutSeconds: 29 },
   // Importing a book of thousands of pages writes its lines in batches; 29 s is API Gateway's limit.
   'ocr-api': { timeoutSeconds: 29 },
+  // A final result may carry every page of a large book (one BatchWriteItem per 25), then invoice through Stripe.
+  'ocr-callbacks': { timeoutSeconds: 29 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
   'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.

@@ -3,6 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { pageImagesPrefix } from './permissions.ts';
 
 export interface OcrWorkerAccessProps {
   queue: sqs.IQueue;
@@ -13,9 +14,9 @@ export interface OcrWorkerAccessProps {
 
 /**
  * What the external OCR worker may do on AWS, as a managed policy (to attach to a role or user the
- * worker already has) and a role carrying it (to assume): take messages from the OCR queue and
- * read the uploaded files they name. Its results go back through the HTTP callbacks, never to the
- * table or the bucket directly.
+ * worker already has) and a role carrying it (to assume): take messages from the OCR queue, read
+ * the uploaded files they name and put page images under `ocr-pages/`. Its results go back through
+ * the HTTP callbacks, never to the table directly.
  */
 export class OcrWorkerAccess extends Construct {
   readonly policy: iam.ManagedPolicy;
@@ -24,13 +25,14 @@ export class OcrWorkerAccess extends Construct {
   constructor(scope: Construct, id: string, props: OcrWorkerAccessProps) {
     super(scope, id);
     this.policy = new iam.ManagedPolicy(this, 'Policy', {
-      description: 'Maktaba OCR worker: consume the OCR job queue and read the uploaded files',
+      description: 'Maktaba OCR worker: consume the OCR job queue, read the uploaded files, put page images',
       statements: [
         new iam.PolicyStatement({
           actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
           resources: [props.queue.queueArn],
         }),
         new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.uploads.arnForObjects('ocr/*')] }),
+        new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.uploads.arnForObjects(`${pageImagesPrefix}*`)] }),
       ],
     });
     this.role = new iam.Role(this, 'Role', {

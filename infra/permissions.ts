@@ -24,8 +24,10 @@ export interface Grantable {
   audioQueue: sqs.IQueue;
 }
 
-/** The uploads bucket's prefixes the OCR functions work in (DESIGN.md section 5). */
-export const uploadPrefixes = ['ocr/*', 'ocr-results/*'] as const;
+/** Where the OCR worker puts page images (their keys come back as a page's `storageKey`). */
+export const pageImagesPrefix = 'ocr-pages/';
+/** The uploads bucket's prefixes the OCR functions work in (DESIGN.md section 5): files, long texts, page images. */
+export const uploadPrefixes = ['ocr/*', 'ocr-results/*', `${pageImagesPrefix}*`] as const;
 /** Where the Word export puts documents too large for a response (expired by storage.ts's rule). */
 export const exportsPrefix = 'exports/';
 

@@ -63,7 +63,8 @@ export class MaktabaStack extends Stack {
     });
     const audio = privateBucket(this, 'Audio', accessLogs);
     this.buckets = { uploads, audio, accessLogs };
-    const ocrJobs = jobQueue(this, 'OcrJobs');
+    // The external worker holds a job while it reads the whole book; it may extend this per message.
+    const ocrJobs = jobQueue(this, 'OcrJobs', { visibilityTimeout: Duration.minutes(30) });
     // Six times the worker's timeout, as AWS advises for queues that trigger Lambda.
     const audioJobs = jobQueue(this, 'AudioJobs', { visibilityTimeout: Duration.seconds(sizingOf('audio-worker').timeoutSeconds * 6) });
     this.queues = { ocrJobs, audioJobs };

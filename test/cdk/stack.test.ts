@@ -271,12 +271,13 @@ describe('OCR and billing', () => {
     expect(cors.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'GET']));
   });
 
-  it('scopes the OCR functions to the ocr/ and ocr-results/ prefixes of the uploads bucket', () => {
+  it('scopes the OCR functions to the ocr/, ocr-results/ and ocr-pages/ prefixes of the uploads bucket', () => {
     const bucketArn = { 'Fn::GetAtt': [uploadsBucket(plain), 'Arn'] };
     for (const name of ['ocr-api', 'ocr-callbacks'] as const) {
       const granted = s3Resources(plain, name);
       expect(granted).toContainEqual({ 'Fn::Join': ['', [bucketArn, '/ocr/*']] });
       expect(granted).toContainEqual({ 'Fn::Join': ['', [bucketArn, '/ocr-results/*']] });
+      expect(granted).toContainEqual({ 'Fn::Join': ['', [bucketArn, '/ocr-pages/*']] });
       expect(granted.every((r) => JSON.stringify(r).includes(uploadsBucket(plain)))).toBe(true);
     }
     expect(s3Resources(plain, 'notifications-api')).toEqual([]);
@@ -530,16 +531,17 @@ describe('OCR worker access', () => {
   const workerRole = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker.role)].Properties;
   const workerPolicy = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker.policy)].Properties;
 
-  it('lets the worker consume the OCR queue and read uploaded files, and nothing else', () => {
+  it('lets the worker consume the OCR queue, read uploaded files and put page images, and nothing else', () => {
+    const uploadsKeys = (p: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.buckets.uploads), 'Arn'] }, p]] });
     const statements = workerPolicy(plain).PolicyDocument.Statement as Statement[];
     const queue = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.queues.ocrJobs), 'Arn'] };
     expect(statements).toEqual([
       expect.objectContaining({ Action: expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']), Resource: queue }),
-      expect.objectContaining({
-        Action: 's3:GetObject',
-        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.buckets.uploads), 'Arn'] }, '/ocr/*']] },
-      }),
+      expect.objectContaining({ Action: 's3:GetObject', Resource: uploadsKeys('/ocr/*') }),
+      expect.objectContaining({ Action: 's3:PutObject', Resource: uploadsKeys('/ocr-pages/*') }),
     ]);
+    // Half an hour to read a book before the message returns to the queue for another worker.
+    expect(plain.template.toJSON().Resources[logicalId(plain.stack, plain.stack.queues.ocrJobs)].Properties.VisibilityTimeout).toBe(1800);
     expect(workerRole(plain).ManagedPolicyArns).toEqual([{ Ref: logicalId(plain.stack, plain.stack.ocrWorker.policy) }]);
     for (const output of ['OcrWorkerRoleArn', 'OcrWorkerPolicyArn', 'OcrQueueUrl', 'OcrDeadLetterQueueUrl']) plain.template.hasOutput(output, {});
   });

@@ -1,0 +1,24 @@
+import { routes } from '../functions/routes.ts';
+import { deployedFunctions, sizingOf } from '../infra/functions.ts';
+
+/**
+ * The README's tables of routes and of function sizes, printed from their sources
+ * (`npx tsx scripts/readme-tables.ts`). A unit test checks that the README carries exactly this text.
+ */
+export function routeTableMarkdown(): string {
+  const lines = ['| method | path | function | auth |', '| --- | --- | --- | --- |'];
+  for (const r of routes) lines.push(`| ${r.method} | \`${r.path}\` | \`${r.function}\` | ${r.auth} |`);
+  return lines.join('\n');
+}
+
+/** Memory and timeout per function, as deployed. */
+export function sizingTableMarkdown(): string {
+  const lines = ['| function | memory | timeout |', '| --- | --- | --- |'];
+  for (const name of deployedFunctions()) {
+    const s = sizingOf(name);
+    lines.push(`| \`${name}\` | ${s.memoryMb} MB | ${s.timeoutSeconds} s |`);
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(`${routeTableMarkdown()}\n\n${sizingTableMarkdown()}`);
