@@ -11,6 +11,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    env: { LOG_LEVEL: 'WARN' },
+    // Quiet logs; no EMF metrics on stdout and no X-Ray (tests that check them turn them on).
+    env: { LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false' },
   },
 });

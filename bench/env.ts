@@ -13,10 +13,15 @@ export function setEnv(vars: Record<string, string>): () => void {
   };
 }
 
-/** Quiet, as in the tests: no per-request logs, and no SDK notice about its 2027 releases. */
+/**
+ * Quiet, as in the tests: no per-request logs, no EMF metrics on stdout, no X-Ray, and no SDK notice
+ * about its 2027 releases. Set before the handlers are imported: Powertools reads these at load.
+ */
 export const quiet = (): (() => void) =>
   setEnv({
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+    POWERTOOLS_TRACE_ENABLED: process.env.POWERTOOLS_TRACE_ENABLED ?? 'false',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ?? 'true',
   });
 

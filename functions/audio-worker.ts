@@ -1,16 +1,25 @@
+import middy from '@middy/core';
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { failJob, planJob, runChunk, type AudioJobMessage, type JobDeps } from '../lib/audio/jobs.ts';
 import { logger } from '../lib/log.ts';
 import { maxReceives } from '../lib/queue.ts';
 import { audioDeps } from './audio-deps.ts';
+import { count, metricNames, observed } from './observability.ts';
 
 /**
  * `audio-worker` (DESIGN.md section 1): runs whole-book audio jobs from the `audio-jobs` queue, a plan
  * message then one message per chunk of lines. A message that fails is retried by the queue (partial
  * batch failures); on its last try the job is marked failed with the error (state table 3.2).
  */
+
+/** What the handler reports about a batch, for metrics. */
+export interface WorkerOutcomes {
+  /** A message failed: `dropped` (not JSON), `retried`, or `job-failed` (its last try; the job is marked failed). */
+  messageFailed?(how: 'dropped' | 'retried' | 'job-failed'): void;
+}
+
 /** The SQS handler over given deps (the benchmark runs it over stand-ins). */
-export function workerHandler(jobDeps: () => JobDeps) {
+export function workerHandler(jobDeps: () => JobDeps, outcomes: WorkerOutcomes = {}) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchItemFailure[] = [];
     // One record at a time: parallelism comes from concurrent invocations, bounded to the speech provider's rate.
@@ -20,6 +29,7 @@ export function workerHandler(jobDeps: () => JobDeps) {
         message = JSON.parse(record.body) as AudioJobMessage;
       } catch {
         logger.error('Audio worker: dropped a message that is not JSON', { messageId: record.messageId });
+        outcomes.messageFailed?.('dropped');
         continue;
       }
       try {
@@ -28,12 +38,36 @@ export function workerHandler(jobDeps: () => JobDeps) {
       } catch (error) {
         const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
         logger.error('Audio worker: message failed', { jobId: message.jobId, kind: message.kind, receives, error: error as Error });
-        if (receives >= maxReceives) await failJob(jobDeps(), message.jobId, error);
-        else batchItemFailures.push({ itemIdentifier: record.messageId });
+        if (receives >= maxReceives) {
+          await failJob(jobDeps(), message.jobId, error);
+          outcomes.messageFailed?.('job-failed');
+        } else {
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+          outcomes.messageFailed?.('retried');
+        }
       }
     }
     return { batchItemFailures };
   };
 }
 
-export const handler = workerHandler(audioDeps);
+/** The Lambda handler: the worker over the function's deps, with logs, metrics and traces. */
+export const handler = middy<SQSEvent, SQSBatchResponse>()
+  .use(observed('audio-worker'))
+  .handler(async (event: SQSEvent) => {
+    let failed = 0;
+    let jobsFailed = 0;
+    const run = workerHandler(audioDeps, {
+      messageFailed(how) {
+        failed++;
+        if (how === 'job-failed') jobsFailed++;
+      },
+    });
+    try {
+      return await run(event);
+    } finally {
+      // Every invocation reports its failures, none included: the metric's sample count is the invocations.
+      count(metricNames.audioMessagesFailed, failed);
+      if (jobsFailed > 0) count(metricNames.audioJobsFailed, jobsFailed);
+    }
+  });

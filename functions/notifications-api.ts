@@ -2,6 +2,7 @@ import { messageStyle } from './http/errors.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { deps as coreDeps, once } from './deps.ts';
+import { traced } from '../lib/adapters/aws/tracing.ts';
 import { dynamoDeviceStore } from '../lib/adapters/dynamo/devices.ts';
 import { dynamoNotificationStore } from '../lib/adapters/dynamo/notifications.ts';
 import { logPush } from '../lib/adapters/push/log.ts';
@@ -16,7 +17,7 @@ const deps = once(() => {
     ...core,
     notifications: dynamoNotificationStore(core.db),
     devices: dynamoDeviceStore(core.db),
-    push: core.config.adapters === 'local' ? logPush() : snsPush(new SNSClient({}), core.config.pushApplicationArns),
+    push: core.config.adapters === 'local' ? logPush() : snsPush(traced(new SNSClient({})), core.config.pushApplicationArns),
   };
 });
 

@@ -6,6 +6,7 @@ import { uploadsBucket } from './lazy.ts';
 import { ocrStyle } from './http/errors.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
+import { count, metricNames } from './observability.ts';
 import { billingAdapter } from './stripe.ts';
 
 /** `ocr-callbacks` (DESIGN.md section 1): the OCR worker's page and final results; editors and admins only. */
@@ -27,7 +28,11 @@ export const handler = httpFunction({
   handlers: {
     'POST /ocr/result/page': {
       failure: 'Error processing page result',
-      run: (request) => recordPageResult(deps(), request.body),
+      run: async (request) => {
+        const answer = await recordPageResult(deps(), request.body);
+        count(metricNames.ocrPagesReported);
+        return answer;
+      },
     },
     'POST /ocr/result': {
       failure: 'Error saving OCR result',

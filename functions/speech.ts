@@ -1,4 +1,5 @@
 import type { Speech } from '../lib/audio/speech.ts';
+import { traced } from '../lib/adapters/aws/tracing.ts';
 import { config } from '../lib/config.ts';
 
 let speech: Promise<Speech> | undefined;
@@ -15,7 +16,7 @@ export function speechAdapter(): Promise<Speech> {
     }
     const [{ PollyClient }, { parseVoiceMap, pollySpeech }] = await Promise.all([import('@aws-sdk/client-polly'), import('../lib/adapters/speech/polly.ts')]);
     // The adapter retries throttling itself, with backoff; the SDK's own retries would multiply its attempts.
-    return pollySpeech(new PollyClient({ maxAttempts: 1 }), { voiceMap: parseVoiceMap(config().voiceMap) });
+    return pollySpeech(traced(new PollyClient({ maxAttempts: 1 })), { voiceMap: parseVoiceMap(config().voiceMap) });
   })().catch((error: unknown) => {
     speech = undefined;
     throw error;

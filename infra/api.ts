@@ -6,6 +6,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { httpFunctions, routes, type FunctionName } from '../functions/routes.ts';
+import { corsPolicy } from './cors.ts';
 import { pascal } from './names.ts';
 
 /**
@@ -33,8 +34,7 @@ export interface ApiProps {
 /**
  * The HTTP API: one route per route-table entry, each to its function (payload 2.0, so binary bodies
  * pass as base64 with `isBase64Encoded` and need no binary media types). Auth is the functions' own
- * (DESIGN.md section 1). CORS is answered by API Gateway: the web client sends a bearer token, not
- * cookies, so credentials are not allowed and `*` is a safe default.
+ * (DESIGN.md section 1). CORS (infra/cors.ts) is answered by API Gateway.
  */
 export function httpApi(scope: Construct, props: ApiProps): HttpApi {
   const api = new HttpApi(scope, 'Api', {
@@ -42,10 +42,10 @@ export function httpApi(scope: Construct, props: ApiProps): HttpApi {
     createDefaultStage: false,
     corsPreflight: {
       allowOrigins: [...props.corsOrigins],
-      allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.PATCH, CorsHttpMethod.DELETE],
-      allowHeaders: ['authorization', 'content-type'],
-      exposeHeaders: ['content-disposition', 'content-length', 'location'],
-      maxAge: Duration.days(1),
+      allowMethods: corsPolicy.allowMethods.map((m) => CorsHttpMethod[m]),
+      allowHeaders: [...corsPolicy.allowHeaders],
+      exposeHeaders: [...corsPolicy.exposeHeaders],
+      maxAge: Duration.seconds(corsPolicy.maxAgeSeconds),
     },
   });
   const accessLogs = new logs.LogGroup(scope, 'ApiAccessLogs', {

@@ -63,6 +63,12 @@ function buildOptions(name: string, outDir: string): BuildOptions {
     // adapter loads both with `import()` only when ADAPTERS=local, so leaving them external keeps them
     // out even if a bundle reaches that module.
     external: ['@echogarden/espeak-ng-emscripten', 'wasm-media-encoders'],
+    // The X-Ray SDK (under Powertools' tracer) requires `semver` at load for one version check in its
+    // AWS SDK v2 patcher (`captureAWS`), which never runs here: SDK v3 clients are traced with
+    // `captureAWSv3Client`. That patcher is semver's only importer in any bundle (test/e2e/bundle.test.ts
+    // checks); the stand-in throws if the check ever runs, and saves 29 KB per bundle. An alias, not a
+    // plugin: CDK bundles with buildSync, which takes no plugins.
+    alias: { semver: './infra/xray-semver.cjs' },
     minify: true,
     treeShaking: true,
     sourcemap: false,

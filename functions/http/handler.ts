@@ -1,9 +1,11 @@
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { tracer } from '../../lib/adapters/aws/tracing.ts';
 import type { Caller } from '../../lib/auth/caller.ts';
 import type { User } from '../../lib/auth/users.ts';
 import { logger } from '../../lib/log.ts';
+import { count, metricNames, observed } from '../observability.ts';
 import { routeKey, routes, type FunctionName, type Route } from '../routes.ts';
 import { AuthRejection, resolveCaller, type AuthDeps } from './auth.ts';
 import { parseJsonBody } from './body.ts';
@@ -52,7 +54,7 @@ export function httpFunction(options: HttpFunctionOptions) {
     throw new Error(`${options.name}: handlers do not match the route table (missing ${missing}; extra ${extra})`);
   }
 
-  const dispatch = async (event: APIGatewayProxyEventV2, context?: Context): Promise<HttpResult> => {
+  const dispatch = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
     const route = own.get(event.routeKey);
     const handler = options.handlers[event.routeKey];
     if (!route || !handler) return json(404, { message: 'Not Found' });
@@ -72,11 +74,40 @@ export function httpFunction(options: HttpFunctionOptions) {
       if (error instanceof AuthRejection) return error.response;
       const response = errorResponse(error, options.style, handler.failure);
       if (response.statusCode >= 500) {
-        logger.error(handler.failure, { route: event.routeKey, requestId: context?.awsRequestId, error: error as Error });
+        // The request's ids and route are on every line already (see httpRequestContext).
+        logger.error(handler.failure, { error: error as Error });
       }
       return response;
     }
   };
 
-  return middy<APIGatewayProxyEventV2, HttpResult>().use(httpHeaderNormalizer()).handler(dispatch);
+  return middy<APIGatewayProxyEventV2, HttpResult>()
+    .use(observed(options.name))
+    .use(httpRequestContext())
+    .use(httpHeaderNormalizer())
+    .handler(dispatch);
+}
+
+/** 1 for a response of the status class, else 0: summed a count, averaged a rate. */
+function countStatus(statusCode: number): void {
+  count(metricNames.http4xx, statusCode >= 400 && statusCode < 500 ? 1 : 0);
+  count(metricNames.http5xx, statusCode >= 500 ? 1 : 0);
+}
+
+/**
+ * Per request: the API Gateway request id as the logs' correlation id (what a client or API Gateway's
+ * access log reports) and the route key (a template, so no ids from the path) on logs and the trace;
+ * after it, the response's status class as metrics. An invocation that throws is API Gateway's 500.
+ */
+function httpRequestContext(): MiddlewareObj<APIGatewayProxyEventV2, HttpResult> {
+  return {
+    before: ({ event }) => {
+      const requestId = event.requestContext?.requestId;
+      if (requestId) logger.setCorrelationId(requestId);
+      logger.appendKeys({ route: event.routeKey });
+      tracer.putAnnotation('route', event.routeKey);
+    },
+    after: ({ response }) => countStatus(response?.statusCode ?? 200),
+    onError: () => countStatus(500),
+  };
 }

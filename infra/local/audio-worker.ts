@@ -1,8 +1,10 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
+import { lambdaContext } from './server.ts';
 
-type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
+type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /** The SQS record Lambda would hand the function for a received message. */
 export function toRecord(message: Message, queueUrl: string): SQSRecord {
@@ -41,7 +43,7 @@ export function startQueueWorker(queueUrl: string, handler: SqsHandler): { stop(
           new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'] }),
         );
         for (const message of Messages) {
-          const { batchItemFailures } = await handler({ Records: [toRecord(message, queueUrl)] });
+          const { batchItemFailures } = await handler({ Records: [toRecord(message, queueUrl)] }, lambdaContext('audio-worker', randomUUID()));
           if (batchItemFailures.some((f) => f.itemIdentifier === message.MessageId)) continue;
           await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', ReceiptHandle: message.ReceiptHandle! }] }));
         }

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FunctionName } from '../../functions/routes.ts';
+import { corsPreflightHeaders, corsResponseHeaders } from '../cors.ts';
 import { matchRoute } from './router.ts';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -68,7 +69,8 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   return event;
 }
 
-function lambdaContext(functionName: string, requestId: string): Context {
+/** The Lambda context an invocation of the function gets (the logs' request id, function name and ARN). */
+export function lambdaContext(functionName: string, requestId: string): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -105,8 +107,17 @@ export async function startLocalServer(options: {
   host: string;
   port: number;
   handlers: Record<FunctionName, LambdaHttpHandler>;
+  /** Origins allowed to call from a browser, as the stack's `corsOrigins`; default any. */
+  corsOrigins?: readonly string[];
 }): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const origins = options.corsOrigins ?? ['*'];
   const server = createServer(async (req, res) => {
+    const origin = req.headers.origin;
+    if (req.method === 'OPTIONS' && origin && req.headers['access-control-request-method']) {
+      res.writeHead(204, corsPreflightHeaders(origin, origins));
+      return res.end();
+    }
+    for (const [name, value] of Object.entries(corsResponseHeaders(origin, origins))) res.setHeader(name, value);
     try {
       const path = new URL(req.url ?? '/', 'http://local').pathname;
       const match = matchRoute(req.method ?? 'GET', path);

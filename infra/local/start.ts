@@ -49,6 +49,7 @@ async function main() {
       host: process.env.HOST || '127.0.0.1',
       port: Number(process.env.PORT || 3000),
       handlers: await loadHttpHandlers(),
+      corsOrigins: process.env.CORS_ORIGINS ? process.env.CORS_ORIGINS.split(',').map((o) => o.trim()) : undefined,
     });
   } catch (error) {
     process.stderr.write(`npm start: ${(error as Error).message}\n`);

@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import type { Metafile } from 'esbuild';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deployedFunctions } from '../../infra/functions.ts';
@@ -38,6 +42,16 @@ describe('deployable bundles', () => {
     const MB = 1_000_000;
     for (const bundle of bundles) {
       expect(bundle.bytes, bundle.name).toBeLessThan(bundle.name === 'ocr-export' ? 3 * MB : MB);
+    }
+  });
+
+  it('stands in for semver only where the X-Ray SDK requires it (infra/bundle.ts)', () => {
+    for (const bundle of bundles) {
+      const meta = JSON.parse(readFileSync(join(dirname(dirname(bundle.file)), `${bundle.name}.meta.json`), 'utf8')) as Metafile;
+      const importers = Object.entries(meta.inputs)
+        .filter(([, input]) => input.imports.some((i) => i.original === 'semver'))
+        .map(([file]) => file.replace(/^.*node_modules\//, ''));
+      expect(importers, bundle.name).toEqual(['aws-xray-sdk-core/dist/lib/patchers/aws_p.js']);
     }
   });
 
@@ -109,5 +123,75 @@ describe('deployable bundles', () => {
     const res = await handler(event, { awsRequestId: 'r2', getRemainingTimeInMillis: () => 29_000 } as unknown as Context);
     expect(res).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: { 'content-disposition': `attachment; filename="${encodeURIComponent('كتاب')}.docx"` } });
     expect(Buffer.from(String(res.body), 'base64').subarray(0, 2).toString()).toBe('PK');
+  });
+
+  it('traces a request to X-Ray in Lambda\'s environment, without the response, the token or the email', async () => {
+    const bundle = bundles.find((b) => b.name === 'notifications-api')!;
+    const userId = newObjectId();
+    const email = `traced-${userId}@example.com`;
+    const at = new Date().toISOString();
+    await testStores().users.put({ userId, username: 'traced', email, role: 'member', profilePicture: null, profilePictureKey: null, createdAt: at, updatedAt: at });
+    const token = await tokenFor(userId);
+
+    // A stand-in X-Ray daemon: the SDK sends each (sub)segment as one UDP datagram, a header line then JSON.
+    const daemon = createSocket('udp4');
+    const datagrams: string[] = [];
+    daemon.on('message', (message) => datagrams.push(message.toString()));
+    await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+    const traceId = '1-5759e988-bd862e3fe1be46a994272793';
+    const invoke = `
+      const { handler } = await import(${JSON.stringify(pathToFileURL(bundle.file).href)});
+      const event = {
+        version: '2.0', routeKey: 'GET /notifications/unread-count', rawPath: '/notifications/unread-count', rawQueryString: '',
+        headers: { authorization: 'Bearer ' + process.env.TEST_TOKEN },
+        requestContext: { http: { method: 'GET', path: '/notifications/unread-count' }, requestId: 'api-traced' }, isBase64Encoded: false,
+      };
+      const context = { awsRequestId: 'lambda-traced', functionName: 'maktaba-notifications-api', getRemainingTimeInMillis: () => 10000 };
+      const result = await handler(event, context);
+      process.stdout.write('RESULT ' + JSON.stringify(result) + '\\n');`;
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', invoke], {
+        env: {
+          ...process.env,
+          TEST_TOKEN: token,
+          // What Lambda sets, with active tracing on and the daemon's address.
+          AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+          AWS_LAMBDA_FUNCTION_NAME: 'maktaba-notifications-api',
+          AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+          LAMBDA_TASK_ROOT: dirname(bundle.file),
+          _HANDLER: 'index.handler',
+          _X_AMZN_TRACE_ID: `Root=${traceId};Parent=53995c3f42cd8ad8;Sampled=1`,
+          AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${daemon.address().port}`,
+          POWERTOOLS_TRACE_ENABLED: 'true',
+          POWERTOOLS_METRICS_DISABLED: 'false',
+        },
+      });
+      const result = JSON.parse(/^RESULT (.*)$/m.exec(stdout)![1]!) as { statusCode: number; body: string };
+      expect(result).toMatchObject({ statusCode: 200, body: JSON.stringify({ unreadCount: 0 }) });
+      // The metrics of the invocation went out as EMF: the cold start and the status class.
+      expect(stdout).toMatch(/"ColdStart":1/);
+      expect(stdout).toMatch(/"Http4xx":0,"Http5xx":0/);
+
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const segments = datagrams.map((d) => JSON.parse(d.slice(d.indexOf('\n') + 1)) as Record<string, unknown>);
+      const handlerSegment = segments.find((s) => s.name === '## index.handler');
+      expect(handlerSegment).toMatchObject({
+        trace_id: traceId,
+        parent_id: '53995c3f42cd8ad8',
+        annotations: { ColdStart: true, Service: 'maktaba', route: 'GET /notifications/unread-count' },
+      });
+      // Each DynamoDB call is its own subsegment under the handler's, naming the table, not the items.
+      const dynamo = segments.filter((s) => s.name === 'DynamoDB');
+      expect(dynamo.length).toBeGreaterThan(0);
+      for (const call of dynamo) {
+        expect(call).toMatchObject({ namespace: 'aws', parent_id: handlerSegment!.id, aws: { table_name: process.env.TABLE_NAME } });
+      }
+      const all = datagrams.join('\n');
+      expect(all).not.toContain(token);
+      expect(all).not.toContain(email);
+      expect(all).not.toContain('unreadCount');
+    } finally {
+      daemon.close();
+    }
   });
 });

@@ -1,14 +1,17 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { traced } from './tracing.ts';
 
 let client: S3Client | undefined;
 
-/** The process's S3 client (see clients.ts). */
+/** The process's S3 client (see clients.ts), traced. Presigned URLs are unaffected: SigV4 never signs X-Amzn-Trace-Id. */
 export function s3Client(): S3Client {
-  return (client ??= new S3Client({
-    // The local stand-in serves buckets by path, not by virtual host.
-    forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
-    // Otherwise presigned URLs carry a checksum of an empty body and uploads send trailers.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  }));
+  return (client ??= traced(
+    new S3Client({
+      // The local stand-in serves buckets by path, not by virtual host.
+      forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
+      // Otherwise presigned URLs carry a checksum of an empty body and uploads send trailers.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }),
+  ));
 }

@@ -1,6 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { traced } from './tracing.ts';
 
 let client: SQSClient | undefined;
 
-/** The process's SQS client (see clients.ts). */
-export const sqsClient = (): SQSClient => (client ??= new SQSClient({}));
+/** The process's SQS client (see clients.ts), traced. */
+export const sqsClient = (): SQSClient => (client ??= traced(new SQSClient({})));

@@ -6,7 +6,6 @@ import {
   type SynthesizeSpeechCommandInput,
   type VoiceId as PollyVoiceId,
 } from '@aws-sdk/client-polly';
-import { traced } from '../aws/tracing.ts';
 import { VoiceRejected, type Speech } from '../../audio/speech.ts';
 import { splitText } from '../../audio/text-chunks.ts';
 import { isVoiceId, voiceIds, type SpeechLanguage, type VoiceId } from '../../audio/voices.ts';
@@ -104,7 +103,6 @@ const baseDelayMs = 100;
 const maxDelayMs = 5_000;
 
 export function pollySpeech(client: PollyClient, options: PollySpeechOptions = {}): Speech {
-  traced(client); // X-Ray subsegments per call (lib/adapters/aws/tracing.ts); a no-op off Lambda
   const voiceMap: VoiceMap = options.voiceMap ?? defaultVoiceMap;
   const maxChars = options.maxChars ?? pollyChunkChars;
   const retries = options.retries ?? 4;
