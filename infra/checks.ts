@@ -21,7 +21,8 @@ export interface Findings {
   api: HttpApi;
   functions: readonly lambda.Function[];
   roles: readonly iam.Role[];
-  secrets: readonly secretsmanager.ISecret[];
+  /** The JWT key (absent with a JWKS URL) and the Stripe keys; an imported one is the operator's own. */
+  secrets: { jwt?: secretsmanager.ISecret; stripe: secretsmanager.ISecret };
   uploads: s3.IBucket;
   audio: s3.IBucket;
   /** Endpoint ARN patterns of the configured SNS platform applications. */
@@ -58,9 +59,8 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(found.api, 'AwsSolutions-APIG4', reasons.apiAuthorization);
   for (const fn of found.functions) acknowledge(fn, 'AwsSolutions-L1', reasons.runtime);
   for (const role of found.roles) acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', reasons.noResource);
-  for (const secret of found.secrets) {
-    if (!(secret instanceof secretsmanager.Secret)) continue; // an imported secret is the operator's own
-    acknowledge(secret, 'AwsSolutions-SMG4', secret.node.id === 'JwtSecret' ? reasons.jwtRotation : reasons.stripeRotation);
+  for (const [secret, reason] of [[found.secrets.jwt, reasons.jwtRotation], [found.secrets.stripe, reasons.stripeRotation]] as const) {
+    if (secret instanceof secretsmanager.Secret) acknowledge(secret, 'AwsSolutions-SMG4', reason);
   }
   const prefixes: [s3.IBucket, string, string][] = [
     ...uploadPrefixes.map((p): [s3.IBucket, string, string] => [found.uploads, p, `the uploads bucket’s ${p} keys`]),

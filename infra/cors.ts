@@ -10,6 +10,20 @@ export const corsPolicy = {
   maxAgeSeconds: 24 * 60 * 60,
 } as const;
 
+/**
+ * A comma-separated origin list (`corsOrigins` context, `CORS_ORIGINS` locally); `*` when empty.
+ * Throws on anything that is not `*` or `scheme://host[:port]`, which API Gateway would refuse.
+ */
+export function parseOrigins(list: string | undefined): string[] {
+  const origins = (list ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+  for (const origin of origins) {
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
+      throw new Error(`corsOrigins: ${origin} is not an origin (scheme://host[:port], no path)`);
+    }
+  }
+  return origins.length ? origins : ['*'];
+}
+
 /** The allow-origin value for a request's Origin, as API Gateway answers it; undefined when not allowed. */
 function allowedOrigin(origin: string | undefined, origins: readonly string[]): string | undefined {
   if (!origin) return undefined;

@@ -1,6 +1,7 @@
 import type { Node } from 'constructs';
 import { parseVoiceMap } from '../lib/adapters/speech/polly.ts';
 import { parseCatalogue } from '../lib/billing/tiers.ts';
+import { parseOrigins } from './cors.ts';
 
 /**
  * Deployment choices read from CDK context (`cdk synth -c jwksUrl=...` or cdk.json), validated once so
@@ -69,16 +70,6 @@ export function platformApplication(platform: PushPlatform, arn: string): Platfo
   return { platform, arn, endpointArns: `${prefix}endpoint/${platformName}/${appName}/*` };
 }
 
-function corsOrigins(node: Node): string[] {
-  const origins = (text(node, 'corsOrigins') ?? '*').split(',').map((o) => o.trim()).filter(Boolean);
-  for (const origin of origins) {
-    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/.test(origin)) {
-      throw new Error(`corsOrigins: ${origin} is not an origin (scheme://host[:port], no path)`);
-    }
-  }
-  return origins;
-}
-
 function workerPrincipal(node: Node): string | undefined {
   const principal = text(node, 'ocrWorkerPrincipal');
   if (principal && !/^(\d{12}|arn:[\w-]+:iam::\d{12}:(root|(role|user)\/[\w+=,.@/-]+))$/.test(principal)) {
@@ -104,7 +95,7 @@ export function readSettings(node: Node): Settings {
     tierCatalogue: json(node, 'tierCatalogue', parseCatalogue),
     voiceMap: json(node, 'voiceMap', parseVoiceMap),
     stripeSecretArn: text(node, 'stripeSecretArn'),
-    corsOrigins: corsOrigins(node),
+    corsOrigins: parseOrigins(text(node, 'corsOrigins')),
     alarmEmail,
     ocrWorkerPrincipal: workerPrincipal(node),
   };

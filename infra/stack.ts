@@ -145,7 +145,7 @@ export class MaktabaStack extends Stack {
       api: this.api,
       functions: [...this.functions.values()],
       roles: [...deployed.values()].map((d) => d.role),
-      secrets: [stripeSecret, ...(jwtSecret ? [jwtSecret] : [])],
+      secrets: { jwt: jwtSecret, stripe: stripeSecret },
       uploads,
       audio,
       pushEndpoints: settings.pushApplications.map((app) => app.endpointArns),

@@ -1,5 +1,6 @@
 import './process-setup.ts';
 import { mkdirSync } from 'node:fs';
+import { parseOrigins } from '../cors.ts';
 import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
@@ -49,7 +50,7 @@ async function main() {
       host: process.env.HOST || '127.0.0.1',
       port: Number(process.env.PORT || 3000),
       handlers: await loadHttpHandlers(),
-      corsOrigins: process.env.CORS_ORIGINS ? process.env.CORS_ORIGINS.split(',').map((o) => o.trim()) : undefined,
+      corsOrigins: parseOrigins(process.env.CORS_ORIGINS),
     });
   } catch (error) {
     process.stderr.write(`npm start: ${(error as Error).message}\n`);
