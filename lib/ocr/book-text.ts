@@ -1,3 +1,6 @@
+import type { BookTextPage, LegacyPage, PageFields } from './page.ts';
+import { textKey } from './text-storage.ts';
+
 /** Digitized books (SPEC.md 2.1-2.5): the File, the BookText and its pages, and the store they live in. */
 export const ocrStatuses = ['pending', 'processing', 'completed', 'failed', 'submission_failed'] as const;
 export type OcrStatus = (typeof ocrStatuses)[number];
@@ -27,10 +30,17 @@ export interface PageError {
   timestamp: string;
 }
 
+/** Where a long text lives: its own version under the job (`textKey`), and its length. */
+export interface StoredText {
+  version: string;
+  length: number;
+}
+
 /**
- * The BookText as stored. The spec's metadata keys written by page callbacks (pagesProcessed,
- * lastPageUpdate, pageErrors) are attributes of their own, so that concurrent page callbacks each
- * set one path and never rewrite the client's metadata; `metadataView` puts them back together.
+ * The BookText as stored. What the service owns (the stored text, usage, page progress) are
+ * attributes of their own; `metadata` holds only what clients sent (`jobMetadata`, a result's
+ * `metadata`), so no client value can stand in for a service fact. `metadataView` composes the
+ * spec's metadata object from both.
  */
 export interface BookText {
   bookTextId: string;
@@ -42,6 +52,7 @@ export interface BookText {
   status: OcrStatus;
   language: string;
   pageCount: number;
+  /** The whole text, or the preview of one kept in storage (`storedText`). */
   extractedText: string;
   tags: string[];
   categories: string[];
@@ -51,8 +62,12 @@ export interface BookText {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
-  /** Client metadata plus textStorageKey, textLength, usageInfo, usageError. */
+  /** Client-supplied keys only (SPEC.md 2.2 "other keys"). */
   metadata: Record<string, unknown>;
+  /** Set while the whole text is in storage (over 10,000 characters). */
+  storedText?: StoredText;
+  usageInfo?: Record<string, unknown>;
+  usageError?: string;
   pagesProcessed?: number;
   lastPageUpdate?: string;
   /** By page number, one entry per page. */
@@ -84,32 +99,46 @@ export function newBookText(
   };
 }
 
-export interface LegacyPage {
-  _id?: string;
-  pageNumber: number;
-  text?: string;
-  storageKey?: string | null;
-  isAIGenerated?: boolean;
+/** The metadata keys of SPEC.md 2.2 the service writes; a client's value for one is dropped. */
+export const serviceMetadataKeys = [
+  'pagesProcessed',
+  'lastPageUpdate',
+  'pageErrors',
+  'textStorageKey',
+  'textLength',
+  'usageInfo',
+  'usageError',
+  'importedFromVision',
+] as const;
+
+/** Client metadata is kept in the record, so its size is bounded well inside an item's 400 KB. */
+export const maxClientMetadataBytes = 16_384;
+
+/**
+ * A client's metadata as stored: the service's keys dropped, at most maxClientMetadataBytes of JSON.
+ * `tooLarge` is the caller's error for an oversized object (each route answers in its own words).
+ */
+export function clientMetadata(value: Record<string, unknown>, tooLarge: (message: string) => Error): Record<string, unknown> {
+  const reserved: ReadonlySet<string> = new Set(serviceMetadataKeys);
+  const kept = Object.fromEntries(Object.entries(value).filter(([name]) => !reserved.has(name) && name !== ''));
+  if (Buffer.byteLength(JSON.stringify(kept)) > maxClientMetadataBytes) {
+    throw tooLarge(`metadata is larger than ${maxClientMetadataBytes} bytes of JSON`);
+  }
+  return kept;
 }
 
-export interface BookTextPage {
-  pageId: string;
-  bookTextId: string;
-  pageNumber: number;
-  text: string;
-  storageKey: string | null;
-  isAIGenerated: boolean;
-  updatedAt: string;
-}
-
-/** The metadata object of SPEC.md 2.2, as clients see it. */
+/** The metadata object of SPEC.md 2.2, as clients see it: their keys, then the service's, which always win. */
 export function metadataView(book: BookText): Record<string, unknown> {
+  const reserved: ReadonlySet<string> = new Set(serviceMetadataKeys);
   const pageErrors = Object.values(book.pageErrors ?? {}).sort((a, b) => a.pageNumber - b.pageNumber);
   return {
-    ...book.metadata,
+    ...Object.fromEntries(Object.entries(book.metadata ?? {}).filter(([name]) => !reserved.has(name))),
     ...(book.pagesProcessed !== undefined ? { pagesProcessed: book.pagesProcessed } : {}),
     ...(book.lastPageUpdate !== undefined ? { lastPageUpdate: book.lastPageUpdate } : {}),
     ...(pageErrors.length ? { pageErrors } : {}),
+    ...(book.storedText ? { textStorageKey: textKey(book.jobId, book.storedText.version), textLength: book.storedText.length } : {}),
+    ...(book.usageInfo !== undefined ? { usageInfo: book.usageInfo } : {}),
+    ...(book.usageError !== undefined ? { usageError: book.usageError } : {}),
   };
 }
 
@@ -121,17 +150,20 @@ export interface PageProgress {
   pageError?: PageError;
 }
 
+/** A new book-level text as the record keeps it: inline, or a preview with the stored version. */
+export interface TextPlacement {
+  extractedText: string;
+  stored: StoredText | null;
+}
+
 /** What a final-result callback writes on the BookText; absent fields keep their stored values. */
 export interface ResultUpdate {
   at: string;
   status?: OcrStatus;
   language?: string;
   pageCount?: number;
-  /** The text kept in the record (the whole text, or the preview of one kept in storage). */
-  extractedText?: string;
-  /** Set with a long text, removed with a short one. */
-  textStorage?: { key: string; length: number } | null;
-  /** Merged key by key into metadata. */
+  text?: TextPlacement;
+  /** Client keys merged key by key into metadata. */
   metadata?: Record<string, unknown>;
   error?: string;
   processingTime?: number;
@@ -148,18 +180,22 @@ export interface BookEdit {
   visibility?: Visibility;
   tags?: string[];
   categories?: string[];
-  extractedText?: string;
-  textStorage?: { key: string; length: number } | null;
+  text?: TextPlacement;
+}
+
+/** A write that replaced the book-level text reports the stored text it replaced, so its object can go. */
+export interface TextWrite {
+  replaced?: StoredText;
 }
 
 /** A page change that keeps the page's other fields (PATCH with `pages` as an object). */
-export interface PageChange {
+export interface PageChange extends PageFields {
   pageId: string;
   pageNumber: number;
-  text?: string;
-  storageKey?: string | null;
-  isAIGenerated?: boolean;
 }
+
+/** What the page-level usage outcome of a completion leaves on the record (SPEC.md 4.1 usage rule). */
+export type UsageOutcome = { usageInfo: Record<string, unknown> } | { usageError: string };
 
 /** Whose books a listing shows (SPEC.md 4.1 `GET /ocr/books`). */
 export type CatalogueView = { kind: 'public' } | { kind: 'all' } | { kind: 'publicAndOwn'; ownerId: string };
@@ -201,16 +237,18 @@ export interface OcrStore {
   pages(bookTextId: string): Promise<BookTextPage[]>;
   /** Status `processing` plus the page's progress, each written to its own path. */
   recordPage(book: BookText, progress: PageProgress): Promise<void>;
-  applyResult(book: BookText, update: ResultUpdate): Promise<void>;
-  setMetadata(bookTextId: string, entries: Record<string, unknown>, at: string): Promise<void>;
+  /** A text in the update replaces whichever text the record holds when it is written. */
+  applyResult(book: BookText, update: ResultUpdate): Promise<TextWrite>;
+  /** Records the usage outcome of a completion (service-owned; never in client metadata). */
+  setUsage(bookTextId: string, outcome: UsageOutcome, at: string): Promise<void>;
   /** Files by id; missing ids are absent from the map. */
   getFiles(fileIds: readonly string[]): Promise<Map<string, FileRecord>>;
   /** Pages `offset` .. `offset + limit` in page order, and how many pages the book has. */
   pageWindow(bookTextId: string, offset: number, limit: number): Promise<{ total: number; pages: BookTextPage[] }>;
   /** Changes only the given fields of each page; a missing page is created with the defaults. */
   updatePages(bookTextId: string, changes: PageChange[], at: string): Promise<void>;
-  /** The BookText's and its File's changes, all or nothing. */
-  edit(book: BookText, edit: BookEdit): Promise<void>;
+  /** The BookText's and its File's changes, all or nothing; a text replaces whichever the record holds. */
+  edit(book: BookText, edit: BookEdit): Promise<TextWrite>;
   /** One page of the catalogue and the size of the whole (filtered) listing. */
   catalogue(query: CatalogueQuery): Promise<JobPage>;
   /** The owner's BookTexts, newest first, optionally of one status. */

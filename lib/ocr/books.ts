@@ -5,8 +5,10 @@ import { checkId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import { queryInt } from '../paging.ts';
-import { metadataView, type BookText, type BookTextPage, type FileRecord, type OcrStore } from './book-text.ts';
-import { canManage, fullText, hasFullText } from './jobs.ts';
+import { metadataView, type BookText, type FileRecord, type OcrStore } from './book-text.ts';
+import { canManage } from './jobs.ts';
+import { isOwnImage, legacyPages, type BookTextPage } from './page.ts';
+import { fullText, hasFullText } from './text-storage.ts';
 
 /** Reading one digitized book (SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
 export interface BookReadDeps {
@@ -33,8 +35,9 @@ export const managedBy = (caller: Caller, book: Pick<BookText, 'userId'>): boole
 /** Fields only the owner, editors and admins see; for everyone else the keys are absent. */
 const privateFields = <T extends object>(show: boolean, fields: T): Partial<T> => (show ? fields : {});
 
-async function imageUrl(uploads: Objects, storageKey: string | null): Promise<string | null> {
-  if (!storageKey) return null;
+/** A presigned URL for a page image of this book only (`isOwnImage`); null for none, a foreign key, or a failed signing. */
+async function imageUrl(uploads: Objects, storageKey: string | null, owns: (key: string | null) => boolean): Promise<string | null> {
+  if (!storageKey || !owns(storageKey)) return null;
   try {
     return await uploads.presignGet(storageKey, imageUrlSeconds);
   } catch (error) {
@@ -47,18 +50,8 @@ async function imageUrl(uploads: Objects, storageKey: string | null): Promise<st
 async function pageWindow(ocr: OcrStore, book: BookText, offset: number, limit: number): Promise<{ total: number; pages: Omit<BookTextPage, 'updatedAt'>[] }> {
   const window = await ocr.pageWindow(book.bookTextId, offset, limit);
   if (window.total > 0 || !book.pages?.length) return window;
-  const legacy = [...book.pages].sort((a, b) => a.pageNumber - b.pageNumber);
-  return {
-    total: legacy.length,
-    pages: legacy.slice(offset, offset + limit).map((p) => ({
-      pageId: p._id ?? `${book.bookTextId}-${p.pageNumber}`,
-      bookTextId: book.bookTextId,
-      pageNumber: p.pageNumber,
-      text: p.text ?? '',
-      storageKey: p.storageKey ?? null,
-      isAIGenerated: p.isAIGenerated ?? true,
-    })),
-  };
+  const legacy = legacyPages(book.bookTextId, book.pages);
+  return { total: legacy.length, pages: legacy.slice(offset, offset + limit) };
 }
 
 type FileFields = Pick<FileRecord, 'author' | 'fileType' | 'fileSize'>;
@@ -88,12 +81,13 @@ export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: s
     pageWindow(deps.ocr, book, pageOffset, pageLimit),
     includeText ? fullText(deps, book) : undefined,
   ]);
+  const owns = (key: string | null) => isOwnImage(key, book, file?.storageKey);
   const pages = await Promise.all(
     window.pages.map(async (p) => ({
       pageNumber: p.pageNumber,
       text: p.text,
       storageKey: p.storageKey,
-      imageUrl: await imageUrl(deps.uploads, p.storageKey),
+      imageUrl: await imageUrl(deps.uploads, p.storageKey, owns),
       isAIGenerated: p.isAIGenerated,
     })),
   );

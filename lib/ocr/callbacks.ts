@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import { recordUsage, type UsageDeps, type UsageInfo } from '../billing/usage.ts';
 import { badRequest, internal } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
-import { placeText } from './text-storage.ts';
-import { isOcrStatus, newBookText, type BookText, type BookTextPage, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
+import { writeWithText } from './text-storage.ts';
+import { clientMetadata, isOcrStatus, newBookText, type BookText, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
+import { checkPageCount, checkPageRange, checkPageText, newPage, pageNumberOf, type PageFields } from './page.ts';
 
 /** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
 export interface CallbackDeps extends UsageDeps {
@@ -23,32 +23,15 @@ function required(body: Body, names: string[]): void {
   if (missing.length) throw badRequest(`Missing required fields: ${missing.join(', ')}`);
 }
 
-/** A page number: 0 and up, as a number or a numeric string. */
-export function pageNumberOf(value: unknown, where: string): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw badRequest(`${where} must be a whole number, 0 or more`);
-  return n;
-}
-
 const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 const optionalString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** Pages are replaced whole, so each keeps the same id across upserts: derived from (BookText, pageNumber). */
-export const pageIdOf = (bookTextId: string, pageNumber: number): string =>
-  createHash('sha256').update(`${bookTextId}:${pageNumber}`).digest('hex').slice(0, 24);
-
-/** A page as the worker (or an editor) sends it, replaced whole: absent fields take the defaults. */
-export function page(bookTextId: string, pageNumber: number, fields: Body, at: string): BookTextPage {
-  return {
-    pageId: pageIdOf(bookTextId, pageNumber),
-    bookTextId,
-    pageNumber,
-    text: optionalString(fields.text) ?? '',
-    storageKey: optionalString(fields.storageKey) || null,
-    isAIGenerated: typeof fields.isAIGenerated === 'boolean' ? fields.isAIGenerated : true,
-    updatedAt: at,
-  };
-}
+/** A page's fields as the worker sends them; anything not of the page's types is left to the defaults. */
+const pageFields = (fields: Body): PageFields => ({
+  text: optionalString(fields.text),
+  storageKey: optionalString(fields.storageKey) || null,
+  isAIGenerated: typeof fields.isAIGenerated === 'boolean' ? fields.isAIGenerated : undefined,
+});
 
 /**
  * The BookText of a job, created when the worker reports on a job the service does not know (the
@@ -74,11 +57,12 @@ async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<Bo
 export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<{ success: true }> {
   required(body, ['jobId', 'fileId', 'userId']);
   if (body.pageNumber === undefined) throw badRequest('Missing required fields: pageNumber');
-  const pageNumber = pageNumberOf(body.pageNumber, 'pageNumber');
+  const pageNumber = checkPageRange(pageNumberOf(body.pageNumber, 'pageNumber'), 'pageNumber');
+  checkPageText(optionalString(body.text), 'text');
   const book = await bookTextForJob(deps, body, {});
   const at = deps.now().toISOString();
 
-  await deps.ocr.putPages([page(book.bookTextId, pageNumber, body, at)]);
+  await deps.ocr.putPages([newPage(book.bookTextId, pageNumber, pageFields(body), at)]);
   const pageCount = optionalNumber(body.pageCount);
   const error = optionalString(body.error);
   await deps.ocr.recordPage(book, {
@@ -105,12 +89,18 @@ function readResult(body: Body) {
   if (pages !== undefined && (!Array.isArray(pages) || pages.some((p) => typeof p !== 'object' || p === null))) {
     throw internal('pages must be an array of objects');
   }
+  // Caps are 400s (README, "maxima and caps"); a malformed field stays the spec's validation 500.
+  checkPageCount(pages?.length ?? 0, 'pages');
   const pageItems = ((pages ?? []) as Body[]).map((p, i) => {
+    let pageNumber: number;
     try {
-      return { pageNumber: pageNumberOf(p.pageNumber, `pages[${i}].pageNumber`), fields: p };
+      pageNumber = pageNumberOf(p.pageNumber, `pages[${i}].pageNumber`);
     } catch (error) {
       throw internal((error as Error).message);
     }
+    checkPageRange(pageNumber, `pages[${i}].pageNumber`);
+    checkPageText(optionalString(p.text), `pages[${i}].text`);
+    return { pageNumber, fields: pageFields(p) };
   });
   const metadata = body.metadata;
   if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
@@ -119,7 +109,7 @@ function readResult(body: Body) {
   return {
     status: status as OcrStatus | undefined,
     pages: pages === undefined ? undefined : pageItems,
-    metadata: (metadata ?? undefined) as Body | undefined,
+    metadata: metadata ? clientMetadata(metadata as Body, badRequest) : undefined,
     extractedText: optionalString(body.extractedText),
     language: optionalString(body.language) || undefined,
     pageCount: optionalNumber(body.pageCount),
@@ -147,17 +137,9 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise
     processingTime: result.processingTime,
   };
 
-  let removeStoredText: () => Promise<unknown> = async () => undefined;
-  if (result.extractedText !== undefined) {
-    const placed = await placeText(deps.uploads, book, result.extractedText);
-    Object.assign(update, placed.update);
-    removeStoredText = placed.removeStored;
-    if (result.metadata) update.metadata = result.metadata;
-  }
-
-  if (result.pages?.length) await deps.ocr.putPages(result.pages.map((p) => page(book.bookTextId, p.pageNumber, p.fields, at)));
-  await deps.ocr.applyResult(book, update);
-  await removeStoredText();
+  if (result.extractedText !== undefined && result.metadata) update.metadata = result.metadata;
+  if (result.pages?.length) await deps.ocr.putPages(result.pages.map((p) => newPage(book.bookTextId, p.pageNumber, p.fields, at)));
+  await writeWithText(deps.uploads, book.jobId, result.extractedText, (text) => deps.ocr.applyResult(book, { ...update, text }));
 
   const status = result.status ?? book.status;
   const pages = result.pageCount || result.pages?.length || book.pageCount;
@@ -168,19 +150,22 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise
   return { message: 'OCR result saved successfully', bookTextId: book.bookTextId, status, usageInfo };
 }
 
+/** What metadata.usageError says when usage could not be recorded (the cause is in the log). */
+export const usageErrorText = 'Page usage could not be recorded';
+
 /** Usage on completion; a failure to record is stored on the BookText and never fails the callback. */
 async function chargePages(deps: CallbackDeps, book: BookText, userId: string, pages: number, at: string): Promise<UsageInfo | null> {
   let usageInfo: UsageInfo;
   try {
     usageInfo = await recordUsage(deps, { userId, jobId: book.jobId, pages, now: new Date(at) });
   } catch (error) {
-    const usageError = error instanceof Error ? error.message : String(error);
+    // Provider and SDK text (it can name accounts and roles) goes to the log; the record keeps our words.
     logger.error('Recording page usage failed', { jobId: book.jobId, userId, error: error as Error });
-    await deps.ocr.setMetadata(book.bookTextId, { usageError }, at).catch(() => undefined);
+    await deps.ocr.setUsage(book.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
     return null;
   }
   // The pages are counted (and maybe invoiced): answering 500 now would invite a retry that charges twice.
-  await deps.ocr.setMetadata(book.bookTextId, { usageInfo }, at).catch((error: unknown) => {
+  await deps.ocr.setUsage(book.bookTextId, { usageInfo: { ...usageInfo } }, at).catch((error: unknown) => {
     logger.error('Storing usageInfo failed', { jobId: book.jobId, error: error as Error });
   });
   return usageInfo;

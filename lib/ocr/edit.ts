@@ -1,12 +1,12 @@
 import type { User } from '../auth/users.ts';
 import { DomainError, forbidden, internal } from '../errors.ts';
 import type { Objects } from '../objects.ts';
-import type { BookEdit, BookTextPage, OcrStore, PageChange, Visibility } from './book-text.ts';
+import type { BookEdit, OcrStore, PageChange, Visibility } from './book-text.ts';
 import { findBookText } from './books.ts';
-import { page, pageIdOf, pageNumberOf } from './callbacks.ts';
 import { canManage } from './jobs.ts';
 import { splitList } from './job-fields.ts';
-import { placeText } from './text-storage.ts';
+import { checkPageCount, checkPageRange, checkPageText, newPage, pageIdOf, pageNumberOf, type BookTextPage, type PageFields } from './page.ts';
+import { writeWithText } from './text-storage.ts';
 
 /** Editing a digitized book (SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
 export interface BookEditDeps {
@@ -33,10 +33,11 @@ function list(value: unknown, name: string): string[] | undefined {
 }
 
 /** The page fields an edit may supply, checked; absent ones stay absent. */
-function pageFields(value: unknown, where: string): Omit<PageChange, 'pageId' | 'pageNumber'> {
+function pageFields(value: unknown, where: string): PageFields {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(`${where} must be an object`);
   const { text, storageKey, isAIGenerated } = value as Body;
   if (text !== undefined && typeof text !== 'string') throw invalid(`${where}.text must be a string`);
+  checkPageText(text, `${where}.text`);
   if (storageKey !== undefined && storageKey !== null && typeof storageKey !== 'string') throw invalid(`${where}.storageKey must be a string or null`);
   if (isAIGenerated !== undefined && typeof isAIGenerated !== 'boolean') throw invalid(`${where}.isAIGenerated must be a boolean`);
   return {
@@ -46,12 +47,15 @@ function pageFields(value: unknown, where: string): Omit<PageChange, 'pageId' | 
   };
 }
 
+/** A malformed page number is the validation 500; one past the range is a 400 (README, "maxima and caps"). */
 function pageNumber(value: unknown, where: string): number {
+  let n: number;
   try {
-    return pageNumberOf(value, where);
+    n = pageNumberOf(value, where);
   } catch (error) {
     throw error instanceof DomainError ? invalid(error.message) : error;
   }
+  return checkPageRange(n, where);
 }
 
 /** Later entries for the same page win: one write per page. */
@@ -64,13 +68,15 @@ const lastPerPage = <T extends { pageNumber: number }>(pages: T[]): T[] => [...n
 function readPages(value: unknown, bookTextId: string, at: string): { replace: BookTextPage[] } | { change: PageChange[] } | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) {
+    checkPageCount(value.length, 'pages');
     const pages = value.map((item, i) => {
       const n = pageNumber((item as Body | null)?.pageNumber, `pages[${i}].pageNumber`);
-      return page(bookTextId, n, pageFields(item, `pages[${i}]`), at);
+      return newPage(bookTextId, n, pageFields(item, `pages[${i}]`), at);
     });
     return { replace: lastPerPage(pages) };
   }
   if (typeof value !== 'object' || value === null) throw invalid('pages must be an array or an object keyed by page number');
+  checkPageCount(Object.keys(value).length, 'pages');
   const changes = Object.entries(value as Body).map(([key, fields]) => {
     const n = pageNumber(key, `pages key ${key}`);
     return { pageId: pageIdOf(bookTextId, n), pageNumber: n, ...pageFields(fields, `pages.${key}`) };
@@ -103,20 +109,19 @@ export async function editBook(deps: BookEditDeps, user: User, bookTextId: strin
   // Pages are items of their own; writing them again is harmless, so a failed edit can simply be retried.
   if (e.pages && 'replace' in e.pages) await deps.ocr.putPages(e.pages.replace);
   if (e.pages && 'change' in e.pages) await deps.ocr.updatePages(book.bookTextId, e.pages.change, at);
-  const text = e.extractedText === undefined ? undefined : await placeText(deps.uploads, book, e.extractedText);
-
-  const edit: BookEdit = {
-    at,
-    fileName: e.fileName,
-    file: file ? { fileName: e.fileName, author: e.author } : undefined,
-    language: e.language,
-    visibility: e.visibility,
-    tags: e.tags,
-    categories: e.categories,
-    ...text?.update,
-  };
-  await deps.ocr.edit(book, edit);
-  await text?.removeStored();
+  await writeWithText(deps.uploads, book.jobId, e.extractedText, (text) => {
+    const edit: BookEdit = {
+      at,
+      fileName: e.fileName,
+      file: file ? { fileName: e.fileName, author: e.author } : undefined,
+      language: e.language,
+      visibility: e.visibility,
+      tags: e.tags,
+      categories: e.categories,
+      text,
+    };
+    return deps.ocr.edit(book, edit);
+  });
 
   return {
     success: true,

@@ -6,7 +6,8 @@ import type { Objects } from '../objects.ts';
 import type { OcrStore } from './book-text.ts';
 import { findBookText } from './books.ts';
 import { buildDocx, docxContentType, type DocxOptions } from './docx-export.ts';
-import { canManage, fullText, pagesOf } from './jobs.ts';
+import { canManage, pagesOf } from './jobs.ts';
+import { fullText } from './text-storage.ts';
 import { requireSubscription } from './upload.ts';
 
 /** `GET /ocr/books/:bookTextId/export/docx` (SPEC.md 4.1): who may export, the options, and where the bytes go. */

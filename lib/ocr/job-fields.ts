@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { internal } from '../errors.ts';
-import type { Visibility } from './book-text.ts';
+import { badRequest, internal } from '../errors.ts';
+import { clientMetadata, type Visibility } from './book-text.ts';
 
 /** The optional form fields of `POST /ocr` (SPEC.md 4.1), as sent: strings, except a JSON client may send objects. */
 export interface RawJobFields {
@@ -47,7 +47,8 @@ function jobMetadata(value: unknown): Record<string, unknown> {
     }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw internal(invalidJobMetadata);
-  return parsed as Record<string, unknown>;
+  // The service's own metadata keys are not the client's to set (SPEC.md 2.2).
+  return clientMetadata(parsed as Record<string, unknown>, (message) => badRequest(`Invalid jobMetadata: ${message}`));
 }
 
 export function parseJobFields(raw: RawJobFields): JobFields {

@@ -1,8 +1,10 @@
 import { isStaff, type User } from '../auth/users.ts';
-import { badRequest, forbidden, internal, notFound } from '../errors.ts';
+import { badRequest, forbidden, notFound } from '../errors.ts';
 import type { Objects } from '../objects.ts';
 import { limitOffset } from '../paging.ts';
-import { isOcrStatus, ocrStatuses, type BookText, type BookTextPage, type OcrStore } from './book-text.ts';
+import { isOcrStatus, ocrStatuses, type BookText, type OcrStore } from './book-text.ts';
+import { legacyPages } from './page.ts';
+import { fullText, hasFullText } from './text-storage.ts';
 
 /** Reading OCR jobs (SPEC.md 4.1 `GET /ocr/status/:jobId`, `/ocr/text/:jobId`, `/ocr/jobs`). */
 export interface JobReadDeps {
@@ -20,8 +22,6 @@ async function ownJob(deps: JobReadDeps, user: User, jobId: string, texts: { mis
   return book;
 }
 
-export const hasFullText = (book: BookText): boolean => typeof book.metadata.textStorageKey === 'string';
-
 export async function jobStatus(deps: JobReadDeps, user: User, jobId: string) {
   const book = await ownJob(deps, user, jobId, { missing: 'Job not found', denied: 'Unauthorized to view this job' });
   const { fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt } = book;
@@ -29,14 +29,6 @@ export async function jobStatus(deps: JobReadDeps, user: User, jobId: string) {
     success: true,
     job: { jobId: book.jobId, fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt, hasFullText: hasFullText(book) },
   };
-}
-
-/** The BookText's whole text: from storage when only a preview is kept in the record. */
-export async function fullText(deps: JobReadDeps, book: BookText): Promise<string> {
-  if (!hasFullText(book)) return book.extractedText;
-  const text = await deps.uploads.getText(String(book.metadata.textStorageKey));
-  if (text === undefined) throw internal('The full text is missing from storage');
-  return text;
 }
 
 export interface PageView {
@@ -49,19 +41,9 @@ export interface PageView {
 
 /** Page records in page order, else the legacy pages embedded in old records (SPEC.md 2.3). */
 export async function pagesOf(deps: Pick<JobReadDeps, 'ocr'>, book: BookText): Promise<PageView[]> {
-  const pages: BookTextPage[] = await deps.ocr.pages(book.bookTextId);
-  if (pages.length) {
-    return pages.map((p) => ({ _id: p.pageId, pageNumber: p.pageNumber, text: p.text, storageKey: p.storageKey, isAIGenerated: p.isAIGenerated }));
-  }
-  return [...(book.pages ?? [])]
-    .sort((a, b) => a.pageNumber - b.pageNumber)
-    .map((p) => ({
-      _id: p._id ?? `${book.bookTextId}-${p.pageNumber}`,
-      pageNumber: p.pageNumber,
-      text: p.text ?? '',
-      storageKey: p.storageKey ?? null,
-      isAIGenerated: p.isAIGenerated ?? true,
-    }));
+  const pages = await deps.ocr.pages(book.bookTextId);
+  const inOrder = pages.length ? pages : legacyPages(book.bookTextId, book.pages);
+  return inOrder.map((p) => ({ _id: p.pageId, pageNumber: p.pageNumber, text: p.text, storageKey: p.storageKey, isAIGenerated: p.isAIGenerated }));
 }
 
 export async function jobText(deps: JobReadDeps, user: User, jobId: string) {

@@ -7,7 +7,7 @@ import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, type BookText, type OcrStatus, type Visibility } from '../../lib/ocr/book-text.ts';
-import { page as pageRecord } from '../../lib/ocr/callbacks.ts';
+import { newPage as pageRecord } from '../../lib/ocr/page.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
@@ -213,9 +213,9 @@ describe('GET /ocr/books/:bookTextId', () => {
   beforeAll(async () => {
     pub = await book(mo, { visibility: 'public', pages: ['الصفحة الأولى', 'الصفحة الثانية', 'الصفحة الثالثة'] });
     priv = await book(mo, { pages: ['one'] });
-    // Page 2 has an image in the uploads bucket.
-    await stores.ocr.putPages([pageRecord(pub.bookTextId, 2, { text: 'الصفحة الثانية', storageKey: `pages/${pub.bookTextId}/2.png` }, pub.createdAt)]);
-    await uploads.put(`pages/${pub.bookTextId}/2.png`, 'png-bytes', 'image/png');
+    // Page 2 has an image where the worker puts them (README, "Connecting an OCR worker").
+    await stores.ocr.putPages([pageRecord(pub.bookTextId, 2, { text: 'الصفحة الثانية', storageKey: `ocr-pages/${pub.jobId}/2.png` }, pub.createdAt)]);
+    await uploads.put(`ocr-pages/${pub.jobId}/2.png`, 'png-bytes', 'image/png');
   });
   const read = (id: string, query = '', account?: Account) => api.call('GET', `/ocr/books/${id}${query}`, { token: account?.token });
 
@@ -242,7 +242,7 @@ describe('GET /ocr/books/:bookTextId', () => {
     ]);
     expect(b.pages[0]).toEqual({ pageNumber: 1, text: 'الصفحة الأولى', storageKey: null, imageUrl: null, isAIGenerated: true });
     // The page image's URL works for an hour, for anyone.
-    expect(b.pages[1].storageKey).toBe(`pages/${pub.bookTextId}/2.png`);
+    expect(b.pages[1].storageKey).toBe(`ocr-pages/${pub.jobId}/2.png`);
     const image = await fetch(b.pages[1].imageUrl);
     expect([image.status, await image.text()]).toEqual([200, 'png-bytes']);
     expect(new URL(b.pages[1].imageUrl).searchParams.get('X-Amz-Expires')).toBe('3600');

@@ -6,7 +6,8 @@ import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, type BookText, type FileRecord } from '../../lib/ocr/book-text.ts';
-import { pageIdOf } from '../../lib/ocr/callbacks.ts';
+import { pageIdOf } from '../../lib/ocr/page.ts';
+import { textKey } from '../../lib/ocr/text-storage.ts';
 import { maxInlineBytes } from '../../lib/ocr/export.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
@@ -167,15 +168,10 @@ describe('GET /ocr/books/:bookTextId/export/docx', () => {
 
   it('exports the full text, read from storage when long, for a book without pages', async () => {
     const jobId = newJobId();
-    const key = `ocr-results/${jobId}.txt`;
     const long = `${'نص طويل '.repeat(1500)}\nالسطر الأخير`;
-    await uploads.put(key, long, 'text/plain; charset=utf-8');
-    const id = await makeBook(owner.userId, {
-      fileName: 'long.pdf',
-      jobId,
-      extractedText: long.slice(0, 1000),
-      metadata: { textStorageKey: key, textLength: long.length },
-    });
+    const storedText = { version: newObjectId(), length: long.length };
+    await uploads.put(textKey(jobId, storedText.version), long, 'text/plain; charset=utf-8');
+    const id = await makeBook(owner.userId, { fileName: 'long.pdf', jobId, extractedText: long.slice(0, 1000), storedText });
     const { res, bytes } = await download(owner, id, '?includeTitlePage=false');
     expect(res.status).toBe(200);
     const xml = documentXml(bytes);

@@ -1,72 +1,19 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { BookEdit, BookText, BookTextPage, FileRecord, OcrStore, PageProgress, ResultUpdate, Visibility } from '../../ocr/book-text.ts';
+import type { BookEdit, BookText, FileRecord, OcrStore, PageProgress, ResultUpdate, Visibility } from '../../ocr/book-text.ts';
+import type { BookTextPage } from '../../ocr/page.ts';
+import { pageDefaults } from '../../ocr/page.ts';
 import { batchPut } from './books.ts';
+import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { keys } from './keys.ts';
 import { catalogue } from './catalogue.ts';
 import { batchGet, contentionPause, countAll, failedConditions, ifConditionHolds, isConflictOnly, queryAll, record, type Db } from './table.ts';
+import { Update } from './update-expression.ts';
 
-/** A DynamoDB update expression built from named parts, so optional fields stay readable. */
-class Update {
-  private readonly sets: string[] = [];
-  private readonly removes: string[] = [];
-  readonly names: Record<string, string> = {};
-  readonly values: Record<string, unknown> = {};
-  private n = 0;
-
-  /** `path` is a list of attribute names, e.g. ['metadata', 'usageInfo']. */
-  set(path: string[], value: unknown): this {
-    this.sets.push(`${this.path(path)} = ${this.value(value)}`);
-    return this;
-  }
-
-  /** Sets the attribute only where the item has none (a new item's default). */
-  setIfMissing(path: string[], value: unknown): this {
-    const name = this.path(path);
-    this.sets.push(`${name} = if_not_exists(${name}, ${this.value(value)})`);
-    return this;
-  }
-
-  remove(path: string[]): this {
-    this.removes.push(this.path(path));
-    return this;
-  }
-
-  private path(path: string[]): string {
-    return path
-      .map((part) => {
-        const name = `#n${this.n++}`;
-        this.names[name] = part;
-        return name;
-      })
-      .join('.');
-  }
-
-  value(value: unknown): string {
-    const name = `:v${this.n++}`;
-    this.values[name] = value;
-    return name;
-  }
-
-  get expression(): string {
-    return [this.sets.length ? `SET ${this.sets.join(', ')}` : '', this.removes.length ? `REMOVE ${this.removes.join(', ')}` : '']
-      .filter(Boolean)
-      .join(' ');
-  }
-}
+export { bookTextItem };
 
 /** Client metadata keys are merged this many to an update, well inside the 4 KB expression limit. */
 const metadataKeysPerUpdate = 100;
-
-/** The BookText as stored: the record plus the keys of the owner's job lists and of the catalogue. */
-export const bookTextItem = (bookText: BookText) => ({
-  ...keys.bookText(bookText.bookTextId),
-  ...keys.ownerJobs(bookText.userId, bookText.createdAt, bookText.bookTextId),
-  ...keys.ownerJobsByStatus(bookText.userId, bookText.status, bookText.createdAt, bookText.bookTextId),
-  catalogue: keys.catalogue(bookText.visibility),
-  ...keys.catalogueSort(bookText),
-  entity: 'BookText',
-  ...bookText,
-});
 
 /**
  * The catalogue's counters moved by a number of BookTexts per visibility: each BookText counts in the
@@ -112,21 +59,35 @@ export function dynamoOcrStore(db: Db): OcrStore {
   };
 
   /** Updates an existing BookText; the condition keeps an update from creating a stray item. */
-  const update = async (bookTextId: string, u: Update) => {
+  const update = async (bookTextId: string, u: Update, condition?: string) => {
     await db.client.send(
       new UpdateCommand({
         TableName,
         Key: keys.bookText(bookTextId),
         UpdateExpression: u.expression,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: condition ? `attribute_exists(pk) AND (${condition})` : 'attribute_exists(pk)',
         ExpressionAttributeNames: u.names,
         ExpressionAttributeValues: u.values,
       }),
     );
   };
 
-  const withStatus = (u: Update, book: BookText, status: string) =>
-    u.set(['status'], status).set(['gsi2pk'], keys.ownerJobsByStatus(book.userId, status, book.createdAt, book.bookTextId).gsi2pk);
+  /**
+   * Runs `write` against the record as last read; when its condition fails because another writer
+   * changed what it depends on, reads again and retries (a bounded number of times).
+   */
+  const withCurrent = async <T>(book: BookText, write: (current: BookText) => Promise<T>, isStale: (error: unknown) => boolean): Promise<T> => {
+    for (let attempt = 0; ; attempt++) {
+      const current = attempt === 0 ? book : await get(book.bookTextId);
+      if (!current) throw new Error(`BookText ${book.bookTextId} is gone`);
+      try {
+        return await write(current);
+      } catch (error) {
+        if (!isStale(error) || attempt >= 8) throw error;
+        await contentionPause(attempt);
+      }
+    }
+  };
 
   /** Callbacks arrive out of order; the count only goes up, so a late small one cannot undo progress. */
   const raisePagesProcessed = (bookTextId: string, pages: number) =>
@@ -197,29 +158,42 @@ export function dynamoOcrStore(db: Db): OcrStore {
       }),
 
     async recordPage(book, progress: PageProgress) {
-      const u = withStatus(new Update(), book, 'processing').set(['updatedAt'], progress.at).set(['lastPageUpdate'], progress.at);
-      if (progress.pageCount) u.set(['pageCount'], progress.pageCount).set(['byPages'], keys.cataloguePages(progress.pageCount, book.bookTextId));
+      const u = setFields(new Update(), book, { status: 'processing', pageCount: progress.pageCount || undefined })
+        .set(['updatedAt'], progress.at)
+        .set(['lastPageUpdate'], progress.at);
       if (progress.pageError) u.set(['pageErrors', String(progress.pageError.pageNumber)], progress.pageError);
       await update(book.bookTextId, u);
       if (progress.pagesProcessed !== undefined) await raisePagesProcessed(book.bookTextId, progress.pagesProcessed);
     },
 
     async applyResult(book, r: ResultUpdate) {
-      const u = new Update().set(['updatedAt'], r.at);
-      if (r.status) withStatus(u, book, r.status);
-      if (r.status === 'completed') u.set(['completedAt'], r.at);
-      if (r.language !== undefined) u.set(['language'], r.language);
-      if (r.pageCount !== undefined) u.set(['pageCount'], r.pageCount).set(['byPages'], keys.cataloguePages(r.pageCount, book.bookTextId));
-      if (r.extractedText !== undefined) u.set(['extractedText'], r.extractedText);
-      if (r.textStorage) u.set(['metadata', 'textStorageKey'], r.textStorage.key).set(['metadata', 'textLength'], r.textStorage.length);
-      if (r.textStorage === null) u.remove(['metadata', 'textStorageKey']).remove(['metadata', 'textLength']);
-      if (r.error !== undefined) u.set(['error'], r.error);
-      if (r.processingTime !== undefined) u.set(['processingTime'], r.processingTime);
-      await update(book.bookTextId, u);
+      const written = await withCurrent(
+        book,
+        async (current) => {
+          const u = setFields(new Update(), current, {
+            status: r.status,
+            completedAt: r.status === 'completed' ? r.at : undefined,
+            language: r.language,
+            pageCount: r.pageCount,
+            error: r.error,
+            processingTime: r.processingTime,
+          }).set(['updatedAt'], r.at);
+          const condition = r.text ? setText(u, r.text, current.storedText) : undefined;
+          await update(book.bookTextId, u, condition);
+          return { replaced: r.text ? current.storedText : undefined };
+        },
+        (error) => error instanceof ConditionalCheckFailedException,
+      );
       if (r.metadata && Object.keys(r.metadata).length) await setMetadata(book.bookTextId, r.metadata, r.at);
+      return written;
     },
 
-    setMetadata,
+    async setUsage(bookTextId, outcome, at) {
+      const u = new Update().set(['updatedAt'], at);
+      if ('usageInfo' in outcome) u.set(['usageInfo'], outcome.usageInfo).remove(['usageError']);
+      else u.set(['usageError'], outcome.usageError);
+      await update(bookTextId, u);
+    },
 
     async getFiles(fileIds) {
       const files = await batchGet<FileRecord>(db, [...new Set(fileIds)].map((id) => keys.file(id)));
@@ -265,9 +239,9 @@ export function dynamoOcrStore(db: Db): OcrStore {
           .set(['updatedAt'], at)
           .setIfMissing(['pageId'], c.pageId);
         // A supplied field is written; any other keeps its value, or takes the default on a new page.
-        const fields = { text: [c.text, ''], storageKey: [c.storageKey, null], isAIGenerated: [c.isAIGenerated, true] } as const;
-        for (const [name, [value, fallback]] of Object.entries(fields)) {
-          if (value === undefined) u.setIfMissing([name], fallback);
+        const fields = { text: c.text, storageKey: c.storageKey, isAIGenerated: c.isAIGenerated };
+        for (const [name, value] of Object.entries(fields)) {
+          if (value === undefined) u.setIfMissing([name], pageDefaults[name as keyof typeof fields]);
           else u.set([name], value);
         }
         return db.client.send(
@@ -285,27 +259,25 @@ export function dynamoOcrStore(db: Db): OcrStore {
     },
 
     async edit(book, e: BookEdit) {
-      for (let attempt = 0; ; attempt++) {
-        const current = attempt === 0 ? book : await get(book.bookTextId);
-        if (!current) throw new Error(`BookText ${book.bookTextId} is gone`);
-        const u = new Update().set(['updatedAt'], e.at);
-        if (e.fileName !== undefined) u.set(['fileName'], e.fileName).set(['byName'], keys.catalogueName(e.fileName, book.bookTextId));
-        if (e.language !== undefined) u.set(['language'], e.language);
-        if (e.tags) u.set(['tags'], e.tags);
-        if (e.categories) u.set(['categories'], e.categories);
-        if (e.extractedText !== undefined) u.set(['extractedText'], e.extractedText);
-        if (e.textStorage) u.set(['metadata', 'textStorageKey'], e.textStorage.key).set(['metadata', 'textLength'], e.textStorage.length);
-        if (e.textStorage === null) u.remove(['metadata', 'textStorageKey']).remove(['metadata', 'textLength']);
-        const moves = e.visibility && e.visibility !== current.visibility;
-        if (moves) u.set(['visibility'], e.visibility).set(['catalogue'], keys.catalogue(e.visibility!));
-        // The counters move with the visibility they saw: a concurrent change makes this one read again.
-        const condition = `attribute_exists(pk) AND #visibility = ${u.value(current.visibility)}`;
-        u.names['#visibility'] = 'visibility';
-        const file = e.file && (e.file.fileName !== undefined || e.file.author !== undefined) ? e.file : undefined;
-        const fileUpdate = new Update().set(['updatedAt'], e.at);
-        if (file?.fileName !== undefined) fileUpdate.set(['fileName'], file.fileName);
-        if (file?.author !== undefined) fileUpdate.set(['author'], file.author);
-        try {
+      return withCurrent(
+        book,
+        async (current) => {
+          const moves = e.visibility !== undefined && e.visibility !== current.visibility;
+          const u = setFields(new Update(), current, {
+            fileName: e.fileName,
+            language: e.language,
+            tags: e.tags,
+            categories: e.categories,
+            visibility: moves ? e.visibility : undefined,
+          }).set(['updatedAt'], e.at);
+          // The counters move with the visibility they saw, and a text replaces the one it read:
+          // a concurrent change of either makes this edit read again.
+          const conditions = [`${u.path(['visibility'])} = ${u.value(current.visibility)}`];
+          if (e.text) conditions.push(setText(u, e.text, current.storedText));
+          const file = e.file && (e.file.fileName !== undefined || e.file.author !== undefined) ? e.file : undefined;
+          const fileUpdate = new Update().set(['updatedAt'], e.at);
+          if (file?.fileName !== undefined) fileUpdate.set(['fileName'], file.fileName);
+          if (file?.author !== undefined) fileUpdate.set(['author'], file.author);
           await transact(db, {
             TransactItems: [
               {
@@ -313,7 +285,7 @@ export function dynamoOcrStore(db: Db): OcrStore {
                   TableName,
                   Key: keys.bookText(book.bookTextId),
                   UpdateExpression: u.expression,
-                  ConditionExpression: condition,
+                  ConditionExpression: `attribute_exists(pk) AND ${conditions.join(' AND ')}`,
                   ExpressionAttributeNames: u.names,
                   ExpressionAttributeValues: u.values,
                 },
@@ -335,11 +307,10 @@ export function dynamoOcrStore(db: Db): OcrStore {
               ...(moves ? countMoves(TableName, book.userId, { [current.visibility]: -1, [e.visibility!]: 1 }) : []),
             ],
           });
-          return;
-        } catch (error) {
-          if (!failedConditions(error)?.includes(0) || attempt >= 5) throw error;
-        }
-      }
+          return { replaced: e.text ? current.storedText : undefined };
+        },
+        (error) => Boolean(failedConditions(error)?.includes(0)),
+      );
     },
 
     catalogue: (query) => catalogue(db, query),

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { badRequest } from '../errors.ts';
+
+/**
+ * A BookText page (SPEC.md 2.3), modelled once: its number range, its id, its defaults, the legacy
+ * embedded form of old books, and which page images belong to the book.
+ */
+
+/** Page numbers run 0..maxPageNumber: every one sorts in its fixed-width key, and a book stays bounded. */
+export const maxPageNumber = 99_999;
+/** Pages one request may write (PATCH `pages`, a result's `pages`); a 1,000-page book fits in one. */
+export const maxPagesPerRequest = 2_000;
+/** One page's text: a page item stays far below DynamoDB's 400 KB (4 bytes per character at worst). */
+export const maxPageTextLength = 60_000;
+
+export interface BookTextPage {
+  pageId: string;
+  bookTextId: string;
+  pageNumber: number;
+  text: string;
+  storageKey: string | null;
+  isAIGenerated: boolean;
+  updatedAt: string;
+}
+
+/** Old books kept their pages inside the record (SPEC.md 2.3); read only as a fallback. */
+export interface LegacyPage {
+  _id?: string;
+  pageNumber: number;
+  text?: string;
+  storageKey?: string | null;
+  isAIGenerated?: boolean;
+}
+
+/** The page fields a client may supply; absent ones stay absent. */
+export interface PageFields {
+  text?: string;
+  storageKey?: string | null;
+  isAIGenerated?: boolean;
+}
+
+/** SPEC.md 2.3: text empty, no image, AI-generated. */
+export const pageDefaults = { text: '', storageKey: null, isAIGenerated: true } as const satisfies Required<PageFields>;
+
+/** A page number: a whole number from 0, as a number or a numeric string; `where` names it in the 400. */
+export function pageNumberOf(value: unknown, where: string): number {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw badRequest(`${where} must be a whole number, 0 or more`);
+  return n;
+}
+
+/** A page number past maxPageNumber is a 400 on every write. */
+export function checkPageRange(pageNumber: number, where: string): number {
+  if (pageNumber > maxPageNumber) throw badRequest(`${where} must be at most ${maxPageNumber}`);
+  return pageNumber;
+}
+
+/** At most maxPagesPerRequest pages in one request, else a 400. */
+export function checkPageCount(count: number, where: string): void {
+  if (count > maxPagesPerRequest) throw badRequest(`${where} may list at most ${maxPagesPerRequest} pages in one request`);
+}
+
+/** A page text longer than maxPageTextLength is a 400. */
+export function checkPageText(text: string | undefined, where: string): void {
+  if (text !== undefined && text.length > maxPageTextLength) throw badRequest(`${where} is longer than ${maxPageTextLength} characters`);
+}
+
+/** Pages are replaced whole, so each keeps the same id across upserts: derived from (BookText, pageNumber). */
+export const pageIdOf = (bookTextId: string, pageNumber: number): string =>
+  createHash('sha256').update(`${bookTextId}:${pageNumber}`).digest('hex').slice(0, 24);
+
+/** A page replaced whole: absent fields take the defaults. */
+export function newPage(bookTextId: string, pageNumber: number, fields: PageFields, at: string): BookTextPage {
+  return {
+    pageId: pageIdOf(bookTextId, pageNumber),
+    bookTextId,
+    pageNumber,
+    text: fields.text ?? pageDefaults.text,
+    storageKey: fields.storageKey || pageDefaults.storageKey,
+    isAIGenerated: fields.isAIGenerated ?? pageDefaults.isAIGenerated,
+    updatedAt: at,
+  };
+}
+
+/** An old book's embedded pages as page records, in page order. */
+export function legacyPages(bookTextId: string, pages: readonly LegacyPage[] | undefined): Omit<BookTextPage, 'updatedAt'>[] {
+  return [...(pages ?? [])]
+    .sort((a, b) => a.pageNumber - b.pageNumber)
+    .map((p) => ({
+      pageId: p._id ?? `${bookTextId}-${p.pageNumber}`,
+      bookTextId,
+      pageNumber: p.pageNumber,
+      text: p.text ?? pageDefaults.text,
+      storageKey: p.storageKey ?? pageDefaults.storageKey,
+      isAIGenerated: p.isAIGenerated ?? pageDefaults.isAIGenerated,
+    }));
+}
+
+/** Where the worker puts a job's page images (README, "Connecting an OCR worker"). */
+export const pageImagePrefix = (jobId: string) => `ocr-pages/${jobId}/`;
+
+/**
+ * Whether a page's storageKey names an image of this book: its own upload, or one under the job's
+ * page-image prefix. Any other key, stored by a careless or hostile client, gets no presigned URL
+ * (SPEC.md 4.1: imageUrl is null when there is no image). `..` and empty segments are refused so
+ * no path trick leaves the prefix.
+ */
+export function isOwnImage(key: string | null, book: { jobId: string }, upload: string | null | undefined): boolean {
+  if (!key) return false;
+  if (upload && key === upload) return true;
+  const prefix = pageImagePrefix(book.jobId);
+  if (!key.startsWith(prefix) || key.length === prefix.length) return false;
+  return key
+    .slice(prefix.length)
+    .split('/')
+    .every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
