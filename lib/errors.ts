@@ -27,3 +27,9 @@ export const badRequest = (message: string, fields?: Record<string, unknown>) =>
 export const notFound = (message: string, fields?: Record<string, unknown>) => new DomainError('not_found', message, fields);
 export const forbidden = (message: string, fields?: Record<string, unknown>) => new DomainError('forbidden', message, fields);
 export const internal = (message: string, fields?: Record<string, unknown>) => new DomainError('internal', message, fields);
+
+/** What callers see of a failure that is not ours: SDK and provider text (ARNs, accounts) stays in the logs. */
+export const unexpectedErrorText = 'Unexpected error';
+
+/** A DomainError's message is our own words; anything else is shown only as `unexpectedErrorText`. */
+export const shownMessage = (error: unknown): string => (error instanceof DomainError ? error.message : unexpectedErrorText);

@@ -1,4 +1,4 @@
-import { DomainError, type ErrorKind } from '../../lib/errors.ts';
+import { DomainError, shownMessage, type ErrorKind } from '../../lib/errors.ts';
 import { json, type HttpResult } from './responses.ts';
 
 export const statusOf: Record<ErrorKind, number> = {
@@ -13,7 +13,7 @@ export const statusOf: Record<ErrorKind, number> = {
 /**
  * How an endpoint group writes its error bodies. `failure` is the route's operation text for 500s
  * (for example `Error fetching notifications`); `detail` is safe to show: a DomainError's message,
- * or only the name of anything unexpected (SDK messages can carry ARNs and account ids).
+ * or our generic text for anything unexpected (SDK messages and names are provider text).
  */
 export interface ErrorStyle {
   body(error: DomainError, failure: string): unknown;
@@ -30,8 +30,7 @@ export function errorResponse(error: unknown, style: ErrorStyle, failure: string
   if (error instanceof DomainError && error.kind !== 'internal') {
     return json(statusOf[error.kind], style.body(error, failure));
   }
-  const detail = error instanceof DomainError ? error.message : error instanceof Error ? error.name : 'Error';
-  return json(500, style.internal(failure, detail));
+  return json(500, style.internal(failure, shownMessage(error)));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Book, BookStore } from '../books/book.ts';
-import { DomainError, internal, notFound } from '../errors.ts';
+import { DomainError, internal, notFound, shownMessage } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Queue } from '../queue.ts';
@@ -135,8 +135,10 @@ export async function runChunk(deps: JobDeps, message: Extract<AudioJobMessage, 
   else await deps.audioJobs.setProgress(job._id, Math.floor((done / total) * 100), at);
 }
 
-/** After the queue's last try: the run crashed, so the job fails with the error (state table 3.2). */
+/**
+ * After the queue's last try: the run crashed, so the job fails with the error (state table 3.2),
+ * in our own words: callers read it, and an SDK's message can name the account and role.
+ */
 export async function failJob(deps: Pick<JobDeps, 'audioJobs' | 'now'>, jobId: string, error: unknown): Promise<void> {
-  const message = error instanceof Error ? error.message : String(error);
-  await deps.audioJobs.finish(jobId, { status: 'failed', error: message }, deps.now().toISOString());
+  await deps.audioJobs.finish(jobId, { status: 'failed', error: shownMessage(error) }, deps.now().toISOString());
 }
