@@ -19,7 +19,11 @@ export interface PlatformApplication {
 }
 
 export interface Settings {
-  /** `jwks`: tokens are verified against a remote key set; `secret`: the stack generates an HS256 secret. */
+  /**
+   * `jwks`: tokens are verified against a remote key set, and must carry this issuer and audience
+   * (a provider's key set signs tokens for every application it serves); `secret`: the stack
+   * generates an HS256 secret (issuer and audience optional).
+   */
   auth: { mode: 'jwks'; jwksUrl: string } | { mode: 'secret' };
   jwtIssuer?: string;
   jwtAudience?: string;
@@ -81,6 +85,12 @@ function workerPrincipal(node: Node): string | undefined {
 export function readSettings(node: Node): Settings {
   const jwksUrl = text(node, 'jwksUrl');
   if (jwksUrl && !/^https:\/\//.test(jwksUrl)) throw new Error(`jwksUrl must be an https URL: ${jwksUrl}`);
+  const jwtIssuer = text(node, 'jwtIssuer');
+  const jwtAudience = text(node, 'jwtAudience');
+  const missingClaims = Object.entries({ jwtIssuer, jwtAudience }).flatMap(([key, value]) => (value ? [] : [key]));
+  if (jwksUrl && missingClaims.length) {
+    throw new Error(`jwksUrl needs ${missingClaims.join(' and ')}: tokens from an identity provider are accepted only for this issuer and audience`);
+  }
   const pushApplications = (Object.keys(pushContext) as PushPlatform[]).flatMap((platform) => {
     const arn = text(node, pushContext[platform]);
     return arn ? [platformApplication(platform, arn)] : [];
@@ -89,8 +99,8 @@ export function readSettings(node: Node): Settings {
   if (alarmEmail && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) throw new Error(`alarmEmail is not an email address: ${alarmEmail}`);
   return {
     auth: jwksUrl ? { mode: 'jwks', jwksUrl } : { mode: 'secret' },
-    jwtIssuer: text(node, 'jwtIssuer'),
-    jwtAudience: text(node, 'jwtAudience'),
+    jwtIssuer,
+    jwtAudience,
     pushApplications,
     tierCatalogue: json(node, 'tierCatalogue', parseCatalogue),
     voiceMap: json(node, 'voiceMap', parseVoiceMap),

@@ -255,6 +255,16 @@ describe('auth', () => {
     expect(env).not.toHaveProperty('AUTH_JWT_SECRET_ARN');
     expect(statementsOf(configured, 'notifications-api').flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
   });
+
+  it('refuses a JWKS URL without both an issuer and an audience, naming the missing context keys', () => {
+    const stackWith = (context: Record<string, string>) => () => new MaktabaStack(new App({ context }), 'Jwks');
+    const { jwksUrl, jwtIssuer, jwtAudience } = configuredContext;
+    expect(stackWith({ jwksUrl })).toThrow(/jwksUrl needs jwtIssuer and jwtAudience/);
+    expect(stackWith({ jwksUrl, jwtIssuer })).toThrow(/jwksUrl needs jwtAudience/);
+    expect(stackWith({ jwksUrl, jwtAudience })).toThrow(/jwksUrl needs jwtIssuer/);
+    // Secret mode signs its own tokens: issuer and audience stay optional there.
+    expect(stackWith({ jwtIssuer })).not.toThrow();
+  });
 });
 
 describe('OCR and billing', () => {
