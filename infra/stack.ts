@@ -18,7 +18,7 @@ import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, type Deplo
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
-import { accessStatements, exportsPrefix, functionRole, type Grantable } from './permissions.ts';
+import { accessStatements, functionRole, uploadsPrefixes, type Grantable } from './permissions.ts';
 import { readSettings, type Settings } from './settings.ts';
 import {
   abandonedUploadsRule,
@@ -58,7 +58,7 @@ export class MaktabaStack extends Stack {
     this.table = dataTable(this);
     const accessLogs = accessLogsBucket(this);
     const uploads = privateBucket(this, 'Uploads', accessLogs, {
-      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(exportsPrefix)],
+      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(uploadsPrefixes.exports)],
       cors: [browserUploads],
     });
     const audio = privateBucket(this, 'Audio', accessLogs);
