@@ -2,6 +2,7 @@ import type { Node } from 'constructs';
 import { parseVoiceMap } from '../lib/adapters/speech/polly.ts';
 import { parseCatalogue } from '../lib/billing/tiers.ts';
 import { parseOrigins } from './cors.ts';
+import { audioWorkerConcurrency, deployedFunctions, type DeployedFunction } from './functions.ts';
 
 /**
  * Deployment choices read from CDK context (`cdk synth -c jwksUrl=...` or cdk.json), validated once so
@@ -39,7 +40,29 @@ export interface Settings {
   alarmEmail?: string;
   /** Who may assume the OCR worker role: an account id or an IAM ARN; default this stack's account. */
   ocrWorkerPrincipal?: string;
+  /** API Gateway throttling, per route: every route's default, and the lower share of anonymous read routes. */
+  throttle: { route: Throttle; publicRead: Throttle };
+  /** Concurrency reserved per function; a function not named reserves none (the default). */
+  reservedConcurrency: Partial<Record<DeployedFunction, number>>;
 }
+
+/** Requests a second (steady) and the burst above it, as API Gateway takes them. */
+export interface Throttle {
+  rate: number;
+  burst: number;
+}
+
+/**
+ * API Gateway's route limits (an HTTP API applies them to each route on its own). The account's regional
+ * quota is 10,000 requests a second and Lambda's default concurrency 1,000: a route at 100 a second of
+ * requests taking up to 300 ms holds at most 30 executions, so no single hot route can take what the
+ * worker callbacks and the audio worker need. Routes anyone may call without an account get a fifth
+ * of that each (20, burst 40).
+ */
+export const defaultThrottle: Settings['throttle'] = {
+  route: { rate: 100, burst: 200 },
+  publicRead: { rate: 20, burst: 40 },
+};
 
 const pushContext: Record<PushPlatform, string> = {
   ios: 'pushIosApplicationArn',
@@ -72,6 +95,58 @@ export function platformApplication(platform: PushPlatform, arn: string): Platfo
   if (!match) throw new Error(`${pushContext[platform]} is not an SNS platform application ARN: ${arn}`);
   const [, prefix, platformName, appName] = match;
   return { platform, arn, endpointArns: `${prefix}endpoint/${platformName}/${appName}/*` };
+}
+
+/** A positive number (a rate) or, with `whole`, a positive whole number (a burst); `-c` gives strings. */
+function positive(node: Node, key: string, fallback: number, whole: boolean): number {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!(n > 0) || (whole && !Number.isInteger(n))) throw new Error(`context ${key} must be a positive ${whole ? 'whole ' : ''}number: ${String(value)}`);
+  return n;
+}
+
+function throttle(node: Node): Settings['throttle'] {
+  const read = (prefix: string, fallback: Throttle): Throttle => ({
+    rate: positive(node, `${prefix}ThrottleRate`, fallback.rate, false),
+    burst: positive(node, `${prefix}ThrottleBurst`, fallback.burst, true),
+  });
+  const route = read('api', defaultThrottle.route);
+  const publicRead = read('publicRead', defaultThrottle.publicRead);
+  if (publicRead.rate > route.rate || publicRead.burst > route.burst) {
+    throw new Error(
+      `context publicReadThrottleRate and publicReadThrottleBurst (${publicRead.rate}, ${publicRead.burst}) must not be above ` +
+        `apiThrottleRate and apiThrottleBurst (${route.rate}, ${route.burst}): anonymous reads get the lower share`,
+    );
+  }
+  return { route, publicRead };
+}
+
+/**
+ * `{"ocr-callbacks": 20}`: reserved concurrency by function. None by default: a new account's
+ * concurrency limit can be as low as 10, and Lambda refuses a reservation that leaves under 10
+ * unreserved, which would fail the deploy.
+ */
+function reservedConcurrency(node: Node): Settings['reservedConcurrency'] {
+  const raw = json(node, 'reservedConcurrency', (text) => {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be an object of function names to numbers');
+  });
+  if (!raw) return {};
+  const known = new Set<string>(deployedFunctions());
+  const reserved: Settings['reservedConcurrency'] = {};
+  for (const [name, count] of Object.entries(JSON.parse(raw) as Record<string, unknown>)) {
+    if (!known.has(name)) throw new Error(`context reservedConcurrency: no function ${name} (functions: ${[...known].join(', ')})`);
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
+      throw new Error(`context reservedConcurrency: ${name} must be a positive whole number: ${JSON.stringify(count)}`);
+    }
+    // Fewer than the queue trigger's maximum concurrency throttles messages back to the queue.
+    if (name === 'audio-worker' && count < audioWorkerConcurrency) {
+      throw new Error(`context reservedConcurrency: audio-worker needs at least ${audioWorkerConcurrency}, its queue trigger's maximum concurrency`);
+    }
+    reserved[name as DeployedFunction] = count;
+  }
+  return reserved;
 }
 
 function workerPrincipal(node: Node): string | undefined {
@@ -108,5 +183,7 @@ export function readSettings(node: Node): Settings {
     corsOrigins: parseOrigins(text(node, 'corsOrigins')),
     alarmEmail,
     ocrWorkerPrincipal: workerPrincipal(node),
+    throttle: throttle(node),
+    reservedConcurrency: reservedConcurrency(node),
   };
 }

@@ -31,6 +31,11 @@ const configuredContext = {
   ocrWorkerPrincipal: 'arn:aws:iam::210987654321:role/ocr-worker',
   voiceMap: '{"fable":{"ar":{"voiceId":"Hala","engine":"neural","languageCode":"ar-AE"}}}',
   tierCatalogue: '{"tiers":{"basic":{"priceCents":900,"monthlyPageCredits":80},"pro":{"priceCents":5000,"monthlyPageCredits":500}}}',
+  apiThrottleRate: '300',
+  apiThrottleBurst: '600',
+  publicReadThrottleRate: '40',
+  publicReadThrottleBurst: '80',
+  reservedConcurrency: '{"ocr-callbacks": 20, "audio-worker": 5}',
 };
 
 interface Synth {
@@ -166,6 +171,68 @@ describe('HTTP API', () => {
     for (const name of ['ApiUrl', 'UploadsBucketName', 'AudioBucketName', 'OcrQueueUrl', 'AudioQueueUrl', 'TableName']) {
       plain.template.hasOutput(name, {});
     }
+  });
+});
+
+describe('HTTP API: throttling and reserved concurrency', () => {
+  const stageOf = (s: Synth) => Object.entries(s.template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+  /** The GET routes anyone may call without an account (SPEC.md: auth none or optional). */
+  const publicReads = routes.filter((r) => r.method === 'GET' && ['none', 'optional', 'optional-lenient'].includes(r.auth)).map(routeKey);
+  const stageWith = (context: Record<string, string>) => () => new MaktabaStack(new App({ context }), 'Throttle');
+
+  it('limits every route to 100 requests a second (burst 200) by default, and each anonymous read route to 20 (burst 40)', () => {
+    const [, stage] = stageOf(plain);
+    expect(stage.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    expect(publicReads).toEqual(expect.arrayContaining(['GET /ocr/books', 'GET /ocr/books/{bookTextId}', 'GET /audio/{bookId}/all']));
+    expect(Object.keys(stage.Properties.RouteSettings).sort()).toEqual([...publicReads].sort());
+    for (const key of publicReads) expect(stage.Properties.RouteSettings[key]).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+    // The worker callbacks and signed-in routes keep the whole default.
+    for (const key of ['POST /ocr/result', 'POST /ocr/result/page', 'POST /ocr', 'POST /billing/webhook']) {
+      expect(stage.Properties.RouteSettings[key], key).toBeUndefined();
+    }
+  });
+
+  it('creates the stage after the routes its settings name (CloudFormation refuses settings for a missing route)', () => {
+    const [, stage] = stageOf(plain);
+    const apiRoutes = plain.template.findResources('AWS::ApiGatewayV2::Route');
+    const throttled = Object.keys(apiRoutes).filter((id) => publicReads.includes(apiRoutes[id]!.Properties.RouteKey));
+    expect(throttled).toHaveLength(publicReads.length);
+    expect(stage.DependsOn).toEqual(expect.arrayContaining(throttled));
+  });
+
+  it('takes the rates and bursts from context', () => {
+    const [, stage] = stageOf(configured);
+    expect(stage.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 });
+    for (const key of publicReads) expect(stage.Properties.RouteSettings[key]).toEqual({ ThrottlingRateLimit: 40, ThrottlingBurstLimit: 80 });
+  });
+
+  it('refuses throttle values that are not positive numbers, or an anonymous share above the default', () => {
+    expect(stageWith({ apiThrottleRate: 'fast' })).toThrow(/apiThrottleRate must be a positive number/);
+    expect(stageWith({ apiThrottleBurst: '0' })).toThrow(/apiThrottleBurst must be a positive whole number/);
+    expect(stageWith({ publicReadThrottleBurst: '2.5' })).toThrow(/publicReadThrottleBurst must be a positive whole number/);
+    expect(stageWith({ publicReadThrottleRate: '500' })).toThrow(/publicReadThrottleRate .* above apiThrottleRate/);
+  });
+
+  it('reserves no concurrency by default (a new account may have as little as 10 to share)', () => {
+    for (const name of deployedFunctions()) {
+      const props = plain.template.toJSON().Resources[logicalId(plain.stack, fn(plain.stack, name))].Properties;
+      expect(props.ReservedConcurrentExecutions, name).toBeUndefined();
+    }
+  });
+
+  it('reserves the concurrency the context names, per function, and no other', () => {
+    const reserved = Object.fromEntries(
+      deployedFunctions().map((name) => [name, configured.template.toJSON().Resources[logicalId(configured.stack, fn(configured.stack, name))].Properties.ReservedConcurrentExecutions]),
+    );
+    expect(reserved).toEqual(Object.fromEntries(deployedFunctions().map((name) => [name, { 'ocr-callbacks': 20, 'audio-worker': 5 }[name as string]])));
+  });
+
+  it('refuses a reservation for an unknown function, one that is not a positive whole number, or one below the audio worker’s queue concurrency', () => {
+    expect(stageWith({ reservedConcurrency: '{"ocr-callback": 5}' })).toThrow(/reservedConcurrency: no function ocr-callback/);
+    expect(stageWith({ reservedConcurrency: '{"ocr-api": 0}' })).toThrow(/reservedConcurrency: ocr-api must be a positive whole number/);
+    expect(stageWith({ reservedConcurrency: '{"ocr-api": "many"}' })).toThrow(/reservedConcurrency: ocr-api must be a positive whole number/);
+    expect(stageWith({ reservedConcurrency: '[5]' })).toThrow(/reservedConcurrency/);
+    expect(stageWith({ reservedConcurrency: '{"audio-worker": 2}' })).toThrow(/audio-worker .* at least 5/);
   });
 });
 
