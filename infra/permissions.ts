@@ -137,29 +137,36 @@ export const objectGrants = {
 
 export type ObjectAccess = keyof typeof objectGrants;
 
-const isObjectAccess = (kind: Access): kind is ObjectAccess => kind in objectGrants;
-
 /**
- * The S3 statements of a function's object-access kinds: one per bucket and prefix with the union of
- * their actions, and `s3:ListBucket` on each bucket a kind reads missing keys of.
+ * What a function's object-access kinds come to: the buckets it needs `s3:ListBucket` on, and one
+ * entry per bucket and prefix with the union of the kinds' actions.
  */
-function objectStatements(kinds: readonly ObjectAccess[], on: Grantable): iam.PolicyStatement[] {
+export function objectAccessOf(kinds: readonly ObjectAccess[]): {
+  listed: ObjectGrant['bucket'][];
+  prefixes: { bucket: ObjectGrant['bucket']; prefix: string; actions: ObjectAction[] }[];
+} {
   const grants: ObjectGrant[] = kinds.map((kind) => objectGrants[kind]);
-  const listed = [...new Set(grants.filter((g) => g.readsMissing).map((g) => g.bucket))];
   const byPrefix = new Map<string, { bucket: ObjectGrant['bucket']; prefix: string; actions: Set<ObjectAction> }>();
   for (const g of grants) {
     const entry = byPrefix.get(`${g.bucket}/${g.prefix}`) ?? { bucket: g.bucket, prefix: g.prefix, actions: new Set() };
     for (const action of g.actions) entry.actions.add(action);
     byPrefix.set(`${g.bucket}/${g.prefix}`, entry);
   }
+  return {
+    listed: [...new Set(grants.filter((g) => g.readsMissing).map((g) => g.bucket))],
+    prefixes: [...byPrefix.values()].map((e) => ({ ...e, actions: objectActionOrder.filter((a) => e.actions.has(a)) })),
+  };
+}
+
+export const isObjectAccess = (kind: Access): kind is ObjectAccess => kind in objectGrants;
+
+/** The S3 statements of a function's object-access kinds. */
+function objectStatements(kinds: readonly ObjectAccess[], on: Grantable): iam.PolicyStatement[] {
+  const { listed, prefixes } = objectAccessOf(kinds);
   return [
     ...listed.map((bucket) => new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [on[bucket].bucketArn] })),
-    ...[...byPrefix.values()].map(
-      ({ bucket, prefix, actions }) =>
-        new iam.PolicyStatement({
-          actions: objectActionOrder.filter((a) => actions.has(a)),
-          resources: [on[bucket].arnForObjects(`${prefix}*`)],
-        }),
+    ...prefixes.map(
+      ({ bucket, prefix, actions }) => new iam.PolicyStatement({ actions, resources: [on[bucket].arnForObjects(`${prefix}*`)] }),
     ),
   ];
 }
