@@ -6,7 +6,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { exportsPrefix, uploadPrefixes } from './permissions.ts';
+import { objectGrants } from './permissions.ts';
 
 /**
  * cdk-nag's AwsSolutions pack runs on every synth (infra/app.ts) and in the CDK tests; any finding
@@ -62,11 +62,12 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   for (const [secret, reason] of [[found.secrets.jwt, reasons.jwtRotation], [found.secrets.stripe, reasons.stripeRotation]] as const) {
     if (secret instanceof secretsmanager.Secret) acknowledge(secret, 'AwsSolutions-SMG4', reason);
   }
-  const prefixes: [s3.IBucket, string, string][] = [
-    ...uploadPrefixes.map((p): [s3.IBucket, string, string] => [found.uploads, p, `the uploads bucket’s ${p} keys`]),
-    [found.uploads, `${exportsPrefix}*`, `the uploads bucket’s ${exportsPrefix}* keys (large Word exports)`],
-    [found.audio, '*', 'the audio bucket, which holds only the MP3s these functions generate'],
-  ];
   for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${arn}]`, reasons.pushEndpoints);
-  for (const [bucket, prefix, what] of prefixes) acknowledge(stack, prefixFinding(stack, bucket, prefix), reasons.objectPrefix(what));
+  const seen = new Set<string>();
+  for (const { bucket, prefix, holds } of Object.values(objectGrants)) {
+    const finding = prefixFinding(stack, found[bucket], `${prefix}*`);
+    if (seen.has(finding)) continue;
+    seen.add(finding);
+    acknowledge(stack, finding, reasons.objectPrefix(`the ${bucket} bucket’s ${prefix ? `${prefix}* ` : ''}keys (${holds})`));
+  }
 }

@@ -1,4 +1,5 @@
 import { httpFunctions, type FunctionName } from '../functions/routes.ts';
+import type { ObjectAccess } from './permissions.ts';
 
 /**
  * What gets deployed, as data: which functions exist, how big each one is and what it may touch.
@@ -46,20 +47,21 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * A `Record` over every function so that adding a function without deciding its access fails to compile.
  * - `table`: read/write items of the table and its indexes.
  * - `push`: SNS mobile push on the configured platform applications and their endpoints.
- * - `uploads`: objects of the uploads bucket under `ocr/` (the files) and `ocr-results/` (long texts).
  * - `ocr-queue`: send to the OCR job queue.
- * - `exports`: in the uploads bucket, read `ocr-results/` (a long book text) and read and put `exports/`
- *   (documents too large for a response).
  * - `stripe`: read the Stripe keys secret.
- * - `audio`: objects of the audio bucket; `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
+ * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
+ * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
+ *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
+ *   `page-image-urls` (`ocr-pages/`), `exports` (`exports/`), `audio` (the audio bucket).
  */
-export type Access = 'table' | 'push' | 'uploads' | 'exports' | 'ocr-queue' | 'stripe' | 'audio' | 'audio-queue' | 'speech';
+export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'audio-queue' | 'speech' | ObjectAccess;
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push'],
-  'ocr-api': ['table', 'uploads', 'ocr-queue'],
-  'ocr-callbacks': ['table', 'uploads', 'stripe'],
-  'ocr-export': ['table', 'exports'],
+  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'page-image-urls', 'ocr-queue'],
+  // Stores the final text (and removes the one it replaced); it never reads files, texts or images.
+  'ocr-callbacks': ['table', 'text-writes', 'stripe'],
+  'ocr-export': ['table', 'text-reads', 'exports'],
   'billing-webhook': ['table', 'stripe'],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech'],
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { pageImagesPrefix } from './permissions.ts';
+import { uploadsPrefixes } from './permissions.ts';
 
 export interface OcrWorkerAccessProps {
   queue: sqs.IQueue;
@@ -31,8 +31,8 @@ export class OcrWorkerAccess extends Construct {
           actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
           resources: [props.queue.queueArn],
         }),
-        new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.uploads.arnForObjects('ocr/*')] }),
-        new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.uploads.arnForObjects(`${pageImagesPrefix}*`)] }),
+        new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [props.uploads.arnForObjects(`${uploadsPrefixes.files}*`)] }),
+        new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [props.uploads.arnForObjects(`${uploadsPrefixes.pageImages}*`)] }),
       ],
     });
     this.role = new iam.Role(this, 'Role', {

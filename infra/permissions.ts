@@ -5,6 +5,9 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
+import { uploadKey } from '../lib/ocr/job-fields.ts';
+import { pageImagePrefix } from '../lib/ocr/page.ts';
+import { textKey } from '../lib/ocr/text-storage.ts';
 import type { Access } from './functions.ts';
 import type { PlatformApplication } from './settings.ts';
 
@@ -24,12 +27,23 @@ export interface Grantable {
   audioQueue: sqs.IQueue;
 }
 
-/** Where the OCR worker puts page images (their keys come back as a page's `storageKey`). */
-export const pageImagesPrefix = 'ocr-pages/';
-/** The uploads bucket's prefixes the OCR functions work in (DESIGN.md section 5): files, long texts, page images. */
-export const uploadPrefixes = ['ocr/*', 'ocr-results/*', `${pageImagesPrefix}*`] as const;
-/** Where the Word export puts documents too large for a response (expired by storage.ts's rule). */
-export const exportsPrefix = 'exports/';
+/** The top folder of a key the code builds, e.g. `ocr-results/` of `ocr-results/<jobId>/<version>.txt`. */
+const topFolder = (key: string) => key.slice(0, key.indexOf('/') + 1);
+
+/**
+ * The uploads bucket's key prefixes (DESIGN.md section 5), each taken from the code that builds
+ * those keys, so a grant cannot drift from where the objects are.
+ */
+export const uploadsPrefixes = {
+  /** Uploaded files, `ocr/<uuid>-<name>` (lib/ocr/job-fields.ts). */
+  files: topFolder(uploadKey('file')),
+  /** Long book texts, `ocr-results/<jobId>/<version>.txt` (lib/ocr/text-storage.ts). */
+  texts: topFolder(textKey('job', 'version')),
+  /** Page images the OCR worker puts, `ocr-pages/<jobId>/...` (lib/ocr/page.ts). */
+  pageImages: topFolder(pageImagePrefix('job')),
+  /** Word documents too large for a response (lib/ocr/export.ts), expired by storage.ts's rule. */
+  exports: 'exports/',
+} as const;
 
 /**
  * SNS mobile push: create endpoints under the configured applications only, and publish to / maintain
@@ -70,49 +84,116 @@ function tableStatements(table: dynamodb.ITable): iam.PolicyStatement[] {
 }
 
 type ObjectAction = 's3:GetObject' | 's3:PutObject' | 's3:DeleteObject';
+const objectActionOrder: readonly ObjectAction[] = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
+
+export interface ObjectGrant {
+  bucket: 'uploads' | 'audio';
+  /** Key prefix; '' for every key of the bucket. */
+  prefix: string;
+  /** GetObject also covers HEAD and signing a GET URL; PutObject signing a PUT or POST. */
+  actions: readonly ObjectAction[];
+  /** What the keys hold (cdk-nag's reason for the prefix wildcard). */
+  holds: string;
+  /**
+   * Reads keys that may be missing: `s3:ListBucket` on the bucket too, without which S3 answers a
+   * HEAD or GET of a missing key with 403 instead of the 404 the code relies on. (Listing shows key
+   * names, not contents.)
+   */
+  readsMissing?: boolean;
+}
 
 /**
- * Object actions under key prefixes of one bucket, plus `s3:ListBucket` on the bucket: without it S3
- * answers a HEAD or GET of a missing key with 403 instead of 404, and the cache checks and long-text
- * reads rely on the 404. (Listing a bucket shows its key names, not its contents.)
+ * The object-access kinds: each one use the code makes of a bucket, on the prefix of the keys it
+ * builds. functions.ts gives each function the kinds its code paths need, and nothing else.
  */
-function objectStatements(bucket: s3.IBucket, grants: Record<string, readonly ObjectAction[]>): iam.PolicyStatement[] {
+export const objectGrants = {
+  // ocr-api: puts a multipart upload and signs POSTs for large ones; HEADs a presigned upload and
+  // deletes one that breaks the rules; signs a GET for an upload shown as its book's page image.
+  'upload-files': {
+    bucket: 'uploads',
+    prefix: uploadsPrefixes.files,
+    actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    holds: 'uploaded files',
+    readsMissing: true,
+  },
+  // GET /ocr/text, GET /ocr/books/:id and the Word export read a long text in full.
+  'text-reads': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:GetObject'], holds: 'long book texts', readsMissing: true },
+  // PATCH and the final callback store a new text version and remove the one it replaced; never read.
+  'text-writes': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:PutObject', 's3:DeleteObject'], holds: 'long book texts' },
+  // The book read signs GET URLs of the worker's page images; the worker alone writes them (ocr-worker.ts).
+  'page-image-urls': { bucket: 'uploads', prefix: uploadsPrefixes.pageImages, actions: ['s3:GetObject'], holds: 'page images' },
+  // The Word export puts a large document and signs a GET URL for it.
+  exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:GetObject', 's3:PutObject'], holds: 'large Word exports' },
+  // The audio bucket holds nothing but generated MP3s keyed by book id, every key of which the audio
+  // functions list, check, put, sign, stream and delete.
+  audio: {
+    bucket: 'audio',
+    prefix: '',
+    actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
+    holds: 'generated MP3s, keyed by book id',
+    readsMissing: true,
+  },
+} as const satisfies Record<string, ObjectGrant>;
+
+export type ObjectAccess = keyof typeof objectGrants;
+
+/**
+ * What a function's object-access kinds come to: the buckets it needs `s3:ListBucket` on, and one
+ * entry per bucket and prefix with the union of the kinds' actions.
+ */
+export function objectAccessOf(kinds: readonly ObjectAccess[]): {
+  listed: ObjectGrant['bucket'][];
+  prefixes: { bucket: ObjectGrant['bucket']; prefix: string; actions: ObjectAction[] }[];
+} {
+  const grants: ObjectGrant[] = kinds.map((kind) => objectGrants[kind]);
+  const byPrefix = new Map<string, { bucket: ObjectGrant['bucket']; prefix: string; actions: Set<ObjectAction> }>();
+  for (const g of grants) {
+    const entry = byPrefix.get(`${g.bucket}/${g.prefix}`) ?? { bucket: g.bucket, prefix: g.prefix, actions: new Set() };
+    for (const action of g.actions) entry.actions.add(action);
+    byPrefix.set(`${g.bucket}/${g.prefix}`, entry);
+  }
+  return {
+    listed: [...new Set(grants.filter((g) => g.readsMissing).map((g) => g.bucket))],
+    prefixes: [...byPrefix.values()].map((e) => ({ ...e, actions: objectActionOrder.filter((a) => e.actions.has(a)) })),
+  };
+}
+
+export const isObjectAccess = (kind: Access): kind is ObjectAccess => kind in objectGrants;
+
+/** The S3 statements of a function's object-access kinds. */
+function objectStatements(kinds: readonly ObjectAccess[], on: Grantable): iam.PolicyStatement[] {
+  const { listed, prefixes } = objectAccessOf(kinds);
   return [
-    new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
-    ...Object.entries(grants).map(
-      ([prefix, actions]) => new iam.PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects(prefix)] }),
+    ...listed.map((bucket) => new iam.PolicyStatement({ actions: ['s3:ListBucket'], resources: [on[bucket].bucketArn] })),
+    ...prefixes.map(
+      ({ bucket, prefix, actions }) => new iam.PolicyStatement({ actions, resources: [on[bucket].arnForObjects(`${prefix}*`)] }),
     ),
   ];
 }
-
-const readWriteDelete = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] as const;
 
 /** SQS SendMessage (and the attributes the SDK may ask for) on one queue. */
 const sendTo = (queue: sqs.IQueue): iam.PolicyStatement[] => [
   new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [queue.queueArn] }),
 ];
 
-const statements: Record<Access, (on: Grantable) => iam.PolicyStatement[]> = {
+const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.PolicyStatement[]> = {
   table: (on) => tableStatements(on.table),
   push: (on) => pushStatements(on.pushApplications),
-  uploads: (on) => objectStatements(on.uploads, Object.fromEntries(uploadPrefixes.map((p) => [p, readWriteDelete]))),
-  // The export reads long texts and writes large documents; it never touches the uploaded files.
-  exports: (on) =>
-    objectStatements(on.uploads, { 'ocr-results/*': ['s3:GetObject'], [`${exportsPrefix}*`]: ['s3:GetObject', 's3:PutObject'] }),
   'ocr-queue': (on) => sendTo(on.ocrQueue),
   stripe: (on) => [
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
   ],
-  // The audio bucket holds nothing but generated MP3s, every key of which the audio functions manage.
-  audio: (on) => objectStatements(on.audio, { '*': readWriteDelete }),
   'audio-queue': (on) => sendTo(on.audioQueue),
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
   speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
 };
 
-/** The statements of a function's access kinds, in the order of its list. */
+/** The statements of a function's access kinds: the others in the order of its list, then its S3 statements. */
 export function accessStatements(kinds: readonly Access[], on: Grantable): iam.PolicyStatement[] {
-  return kinds.flatMap((kind) => statements[kind](on));
+  return [
+    ...kinds.flatMap((kind) => (isObjectAccess(kind) ? [] : statements[kind](on))),
+    ...objectStatements(kinds.filter(isObjectAccess), on),
+  ];
 }
 
 /** A role for one function alone, with no managed policy: logs, tracing and access are added as statements. */

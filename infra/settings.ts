@@ -2,6 +2,7 @@ import type { Node } from 'constructs';
 import { parseVoiceMap } from '../lib/adapters/speech/polly.ts';
 import { parseCatalogue } from '../lib/billing/tiers.ts';
 import { parseOrigins } from './cors.ts';
+import { audioWorkerConcurrency, deployedFunctions, type DeployedFunction } from './functions.ts';
 
 /**
  * Deployment choices read from CDK context (`cdk synth -c jwksUrl=...` or cdk.json), validated once so
@@ -19,7 +20,11 @@ export interface PlatformApplication {
 }
 
 export interface Settings {
-  /** `jwks`: tokens are verified against a remote key set; `secret`: the stack generates an HS256 secret. */
+  /**
+   * `jwks`: tokens are verified against a remote key set, and must carry this issuer and audience
+   * (a provider's key set signs tokens for every application it serves); `secret`: the stack
+   * generates an HS256 secret (issuer and audience optional).
+   */
   auth: { mode: 'jwks'; jwksUrl: string } | { mode: 'secret' };
   jwtIssuer?: string;
   jwtAudience?: string;
@@ -35,7 +40,29 @@ export interface Settings {
   alarmEmail?: string;
   /** Who may assume the OCR worker role: an account id or an IAM ARN; default this stack's account. */
   ocrWorkerPrincipal?: string;
+  /** API Gateway throttling, per route: every route's default, and the lower share of anonymous read routes. */
+  throttle: { route: Throttle; publicRead: Throttle };
+  /** Concurrency reserved per function; a function not named reserves none (the default). */
+  reservedConcurrency: Partial<Record<DeployedFunction, number>>;
 }
+
+/** Requests a second (steady) and the burst above it, as API Gateway takes them. */
+export interface Throttle {
+  rate: number;
+  burst: number;
+}
+
+/**
+ * API Gateway's route limits (an HTTP API applies them to each route on its own). The account's regional
+ * quota is 10,000 requests a second and Lambda's default concurrency 1,000: a route at 100 a second of
+ * requests taking up to 300 ms holds at most 30 executions, so no single hot route can take what the
+ * worker callbacks and the audio worker need. Routes anyone may call without an account get a fifth
+ * of that each (20, burst 40).
+ */
+export const defaultThrottle: Settings['throttle'] = {
+  route: { rate: 100, burst: 200 },
+  publicRead: { rate: 20, burst: 40 },
+};
 
 const pushContext: Record<PushPlatform, string> = {
   ios: 'pushIosApplicationArn',
@@ -70,6 +97,58 @@ export function platformApplication(platform: PushPlatform, arn: string): Platfo
   return { platform, arn, endpointArns: `${prefix}endpoint/${platformName}/${appName}/*` };
 }
 
+/** A positive number (a rate) or, with `whole`, a positive whole number (a burst); `-c` gives strings. */
+function positive(node: Node, key: string, fallback: number, whole: boolean): number {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return fallback;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : NaN;
+  if (!(n > 0) || (whole && !Number.isInteger(n))) throw new Error(`context ${key} must be a positive ${whole ? 'whole ' : ''}number: ${String(value)}`);
+  return n;
+}
+
+function throttle(node: Node): Settings['throttle'] {
+  const read = (prefix: string, fallback: Throttle): Throttle => ({
+    rate: positive(node, `${prefix}ThrottleRate`, fallback.rate, false),
+    burst: positive(node, `${prefix}ThrottleBurst`, fallback.burst, true),
+  });
+  const route = read('api', defaultThrottle.route);
+  const publicRead = read('publicRead', defaultThrottle.publicRead);
+  if (publicRead.rate > route.rate || publicRead.burst > route.burst) {
+    throw new Error(
+      `context publicReadThrottleRate and publicReadThrottleBurst (${publicRead.rate}, ${publicRead.burst}) must not be above ` +
+        `apiThrottleRate and apiThrottleBurst (${route.rate}, ${route.burst}): anonymous reads get the lower share`,
+    );
+  }
+  return { route, publicRead };
+}
+
+/**
+ * `{"ocr-callbacks": 20}`: reserved concurrency by function. None by default: a new account's
+ * concurrency limit can be as low as 10, and Lambda refuses a reservation that leaves under 10
+ * unreserved, which would fail the deploy.
+ */
+function reservedConcurrency(node: Node): Settings['reservedConcurrency'] {
+  const raw = json(node, 'reservedConcurrency', (text) => {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('must be an object of function names to numbers');
+  });
+  if (!raw) return {};
+  const known = new Set<string>(deployedFunctions());
+  const reserved: Settings['reservedConcurrency'] = {};
+  for (const [name, count] of Object.entries(JSON.parse(raw) as Record<string, unknown>)) {
+    if (!known.has(name)) throw new Error(`context reservedConcurrency: no function ${name} (functions: ${[...known].join(', ')})`);
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
+      throw new Error(`context reservedConcurrency: ${name} must be a positive whole number: ${JSON.stringify(count)}`);
+    }
+    // Fewer than the queue trigger's maximum concurrency throttles messages back to the queue.
+    if (name === 'audio-worker' && count < audioWorkerConcurrency) {
+      throw new Error(`context reservedConcurrency: audio-worker needs at least ${audioWorkerConcurrency}, its queue trigger's maximum concurrency`);
+    }
+    reserved[name as DeployedFunction] = count;
+  }
+  return reserved;
+}
+
 function workerPrincipal(node: Node): string | undefined {
   const principal = text(node, 'ocrWorkerPrincipal');
   if (principal && !/^(\d{12}|arn:[\w-]+:iam::\d{12}:(root|(role|user)\/[\w+=,.@/-]+))$/.test(principal)) {
@@ -81,6 +160,12 @@ function workerPrincipal(node: Node): string | undefined {
 export function readSettings(node: Node): Settings {
   const jwksUrl = text(node, 'jwksUrl');
   if (jwksUrl && !/^https:\/\//.test(jwksUrl)) throw new Error(`jwksUrl must be an https URL: ${jwksUrl}`);
+  const jwtIssuer = text(node, 'jwtIssuer');
+  const jwtAudience = text(node, 'jwtAudience');
+  const missingClaims = Object.entries({ jwtIssuer, jwtAudience }).flatMap(([key, value]) => (value ? [] : [key]));
+  if (jwksUrl && missingClaims.length) {
+    throw new Error(`jwksUrl needs ${missingClaims.join(' and ')}: tokens from an identity provider are accepted only for this issuer and audience`);
+  }
   const pushApplications = (Object.keys(pushContext) as PushPlatform[]).flatMap((platform) => {
     const arn = text(node, pushContext[platform]);
     return arn ? [platformApplication(platform, arn)] : [];
@@ -89,8 +174,8 @@ export function readSettings(node: Node): Settings {
   if (alarmEmail && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) throw new Error(`alarmEmail is not an email address: ${alarmEmail}`);
   return {
     auth: jwksUrl ? { mode: 'jwks', jwksUrl } : { mode: 'secret' },
-    jwtIssuer: text(node, 'jwtIssuer'),
-    jwtAudience: text(node, 'jwtAudience'),
+    jwtIssuer,
+    jwtAudience,
     pushApplications,
     tierCatalogue: json(node, 'tierCatalogue', parseCatalogue),
     voiceMap: json(node, 'voiceMap', parseVoiceMap),
@@ -98,5 +183,7 @@ export function readSettings(node: Node): Settings {
     corsOrigins: parseOrigins(text(node, 'corsOrigins')),
     alarmEmail,
     ocrWorkerPrincipal: workerPrincipal(node),
+    throttle: throttle(node),
+    reservedConcurrency: reservedConcurrency(node),
   };
 }

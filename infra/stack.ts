@@ -18,7 +18,7 @@ import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, type Deplo
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
-import { accessStatements, exportsPrefix, functionRole, type Grantable } from './permissions.ts';
+import { accessStatements, functionRole, uploadsPrefixes, type Grantable } from './permissions.ts';
 import { readSettings, type Settings } from './settings.ts';
 import {
   abandonedUploadsRule,
@@ -58,7 +58,7 @@ export class MaktabaStack extends Stack {
     this.table = dataTable(this);
     const accessLogs = accessLogsBucket(this);
     const uploads = privateBucket(this, 'Uploads', accessLogs, {
-      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(exportsPrefix)],
+      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(uploadsPrefixes.exports)],
       cors: [browserUploads],
     });
     const audio = privateBucket(this, 'Audio', accessLogs);
@@ -113,7 +113,7 @@ export class MaktabaStack extends Stack {
     const deployed = new Map<DeployedFunction, DeployedLambda>();
     for (const name of deployedFunctions()) {
       const bundle = bundles.find((b) => b.name === name)!;
-      const lambdaFn = this.lambdaFunction(name, path.dirname(bundle.file), environment);
+      const lambdaFn = this.lambdaFunction(name, path.dirname(bundle.file), environment, settings.reservedConcurrency[name]);
       for (const statement of accessStatements(access[name], grantable)) lambdaFn.role.addToPrincipalPolicy(statement);
       if (verifiesTokens.has(name)) jwtSecret?.grantRead(lambdaFn.role);
       this.alarms.watchFunction(pascal(name), lambdaFn.fn);
@@ -126,7 +126,7 @@ export class MaktabaStack extends Stack {
       new SqsEventSource(audioJobs, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: audioWorkerConcurrency }),
     );
 
-    this.api = httpApi(this, { functions: this.functions, corsOrigins: settings.corsOrigins });
+    this.api = httpApi(this, { functions: this.functions, corsOrigins: settings.corsOrigins, throttle: settings.throttle });
     this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
@@ -155,8 +155,9 @@ export class MaktabaStack extends Stack {
   /**
    * One function with a role of its own (logs, X-Ray, and the statements of its access kinds; no
    * managed policy) and its own log group kept for a month. Active tracing: Lambda starts each trace.
+   * Reserved concurrency only when the context names one (settings.ts: none by default).
    */
-  private lambdaFunction(name: DeployedFunction, assetDir: string, environment: Record<string, string>): DeployedLambda {
+  private lambdaFunction(name: DeployedFunction, assetDir: string, environment: Record<string, string>, reserved?: number): DeployedLambda {
     const id = pascal(name);
     const size = sizingOf(name);
     const role = functionRole(this, `${id}Role`, `Maktaba ${name}`);
@@ -174,6 +175,7 @@ export class MaktabaStack extends Stack {
       role,
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
+      ...(reserved === undefined ? {} : { reservedConcurrentExecutions: reserved }),
     });
     return { fn, role };
   }

@@ -4,7 +4,7 @@
  */
 export type AuthConfig =
   | { mode: 'secret'; secret?: string; secretArn?: string; issuer?: string; audience?: string }
-  | { mode: 'jwks'; jwksUrl: string; issuer?: string; audience?: string };
+  | { mode: 'jwks'; jwksUrl: string; issuer: string; audience: string };
 
 export interface Config {
   tableName: string;
@@ -36,7 +36,14 @@ function readAuth(): AuthConfig {
   const issuer = env('AUTH_JWT_ISSUER');
   const audience = env('AUTH_JWT_AUDIENCE');
   const jwksUrl = env('AUTH_JWKS_URL');
-  if (jwksUrl) return { mode: 'jwks', jwksUrl, issuer, audience };
+  if (jwksUrl) {
+    // A key set signs for many applications: only its issuer and audience make a token ours.
+    if (!issuer || !audience) {
+      const missing = [...(issuer ? [] : ['AUTH_JWT_ISSUER']), ...(audience ? [] : ['AUTH_JWT_AUDIENCE'])];
+      throw new Error(`AUTH_JWKS_URL needs ${missing.join(' and ')}`);
+    }
+    return { mode: 'jwks', jwksUrl, issuer, audience };
+  }
   return { mode: 'secret', secret: env('AUTH_JWT_SECRET'), secretArn: env('AUTH_JWT_SECRET_ARN'), issuer, audience };
 }
 

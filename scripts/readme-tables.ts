@@ -1,5 +1,6 @@
 import { routes } from '../functions/routes.ts';
-import { deployedFunctions, sizingOf } from '../infra/functions.ts';
+import { access, deployedFunctions, sizingOf } from '../infra/functions.ts';
+import { isObjectAccess, objectAccessOf } from '../infra/permissions.ts';
 
 /**
  * The README's tables of routes and of function sizes, printed from their sources
@@ -21,4 +22,17 @@ export function sizingTableMarkdown(): string {
   return lines.join('\n');
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(`${routeTableMarkdown()}\n\n${sizingTableMarkdown()}`);
+/** Each function's S3 grants: bucket, key prefix and actions (infra/permissions.ts). */
+export function objectGrantsTableMarkdown(): string {
+  const lines = ['| function | bucket | keys | actions |', '| --- | --- | --- | --- |'];
+  for (const name of deployedFunctions()) {
+    const { listed, prefixes } = objectAccessOf(access[name].filter(isObjectAccess));
+    for (const bucket of listed) lines.push(`| \`${name}\` | ${bucket} | (bucket) | ListBucket (a missing key reads as 404, not 403) |`);
+    for (const p of prefixes) lines.push(`| \`${name}\` | ${p.bucket} | \`${p.prefix}*\` | ${p.actions.map((a) => a.slice('s3:'.length)).join(', ')} |`);
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(`${routeTableMarkdown()}\n\n${sizingTableMarkdown()}\n\n${objectGrantsTableMarkdown()}`);
+}

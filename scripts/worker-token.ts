@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { dynamoDocumentClient } from '../lib/adapters/aws/clients.ts';
 import { readSecret } from '../lib/adapters/aws/secrets.ts';
 import { dynamoUserStore } from '../lib/adapters/dynamo/users.ts';
-import { signToken } from '../lib/auth/tokens.ts';
+import { maxTokenLifetimeSeconds, parseTokenLifetime, signToken } from '../lib/auth/tokens.ts';
 import { workerAccount } from '../lib/auth/worker-account.ts';
 
 /**
@@ -11,15 +11,15 @@ import { workerAccount } from '../lib/auth/worker-account.ts';
  *
  *   npx tsx scripts/worker-token.ts --table <TableName> --secret-arn <JwtSecretArn> [--user-id ID] [--expires-in SECONDS]
  *
- * Without `--user-id` it creates an editor account for the worker; the token (default 30 days) is the
- * only thing on stdout, the account's id goes to stderr.
+ * Without `--user-id` it creates an editor account for the worker; the token (default and maximum
+ * 30 days, lib/auth/tokens.ts) is the only thing on stdout, the account's id goes to stderr.
  */
 const { values } = parseArgs({
   options: {
     table: { type: 'string' },
     'secret-arn': { type: 'string' },
     'user-id': { type: 'string' },
-    'expires-in': { type: 'string', default: String(30 * 24 * 60 * 60) },
+    'expires-in': { type: 'string' },
     issuer: { type: 'string' },
     audience: { type: 'string' },
   },
@@ -27,8 +27,7 @@ const { values } = parseArgs({
 
 try {
   if (!values.table || !values['secret-arn']) throw new Error('--table and --secret-arn are required (the stack outputs TableName and JwtSecretArn)');
-  const seconds = Number(values['expires-in']);
-  if (!Number.isInteger(seconds) || seconds <= 0) throw new Error('--expires-in takes a positive whole number of seconds');
+  const seconds = parseTokenLifetime(values['expires-in'], maxTokenLifetimeSeconds);
   const users = dynamoUserStore({ client: dynamoDocumentClient(), tableName: values.table });
   const user = await workerAccount(users, values['user-id'], new Date());
   const token = await signToken(await readSecret(values['secret-arn']), user.userId, seconds, {

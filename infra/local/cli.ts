@@ -7,7 +7,7 @@ import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
 import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
-import { signToken } from '../../lib/auth/tokens.ts';
+import { parseTokenLifetime, signToken } from '../../lib/auth/tokens.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { peekQueue } from './embedded/sqs.ts';
 import { seed } from './seed.ts';
@@ -65,10 +65,7 @@ async function run(argv: string[]): Promise<unknown> {
     );
   }
   if (command === 'token' && rest.length === 1) {
-    const raw = values['expires-in'];
-    const seconds = raw === undefined ? dayInSeconds : Number(raw);
-    if (!Number.isInteger(seconds) || seconds <= 0) throw new Error('--expires-in takes a positive whole number of seconds');
-    return { bare: await issueToken(rest[0]!, seconds) };
+    return { bare: await issueToken(rest[0]!, parseTokenLifetime(values['expires-in'], dayInSeconds)) };
   }
   if (words === 'user delete' && rest.length === 2) {
     if (!(await dynamoUserStore(db()).delete(rest[1]!))) throw new Error(`no user ${rest[1]}`);

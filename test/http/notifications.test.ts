@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { rawTokenFor, startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 const stores = testStores();
@@ -43,13 +43,15 @@ describe('authentication on /notifications', () => {
     expect(res.contentType).toMatch(/^text\/plain/);
   });
 
-  it('answers 403 in plain text for an invalid or expired token', async () => {
+  it('answers 403 in plain text for an invalid or expired token, or one that never expires', async () => {
     expect(await api.call('GET', '/notifications/unread-count', { token: 'nonsense' })).toMatchObject({
       status: 403,
       body: 'Forbidden: Invalid token',
     });
-    const expired = await tokenFor(fixture.users.ed!.userId, -60);
+    const expired = await rawTokenFor(fixture.users.ed!.userId, { exp: Math.floor(Date.now() / 1000) - 60 });
     expect((await api.call('GET', '/notifications', { token: expired })).status).toBe(403);
+    const endless = await rawTokenFor(fixture.users.ed!.userId, {});
+    expect(await api.call('GET', '/notifications', { token: endless })).toMatchObject({ status: 403, body: 'Forbidden: Invalid token' });
   });
 
   it('answers a plain-text 404 when the user behind a valid token no longer exists', async () => {

@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { loadHttpHandlers } from '../../infra/local/functions.ts';
 import { startLocalServer } from '../../infra/local/server.ts';
@@ -23,3 +24,13 @@ export async function startApi() {
 }
 
 export const tokenFor = (userId: string, expiresIn = 3600) => signToken(process.env.AUTH_JWT_SECRET!, userId, expiresIn);
+
+/**
+ * A token signed with the right key but that signToken would never issue: `exp` in the past, or none
+ * at all (`exp: undefined`), for the checks that such tokens are refused.
+ */
+export function rawTokenFor(userId: string, claims: { exp?: number }): Promise<string> {
+  let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(userId).setIssuedAt();
+  if (claims.exp !== undefined) jwt = jwt.setExpirationTime(claims.exp);
+  return jwt.sign(new TextEncoder().encode(process.env.AUTH_JWT_SECRET!));
+}

@@ -1,6 +1,7 @@
 import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
-import { describe, expect, it } from 'vitest';
-import { createTokenVerifier, InvalidTokenError, signToken } from '../../lib/auth/tokens.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTokenVerifier, InvalidTokenError, maxTokenLifetimeSeconds, parseTokenLifetime, signToken } from '../../lib/auth/tokens.ts';
+import { readConfig } from '../../lib/config.ts';
 
 const secret = 'a'.repeat(64);
 const verify = createTokenVerifier({ mode: 'secret', secret }, async () => secret);
@@ -55,8 +56,87 @@ describe('bearer token verification', () => {
     await expect(strict(await signToken(secret, 'u1', 60, { issuer: 'maktaba', audience: 'app' }))).resolves.toEqual({ userId: 'u1' });
   });
 
+  it('rejects a correctly signed token that never expires (no exp claim)', async () => {
+    const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt().sign(new TextEncoder().encode(secret));
+    await expect(verify(token)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+
+  it('rejects a token that expires further ahead than the maximum lifetime, and accepts one at the maximum', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expiringAt = (exp: number) =>
+      new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setIssuedAt().setExpirationTime(exp).sign(new TextEncoder().encode(secret));
+    await expect(verify(await expiringAt(now + maxTokenLifetimeSeconds + 3600))).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(verify(await expiringAt(now + 100 * 365 * 24 * 3600))).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(verify(await expiringAt(now + maxTokenLifetimeSeconds))).resolves.toEqual({ userId: 'u1' });
+  });
+
+  it('rejects a token whose exp lies further after its iat than the maximum, even when it expires soon', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const day = 24 * 3600;
+    const token = (iat: number | undefined, exp: number) => {
+      let jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').setExpirationTime(exp);
+      if (iat !== undefined) jwt = jwt.setIssuedAt(iat);
+      return jwt.sign(new TextEncoder().encode(secret));
+    };
+    await expect(verify(await token(now - 40 * day, now + day))).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(verify(await token(now - 29 * day, now + day))).resolves.toEqual({ userId: 'u1' });
+    // iat is optional: exp alone bounds how long the token stays usable.
+    await expect(verify(await token(undefined, now + day))).resolves.toEqual({ userId: 'u1' });
+  });
+
+  it('allows at most 30 days', () => {
+    expect(maxTokenLifetimeSeconds).toBe(30 * 24 * 60 * 60);
+  });
+
   it('rejects garbage', async () => {
     await expect(verify('not-a-jwt')).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+});
+
+describe('issuing tokens', () => {
+  it('never signs a token the verifier would refuse', async () => {
+    await expect(signToken(secret, 'u1', maxTokenLifetimeSeconds + 1)).rejects.toThrow(/at most 2592000/);
+    await expect(signToken(secret, 'u1', 0)).rejects.toThrow();
+    await expect(verify(await signToken(secret, 'u1', maxTokenLifetimeSeconds))).resolves.toEqual({ userId: 'u1' });
+  });
+
+  it('reads an --expires-in value: the default when absent, a whole number of seconds up to the maximum', () => {
+    expect(parseTokenLifetime(undefined, 86_400)).toBe(86_400);
+    expect(parseTokenLifetime('600', 86_400)).toBe(600);
+    expect(parseTokenLifetime(String(maxTokenLifetimeSeconds), 86_400)).toBe(maxTokenLifetimeSeconds);
+    for (const bad of [String(maxTokenLifetimeSeconds + 1), '0', '-5', '1.5', 'soon', '']) {
+      expect(() => parseTokenLifetime(bad, 86_400), bad).toThrow('--expires-in takes a whole number of seconds from 1 to 2592000 (30 days)');
+    }
+  });
+});
+
+describe('configuration', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('refuses JWKS mode without both an issuer and an audience', () => {
+    vi.stubEnv('AUTH_JWKS_URL', 'https://id.example.com/.well-known/jwks.json');
+    vi.stubEnv('AUTH_JWT_ISSUER', '');
+    vi.stubEnv('AUTH_JWT_AUDIENCE', '');
+    expect(() => readConfig()).toThrow(/AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE/);
+    vi.stubEnv('AUTH_JWT_ISSUER', 'https://id.example.com/');
+    expect(() => readConfig()).toThrow(/AUTH_JWT_AUDIENCE/);
+    vi.stubEnv('AUTH_JWT_AUDIENCE', 'maktaba');
+    expect(readConfig().auth).toEqual({
+      mode: 'jwks',
+      jwksUrl: 'https://id.example.com/.well-known/jwks.json',
+      issuer: 'https://id.example.com/',
+      audience: 'maktaba',
+    });
+  });
+
+  it('needs neither in secret mode', () => {
+    vi.stubEnv('AUTH_JWKS_URL', '');
+    vi.stubEnv('AUTH_JWT_ISSUER', '');
+    vi.stubEnv('AUTH_JWT_AUDIENCE', '');
+    vi.stubEnv('AUTH_JWT_SECRET', secret);
+    expect(readConfig().auth).toMatchObject({ mode: 'secret', secret });
   });
 });
 
