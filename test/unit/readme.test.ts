@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { routeTableMarkdown, sizingTableMarkdown } from '../../scripts/readme-tables.ts';
+import { objectGrantsTableMarkdown, routeTableMarkdown, sizingTableMarkdown } from '../../scripts/readme-tables.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -12,5 +12,9 @@ describe('README', () => {
 
   it('gives every function’s memory and timeout as deployed', () => {
     expect(readme).toContain(sizingTableMarkdown());
+  });
+
+  it('gives every function’s S3 grants as the stack writes them', () => {
+    expect(readme).toContain(objectGrantsTableMarkdown());
   });
 });
