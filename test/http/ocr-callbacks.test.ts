@@ -250,6 +250,19 @@ describe('page credits on completion', () => {
     expect(next).toMatchObject({ totalPagesUsed: 6 });
   });
 
+  it('counts and invoices a job once when copies of its completion race', async () => {
+    const u = await user({ subscription: { tier: 'basic', status: 'active', pagesUsed: 98 } });
+    const body = { ...job(u.userId), status: 'completed', pageCount: 5 };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => result(body)));
+    expect(answers.every((a) => a.status === 201)).toBe(true);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body.usageInfo)))).toEqual(
+      new Set([JSON.stringify({ freePages: 2, overagePages: 3, overageChargeCents: 6, totalPagesUsed: 103, remainingCredits: 0, paymentStatus: 'pending' })]),
+    );
+    await Promise.all([runWorker(), runWorker()]);
+    expect(await ledger.invoices(u.userId)).toMatchObject([{ jobId: body.jobId, pages: 3, amountCents: 6 }]);
+    expect((await result(body)).body.usageInfo).toMatchObject({ totalPagesUsed: 103, paymentStatus: 'invoiced' });
+  });
+
   it('never charges editors and admins', async () => {
     const u = await user({ role: 'editor' });
     expect((await complete(u.userId, 5000)).body.usageInfo).toEqual({
