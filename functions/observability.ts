@@ -5,6 +5,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import { tracer } from '../lib/adapters/aws/tracing.ts';
 import { logger } from '../lib/log.ts';
+import { metricNames, metricsNamespace, serviceName, type MetricName } from './metric-names.ts';
 
 /**
  * Logs, metrics and traces for every function (Powertools), as middy middlewares:
@@ -19,27 +20,17 @@ import { logger } from '../lib/log.ts';
  * Locally and in tests, `POWERTOOLS_METRICS_DISABLED=true` and `POWERTOOLS_TRACE_ENABLED=false` keep
  * EMF off stdout and X-Ray off (infra/local/process-setup.ts, vitest.config.ts, bench/env.ts).
  */
-const serviceName = 'maktaba';
-export const metrics = new Metrics({ namespace: 'Maktaba', serviceName });
+export const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
 
-/** The business metrics, all counts. */
-export const metricNames = {
-  /** Per HTTP response: 1 for a 4xx, else 0 (its sum is the count, its average the share of requests). */
-  http4xx: 'Http4xx',
-  /** Per HTTP response: 1 for a 5xx or a failed invocation, else 0. */
-  http5xx: 'Http5xx',
-  /** Per audio-worker invocation: messages that failed (retried, dropped, or failing their job). */
-  audioMessagesFailed: 'AudioMessagesFailed',
-  /** Audio jobs marked failed after their message's last try. */
-  audioJobsFailed: 'AudioJobsFailed',
-  /** OCR page results accepted by `POST /ocr/result/page`. */
-  ocrPagesReported: 'OcrPagesReported',
-} as const;
-
-export type MetricName = (typeof metricNames)[keyof typeof metricNames];
+export { metricNames, type MetricName };
 
 export const count = (name: MetricName, value = 1): void => {
   metrics.addMetric(name, MetricUnit.Count, value);
+};
+
+/** A duration in seconds (e.g. the age of the oldest pending invoice), for alarms on its maximum. */
+export const seconds = (name: MetricName, value: number): void => {
+  metrics.addMetric(name, MetricUnit.Seconds, value);
 };
 
 let dimensionsOf: string | undefined;

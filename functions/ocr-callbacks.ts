@@ -7,7 +7,6 @@ import { ocrStyle } from './http/errors.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
 import { count, metricNames } from './observability.ts';
-import { billingAdapter } from './stripe.ts';
 
 /** `ocr-callbacks` (DESIGN.md section 1): the OCR worker's page and final results; editors and admins only. */
 const deps = once(() => {
@@ -16,8 +15,8 @@ const deps = once(() => {
     ...core,
     ocr: dynamoOcrStore(core.db),
     uploads: uploadsBucket(core.config.uploadsBucket),
+    // Records usage and its invoicing task only: billing-worker invoices, off the request path.
     usage: dynamoUsageStore(core.db),
-    billing: billingAdapter,
   };
 });
 

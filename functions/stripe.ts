@@ -51,7 +51,7 @@ export async function stripeApi(): Promise<Stripe> {
   if (client) return client;
   const { secretKey } = await stripeKeys();
   if (!secretKey) throw new Error('No Stripe secret key configured (STRIPE_SECRET_KEY or STRIPE_SECRET_ARN)');
-  // Loaded on first use: ocr-callbacks needs Stripe only when a result runs past the credits.
+  // Loaded on first use: the SDK is large, and the local runtime never needs it.
   const { stripeClient } = await import('../lib/adapters/billing/stripe.ts');
   return (client ??= stripeClient(secretKey));
 }

@@ -7,8 +7,11 @@ import type { ObjectAccess } from './permissions.ts';
  * the bundler, the stack and the benchmark all read this module, so none of them lists functions.
  */
 
-/** Functions with a non-HTTP trigger (e.g. `audio-worker` on SQS); each also needs its trigger in the stack. */
-export const backgroundFunctions = ['audio-worker'] as const satisfies readonly string[];
+/**
+ * Functions with a non-HTTP trigger (`audio-worker` on SQS, `billing-worker` on a schedule); each also
+ * needs its trigger in the stack.
+ */
+export const backgroundFunctions = ['audio-worker', 'billing-worker'] as const satisfies readonly string[];
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
@@ -32,8 +35,11 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   'audio-api': { timeoutSeconds: 29 },
   // Importing a book of thousands of pages writes its lines in batches; 29 s is API Gateway's limit.
   'ocr-api': { timeoutSeconds: 29 },
-  // A final result may carry every page of a large book (one BatchWriteItem per 25), then invoice through Stripe.
+  // A final result may carry every page of a large book (one BatchWriteItem per 25); it never calls Stripe.
   'ocr-callbacks': { timeoutSeconds: 29 },
+  // A run starts no invoice it could not finish (functions/billing-worker.ts: the slowest charge plus a
+  // margin, 90 s), so 180 s leaves about half of each run for invoicing.
+  'billing-worker': { timeoutSeconds: 180 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
   'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
@@ -49,23 +55,30 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `push`: SNS mobile push on the configured platform applications and their endpoints.
  * - `ocr-queue`: send to the OCR job queue.
  * - `stripe`: read the Stripe keys secret.
+ * - `billing-outbox`: read and update items of the table and query the pending-invoice index (the
+ *   billing worker's only table work: users, usage logs, the job's BookText); no put, delete or batch.
  * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
  *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
  *   `page-image-urls` (`ocr-pages/`), `exports` (`exports/`), `audio` (the audio bucket).
  */
-export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'audio-queue' | 'speech' | ObjectAccess;
+export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox' | 'audio-queue' | 'speech' | ObjectAccess;
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push'],
   'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'page-image-urls', 'ocr-queue'],
-  // Stores the final text (and removes the one it replaced); it never reads files, texts or images.
-  'ocr-callbacks': ['table', 'text-writes', 'stripe'],
+  // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
+  // and never calls Stripe (the billing worker invoices).
+  'ocr-callbacks': ['table', 'text-writes'],
   'ocr-export': ['table', 'text-reads', 'exports'],
   'billing-webhook': ['table', 'stripe'],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech'],
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
+  'billing-worker': ['billing-outbox', 'stripe'],
 };
+
+/** How often the billing worker runs on AWS; the retry schedule's shortest wait is a minute too (lib/billing/invoicing.ts). */
+export const billingWorkerEveryMinutes = 1;
 
 /**
  * Audio worker invocations at once (the SQS trigger's maximum concurrency). Each speaks up to 12

@@ -8,10 +8,13 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { metricNames, metricsNamespace, serviceName } from '../functions/metric-names.ts';
+import { invoicingSchedule } from '../lib/billing/invoicing.ts';
 
 /**
- * Alarms an operator acts on, all sent to one topic: a function that fails or is throttled, and a
- * message in a dead-letter queue (a job that failed five times and needs a look).
+ * Alarms an operator acts on, all sent to one topic: a function that fails or is throttled, a
+ * message in a dead-letter queue (a job that failed five times and needs a look), and an overage
+ * invoice that waits too long or could not be made.
  */
 export class Alarms extends Construct {
   readonly topic: sns.Topic;
@@ -49,13 +52,45 @@ export class Alarms extends Construct {
     );
   }
 
-  private alarm(id: string, metric: cloudwatch.IMetric, description: string): void {
+  /**
+   * The billing worker's outbox (lib/billing/invoicing.ts): a usage log `pending` for longer than the
+   * threshold (several attempts failed, or the worker is not running: every run reports the oldest
+   * wait, so a missing report alarms too), and any log settled `invoice_failed`.
+   */
+  watchInvoices(functionName: string): void {
+    const metric = (metricName: string, statistic: string) =>
+      new cloudwatch.Metric({
+        namespace: metricsNamespace,
+        metricName,
+        dimensionsMap: { service: serviceName, function: functionName },
+        period: Duration.minutes(5),
+        statistic,
+      });
+    this.alarm(
+      'PendingInvoice',
+      metric(metricNames.oldestPendingInvoice, cloudwatch.Stats.MAXIMUM),
+      `Overage invoices: a usage log has waited over ${invoicingSchedule.oldestPendingAlarmSeconds / 60} minutes for its invoice, or the billing worker reported nothing`,
+      { threshold: invoicingSchedule.oldestPendingAlarmSeconds, treatMissingData: cloudwatch.TreatMissingData.BREACHING },
+    );
+    this.alarm(
+      'FailedInvoices',
+      metric(metricNames.overageInvoicesFailed, cloudwatch.Stats.SUM),
+      'Overage invoices: every attempt failed for a usage log (paymentStatus invoice_failed)',
+    );
+  }
+
+  private alarm(
+    id: string,
+    metric: cloudwatch.IMetric,
+    description: string,
+    options: { threshold?: number; treatMissingData?: cloudwatch.TreatMissingData } = {},
+  ): void {
     const alarm = new cloudwatch.Alarm(this, id, {
       metric,
-      threshold: 1,
+      threshold: options.threshold ?? 1,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      treatMissingData: options.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: description,
     });
     alarm.addAlarmAction(this.action);

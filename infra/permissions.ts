@@ -4,6 +4,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { outboxIndex } from '../lib/adapters/dynamo/billing-outbox.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
 import { uploadKey } from '../lib/ocr/job-fields.ts';
 import { pageImagePrefix } from '../lib/ocr/page.ts';
@@ -74,7 +75,8 @@ export const tableItemActions = [
 ] as const;
 
 /** Each index of schema.ts by name: an index holds projections of items the table grant already reads. */
-export const indexArns = (table: dynamodb.ITable): string[] => tableSchema.indexes.map((i) => `${table.tableArn}/index/${i.name}`);
+const indexArn = (table: dynamodb.ITable, name: string): string => `${table.tableArn}/index/${name}`;
+export const indexArns = (table: dynamodb.ITable): string[] => tableSchema.indexes.map((i) => indexArn(table, i.name));
 
 function tableStatements(table: dynamodb.ITable): iam.PolicyStatement[] {
   return [
@@ -180,6 +182,11 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   table: (on) => tableStatements(on.table),
   push: (on) => pushStatements(on.pushApplications),
   'ocr-queue': (on) => sendTo(on.ocrQueue),
+  // The billing worker reads (users, usage logs, the job's BookText) and updates (claims, settlements, usageInfo).
+  'billing-outbox': (on) => [
+    new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [on.table.tableArn] }),
+    new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn(on.table, outboxIndex)] }),
+  ],
   stripe: (on) => [
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
   ],

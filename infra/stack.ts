@@ -3,6 +3,8 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -14,7 +16,7 @@ import { routes } from '../functions/routes.ts';
 import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
 import { acknowledgeFindings } from './checks.ts';
-import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
+import { access, audioWorkerConcurrency, billingWorkerEveryMinutes, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
@@ -125,6 +127,17 @@ export class MaktabaStack extends Stack {
     this.functions.get('audio-worker')!.addEventSource(
       new SqsEventSource(audioJobs, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: audioWorkerConcurrency }),
     );
+
+    // Overage invoices (lib/billing/invoicing.ts): a run per minute takes the due pending usage logs. A failed
+    // run is not retried by Lambda: the next scheduled run is the retry, so runs do not pile up.
+    const billingWorker = this.functions.get('billing-worker')!;
+    billingWorker.configureAsyncInvoke({ retryAttempts: 0 });
+    new events.Rule(this, 'BillingWorkerSchedule', {
+      description: 'Runs the Maktaba billing worker (overage invoices)',
+      schedule: events.Schedule.rate(Duration.minutes(billingWorkerEveryMinutes)),
+      targets: [new targets.LambdaFunction(billingWorker, { retryAttempts: 0 })],
+    });
+    this.alarms.watchInvoices('billing-worker');
 
     this.api = httpApi(this, { functions: this.functions, corsOrigins: settings.corsOrigins, throttle: settings.throttle });
     this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });

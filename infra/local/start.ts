@@ -5,6 +5,7 @@ import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
 import { startQueueWorker } from './audio-worker.ts';
+import { startScheduledWorker } from './billing-worker.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, removeStack, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
@@ -60,6 +61,9 @@ async function main() {
   // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
   const { handler } = await import('../../functions/audio-worker.ts');
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
+  // Overage invoices run as on AWS: the billing-worker handler on a schedule, against the ledger.
+  const billing = await import('../../functions/billing-worker.ts');
+  workers.push(startScheduledWorker(billing.handler));
   writeStack(dir, { pid: process.pid, url: server.url, ...stack });
   process.stderr.write(`state in ${dir}\n`);
   process.stdout.write(`Maktaba API listening on ${server.url}\n`);

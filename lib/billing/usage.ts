@@ -1,7 +1,5 @@
 import { isStaff, type User, type UserStore } from '../auth/users.ts';
 import { newObjectId } from '../ids.ts';
-import { logger } from '../log.ts';
-import type { Billing } from './billing.ts';
 import { calendarMonth, currentPeriod, isActive, type Subscription, type SubscriptionStore } from './subscriptions.ts';
 import { tier, type TierCatalogue } from './tiers.ts';
 
@@ -11,8 +9,13 @@ import { tier, type TierCatalogue } from './tiers.ts';
  * unlimited credits and are never charged.
  */
 
-/** One completed result's pages, as recorded: the usage log record of DESIGN.md section 4. */
+/**
+ * A job's pages, as recorded on its (first) completion: the usage log of DESIGN.md section 4, one per
+ * job. While `pending` it is also the task of invoicing its overage (an outbox in the table): the
+ * billing worker takes it from there (invoicing.ts), so no completion waits for the payment provider.
+ */
 export interface UsageLog {
+  /** The idempotency key of every payment-provider call for these pages. */
   usageId: string;
   userId: string;
   jobId: string;
@@ -26,30 +29,42 @@ export interface UsageLog {
   /** Null for unlimited credits. */
   remainingCredits: number | null;
   paymentStatus: PaymentStatus;
+  /** Invoicing attempts made so far. */
+  attempts: number;
+  /** While `pending`: when the billing worker may (next) try to invoice. */
+  nextAttemptAt?: string;
   invoiceId?: string;
-  invoiceError?: string;
   createdAt: string;
+  /** When the log left `pending`. */
+  settledAt?: string;
 }
 
-/** `not_required`: nothing owed; `invoiced`: the provider holds an invoice; `invoice_failed`: counted, not yet invoiced. */
+/**
+ * Where the overage invoice stands (SPEC.md 2.4): `not_required` nothing is owed; `pending` the
+ * billing worker has yet to invoice it; `invoiced` the provider holds the invoice; `invoice_failed`
+ * every attempt failed (an alarm tells the operator).
+ */
 export type PaymentStatus = 'not_required' | 'pending' | 'invoiced' | 'invoice_failed';
 
 export interface UsageStore {
   /**
-   * Counts `pages` in the period and writes the log built from the count before them, in one
-   * transaction retried on contention: two results racing for the last credits are serialized, so
-   * together they never spend more credits than exist.
+   * The job's usage log, recorded now unless it already was. Counting `pages` in the period and
+   * writing the log built from the count before them is one transaction, retried on contention: two
+   * results racing for the last credits are serialized, so together they never spend more credits
+   * than exist; and one job's log is written once, so a repeated or racing completion of the job
+   * gets the log already recorded and counts nothing.
    */
-  record(userId: string, periodStart: string, pages: number, build: (usedBefore: number) => UsageLog): Promise<UsageLog>;
-  /** Writes the invoicing outcome onto the log. */
-  settle(log: UsageLog): Promise<void>;
+  record(
+    usage: { userId: string; jobId: string; periodStart: string; pages: number },
+    build: (usedBefore: number) => UsageLog,
+  ): Promise<UsageLog>;
+  forJob(jobId: string): Promise<UsageLog | undefined>;
 }
 
 export interface UsageDeps {
   users: UserStore;
   subscriptions: SubscriptionStore;
   usage: UsageStore;
-  billing: () => Promise<Billing>;
   catalogue: TierCatalogue;
 }
 
@@ -58,6 +73,15 @@ export type UsageInfo = Pick<
   UsageLog,
   'freePages' | 'overagePages' | 'overageChargeCents' | 'totalPagesUsed' | 'remainingCredits' | 'paymentStatus'
 >;
+
+export const usageInfoOf = ({ freePages, overagePages, overageChargeCents, totalPagesUsed, remainingCredits, paymentStatus }: UsageLog): UsageInfo => ({
+  freePages,
+  overagePages,
+  overageChargeCents,
+  totalPagesUsed,
+  remainingCredits,
+  paymentStatus,
+});
 
 /** The upload response's usageInfo (SPEC.md 2.4): a snapshot, null credits meaning unlimited. */
 export interface UsageSnapshot {
@@ -99,23 +123,26 @@ export async function usageSnapshot(
 }
 
 /**
- * Records a completed result's pages against `userId` and invoices any overage. The usage is
- * committed before the provider is called: if invoicing fails the pages stay counted, the log says
- * `invoice_failed`, and retrying with the same usageId cannot invoice twice.
+ * Records a completed job's pages against `userId` once per job (SPEC.md 4.1, usage rule): a repeated
+ * completion of the job (a retry after a timeout, a duplicate delivery) answers the usage already
+ * recorded and counts and charges nothing more. Overage is not invoiced here: the log is committed
+ * `pending`, which is the invoicing task, and the billing worker invoices it (invoicing.ts), so the
+ * callback answers in bounded time whatever the payment provider does.
  */
 export async function recordUsage(deps: UsageDeps, input: { userId: string; jobId: string; pages: number; now: Date }): Promise<UsageInfo> {
+  const recorded = await deps.usage.forJob(input.jobId);
+  if (recorded) return usageInfoOf(recorded);
   const user = await deps.users.get(input.userId);
   if (!user) throw new Error(`User ${input.userId} not found`);
   const subscription = await deps.subscriptions.get(user.userId);
   const { period, credits } = allowance(user, subscription, deps.catalogue, input.now);
-  const usageId = newObjectId();
   const createdAt = input.now.toISOString();
 
-  const log = await deps.usage.record(user.userId, period.start, input.pages, (usedBefore) => {
+  const log = await deps.usage.record({ userId: user.userId, jobId: input.jobId, periodStart: period.start, pages: input.pages }, (usedBefore) => {
     const { freePages, overagePages } = splitPages(credits, usedBefore, input.pages);
     const totalPagesUsed = usedBefore + input.pages;
     return {
-      usageId,
+      usageId: newObjectId(),
       userId: user.userId,
       jobId: input.jobId,
       periodStart: period.start,
@@ -125,34 +152,10 @@ export async function recordUsage(deps: UsageDeps, input: { userId: string; jobI
       overageChargeCents: overagePages * deps.catalogue.overageCentsPerPage,
       totalPagesUsed,
       remainingCredits: credits === null ? null : Math.max(0, credits - totalPagesUsed),
-      paymentStatus: overagePages > 0 ? 'pending' : 'not_required',
+      attempts: 0,
       createdAt,
+      ...(overagePages > 0 ? { paymentStatus: 'pending', nextAttemptAt: createdAt } : { paymentStatus: 'not_required' }),
     };
   });
-
-  if (log.overagePages > 0) {
-    try {
-      const billing = await deps.billing();
-      const invoice = await billing.invoiceOverage({
-        usageId,
-        userId: user.userId,
-        customerId: user.stripeCustomerId,
-        jobId: input.jobId,
-        pages: log.overagePages,
-        amountCents: log.overageChargeCents,
-        description: `OCR: ${log.overagePages} pages beyond the monthly credits (job ${input.jobId})`,
-        createdAt,
-      });
-      log.paymentStatus = 'invoiced';
-      log.invoiceId = invoice.invoiceId;
-    } catch (error) {
-      logger.error('Invoicing overage failed', { usageId, userId: user.userId, error: error as Error });
-      log.paymentStatus = 'invoice_failed';
-      log.invoiceError = error instanceof Error ? error.message : String(error);
-    }
-    await deps.usage.settle(log);
-  }
-
-  const { freePages, overagePages, overageChargeCents, totalPagesUsed, remainingCredits, paymentStatus } = log;
-  return { freePages, overagePages, overageChargeCents, totalPagesUsed, remainingCredits, paymentStatus };
+  return usageInfoOf(log);
 }

@@ -164,7 +164,7 @@ async function chargePages(deps: CallbackDeps, book: BookText, userId: string, p
     await deps.ocr.setUsage(book.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
     return null;
   }
-  // The pages are counted (and maybe invoiced): answering 500 now would invite a retry that charges twice.
+  // The pages are counted: answer 201 regardless (a retry would find the job's usage and count nothing).
   await deps.ocr.setUsage(book.bookTextId, { usageInfo: { ...usageInfo } }, at).catch((error: unknown) => {
     logger.error('Storing usageInfo failed', { jobId: book.jobId, error: error as Error });
   });

@@ -75,10 +75,17 @@ describe('Stripe billing adapter', () => {
       customer: 'cus_789',
       currency: 'usd',
       pending_invoice_items_behavior: 'exclude',
-      auto_advance: 'true',
       ...metadata,
     });
     expect(item!.form).toMatchObject({ customer: 'cus_789', invoice: 'in_123', amount: '24', currency: 'usd', ...metadata });
+  });
+
+  it('keeps the draft from finalizing by itself until its item is on it, then lets Stripe collect', async () => {
+    // A draft made with auto_advance would be finalized by Stripe an hour later, empty if the attempt died before its item.
+    await stripeBilling(client(api.fetch)).invoiceOverage(charge);
+    const [invoice, , finalize] = api.sent;
+    expect(invoice!.form).toMatchObject({ auto_advance: 'false', collection_method: 'charge_automatically' });
+    expect(finalize!.form).toMatchObject({ auto_advance: 'true' });
   });
 
   it('derives every idempotency key from the usage id, the same on a retried charge', async () => {

@@ -358,12 +358,15 @@ describe('OCR and billing', () => {
       deployedFunctions().filter((name) =>
         statementsOf(s, name).some((st) => actions(st).includes('secretsmanager:GetSecretValue') && JSON.stringify(st.Resource).includes('tripe')),
       );
-    expect(readers(plain).sort()).toEqual(['billing-webhook', 'ocr-callbacks']);
-    // The webhook reads no tokens, so it gets no JWT secret.
-    expect(statementsOf(plain, 'billing-webhook').flatMap(actions).filter((a) => a.startsWith('secretsmanager:')).length).toBeGreaterThan(0);
-    expect(statementsOf(plain, 'billing-webhook').some((st) => JSON.stringify(st.Resource).includes('JwtSecret'))).toBe(false);
-    expect(readers(configured).sort()).toEqual(['billing-webhook', 'ocr-callbacks']);
-    expect(envOf(configured, 'ocr-callbacks')).toMatchObject({ STRIPE_SECRET_ARN: stripeSecretArn });
+    // ocr-callbacks no longer invoices: the billing worker does, off the request path.
+    expect(readers(plain).sort()).toEqual(['billing-webhook', 'billing-worker']);
+    // Neither reads tokens, so neither gets the JWT secret.
+    for (const name of ['billing-webhook', 'billing-worker'] as const) {
+      expect(statementsOf(plain, name).flatMap(actions).filter((a) => a.startsWith('secretsmanager:')).length).toBeGreaterThan(0);
+      expect(statementsOf(plain, name).some((st) => JSON.stringify(st.Resource).includes('JwtSecret'))).toBe(false);
+    }
+    expect(readers(configured).sort()).toEqual(['billing-webhook', 'billing-worker']);
+    expect(envOf(configured, 'billing-worker')).toMatchObject({ STRIPE_SECRET_ARN: stripeSecretArn });
   });
 
   it('expires dedup and upload records with the table TTL', () => {
@@ -386,6 +389,7 @@ describe('object grants', () => {
   const expected: Record<DeployedFunction, string[]> = {
     'notifications-api': [],
     'billing-webhook': [],
+    'billing-worker': [],
     'ocr-api': [
       's3:ListBucket uploads',
       's3:GetObject uploads/ocr/*',
@@ -474,6 +478,29 @@ describe('audio', () => {
   });
 });
 
+describe('billing worker', () => {
+  it('runs every minute from a schedule, with no Lambda retries of a failed run (the next run retries)', () => {
+    const worker = logicalId(plain.stack, fn(plain.stack, 'billing-worker'));
+    plain.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [worker, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } })],
+    });
+    plain.template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', { FunctionName: { Ref: worker }, MaximumRetryAttempts: 0 });
+    plain.template.hasResourceProperties('AWS::Lambda::Permission', { FunctionName: { 'Fn::GetAtt': [worker, 'Arn'] }, Principal: 'events.amazonaws.com' });
+    expect(plain.template.toJSON().Resources[worker].Properties.Timeout).toBe(180);
+  });
+
+  it('may only read and update items and query the pending-invoice index: no put, delete, batch or scan', () => {
+    const tableArn = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.table), 'Arn'] };
+    const dynamo = statementsOf(plain, 'billing-worker').filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
+    expect(dynamo.map((s) => ({ actions: actions(s).sort(), resources: resources(s) }))).toEqual([
+      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [tableArn] },
+      { actions: ['dynamodb:Query'], resources: [{ 'Fn::Join': ['', [tableArn, '/index/gsi1']] }] },
+    ]);
+  });
+});
+
 describe('least privilege', () => {
   const roleOf = (s: Synth, name: DeployedFunction) => logicalId(s.stack, fn(s.stack, name).role!);
 
@@ -517,6 +544,8 @@ describe('least privilege', () => {
     expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
     expect(services('ocr-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
     expect(services('ocr-callbacks')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
+    // secretsmanager: the Stripe keys only (it verifies no tokens).
+    expect(services('billing-worker')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
     expect(services('ocr-export')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     expect(services('audio-api')).toEqual(['dynamodb', 'logs', 'polly', 's3', 'secretsmanager', 'sqs', 'xray']);
     // The worker's SQS actions are the trigger's (receive, delete) and its own chunk messages (send).
@@ -606,8 +635,30 @@ describe('alarms', () => {
     }
   });
 
+  it('alarms when a usage log waits over an hour for its invoice, when the billing worker reports nothing, and on a failed invoice', () => {
+    const dimensions = [
+      { Name: 'function', Value: 'billing-worker' },
+      { Name: 'service', Value: 'maktaba' },
+    ];
+    const byMetric = (name: string) => alarms().filter((a) => a.MetricName === name);
+    expect(byMetric('OldestPendingInvoiceSeconds')).toEqual([
+      expect.objectContaining({
+        Namespace: 'Maktaba',
+        Dimensions: expect.arrayContaining(dimensions),
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: 3600,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'breaching',
+      }),
+    ]);
+    expect(byMetric('OverageInvoicesFailed')).toEqual([
+      expect.objectContaining({ Namespace: 'Maktaba', Dimensions: expect.arrayContaining(dimensions), Statistic: 'Sum', Threshold: 1 }),
+    ]);
+  });
+
   it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
-    expect(alarms()).toHaveLength(deployedFunctions().length * 2 + 2);
+    expect(alarms()).toHaveLength(deployedFunctions().length * 2 + 2 + 2);
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
       expect(alarm.OKActions).toEqual([{ Ref: topic() }]);

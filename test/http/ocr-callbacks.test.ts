@@ -8,6 +8,7 @@ import { newObjectId } from '../../lib/ids.ts';
 import { metadataView } from '../../lib/ocr/book-text.ts';
 import { textKey } from '../../lib/ocr/text-storage.ts';
 import { seed } from '../../infra/local/seed.ts';
+import { billingWorkerDeps, runBillingWorker } from '../../functions/billing-worker.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testDb, testStores } from '../support/stores.ts';
 
@@ -36,6 +37,8 @@ const job = (userId: string) => ({ jobId: randomUUID(), fileId: newObjectId(), u
 const page = (body: object, token = editor) => api.call('POST', '/ocr/result/page', { token, body });
 const result = (body: object, token = editor) => api.call('POST', '/ocr/result', { token, body });
 const stored = async (jobId: string) => (await stores.ocr.byJobId(jobId))!;
+/** One run of the billing worker, as its schedule runs it (against the ledger, as `npm start` does). */
+const runWorker = () => runBillingWorker(billingWorkerDeps(), { getRemainingTimeInMillis: () => Number.MAX_SAFE_INTEGER });
 
 beforeAll(async () => {
   api = await startApi();
@@ -198,20 +201,17 @@ describe('page credits on completion', () => {
   const complete = (userId: string, pages: number, extra: object = {}) =>
     result({ ...job(userId), status: 'completed', pageCount: pages, ...extra });
 
-  it('takes pages from the credits first and invoices the rest at 2 cents a page', async () => {
+  it('takes pages from the credits first and invoices the rest at 2 cents a page, through the billing worker', async () => {
     const u = await user({ subscription: { tier: 'basic', status: 'active', pagesUsed: 95 } });
     const res = await complete(u.userId, 10);
-    expect(res.body.usageInfo).toEqual({
-      freePages: 5,
-      overagePages: 5,
-      overageChargeCents: 10,
-      totalPagesUsed: 105,
-      remainingCredits: 0,
-      paymentStatus: 'invoiced',
-    });
-    const book = await stores.ocr.get(res.body.bookTextId);
-    expect(metadataView(book!).usageInfo).toEqual(res.body.usageInfo);
+    const usageInfo = { freePages: 5, overagePages: 5, overageChargeCents: 10, totalPagesUsed: 105, remainingCredits: 0 };
+    // The callback never waits for the payment provider: the invoice is the worker's.
+    expect(res.body.usageInfo).toEqual({ ...usageInfo, paymentStatus: 'pending' });
+    expect(metadataView((await stores.ocr.get(res.body.bookTextId))!).usageInfo).toEqual(res.body.usageInfo);
+    await runWorker();
     expect(await ledger.invoices(u.userId)).toMatchObject([{ pages: 5, amountCents: 10, status: 'open' }]);
+    // The book shows where its invoice stands.
+    expect(metadataView((await stores.ocr.get(res.body.bookTextId))!).usageInfo).toEqual({ ...usageInfo, paymentStatus: 'invoiced' });
   });
 
   it('charges nothing when the pages fit the credits exactly', async () => {
@@ -225,6 +225,7 @@ describe('page credits on completion', () => {
       paymentStatus: 'not_required',
     });
     expect((await complete(u.userId, 1)).body.usageInfo).toMatchObject({ freePages: 0, overagePages: 1, overageChargeCents: 2, totalPagesUsed: 101 });
+    await runWorker();
     expect(await ledger.invoices(u.userId)).toHaveLength(1);
   });
 
@@ -237,12 +238,29 @@ describe('page credits on completion', () => {
     expect((await complete(u.userId, 0)).body.usageInfo).toBeNull();
   });
 
-  it('records usage on every completed call, and only on completed', async () => {
+  it("records a job's usage on its first completed call only: a repeated completion answers the same usage", async () => {
     const u = await user({ subscription: { tier: 'basic', status: 'active' } });
     const body = { ...job(u.userId), pageCount: 3 };
-    await result({ ...body, status: 'processing' });
-    await result({ ...body, status: 'completed' });
-    expect((await result({ ...body, status: 'completed' })).body.usageInfo).toMatchObject({ totalPagesUsed: 6 });
+    expect((await result({ ...body, status: 'processing' })).body.usageInfo).toBeNull();
+    const first = (await result({ ...body, status: 'completed' })).body.usageInfo;
+    expect(first).toMatchObject({ totalPagesUsed: 3, remainingCredits: 97 });
+    // A retry after a timeout, or a duplicate delivery, must not count (or invoice) the job's pages again.
+    expect((await result({ ...body, status: 'completed' })).body.usageInfo).toEqual(first);
+    const next = (await result({ ...job(u.userId), status: 'completed', pageCount: 3 })).body.usageInfo;
+    expect(next).toMatchObject({ totalPagesUsed: 6 });
+  });
+
+  it('counts and invoices a job once when copies of its completion race', async () => {
+    const u = await user({ subscription: { tier: 'basic', status: 'active', pagesUsed: 98 } });
+    const body = { ...job(u.userId), status: 'completed', pageCount: 5 };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => result(body)));
+    expect(answers.every((a) => a.status === 201)).toBe(true);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body.usageInfo)))).toEqual(
+      new Set([JSON.stringify({ freePages: 2, overagePages: 3, overageChargeCents: 6, totalPagesUsed: 103, remainingCredits: 0, paymentStatus: 'pending' })]),
+    );
+    await Promise.all([runWorker(), runWorker()]);
+    expect(await ledger.invoices(u.userId)).toMatchObject([{ jobId: body.jobId, pages: 3, amountCents: 6 }]);
+    expect((await result(body)).body.usageInfo).toMatchObject({ totalPagesUsed: 103, paymentStatus: 'invoiced' });
   });
 
   it('never charges editors and admins', async () => {
@@ -279,6 +297,7 @@ describe('page credits on completion', () => {
     expect(infos.reduce((sum, i) => sum + i.freePages, 0)).toBe(10);
     expect(infos.reduce((sum, i) => sum + i.overagePages, 0)).toBe(30);
     expect(infos.map((i) => i.totalPagesUsed).sort((a, b) => a - b)).toEqual([95, 100, 105, 110, 115, 120, 125, 130]);
+    await runWorker();
     const invoices = await ledger.invoices(u.userId);
     expect(invoices.reduce((sum, i) => sum + i.amountCents, 0)).toBe(60);
   });

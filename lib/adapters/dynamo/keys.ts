@@ -22,7 +22,9 @@
  * | Owner's counts    | USER#<id>           | CATALOGUE                   | `private`: the owner's private BookTexts       |
  * | OCR job           | OCRJOB#<jobId>      | OCRJOB                      | jobId -> bookTextId; unique per job            |
  * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | a presigned upload not yet made a job          |
- * | Usage log         | USER#<id>           | USAGELOG#<createdAt>#<id>   | one per completed result with pages            |
+ * | Usage log         | OCRJOB#<jobId>      | USAGE                       | one per job, whatever its completions; while   |
+ * |                   |                     |                             | `pending` also the invoicing task: gsi1        |
+ * |                   |                     |                             | INVOICING#PENDING / <createdAt>#<jobId>        |
  * | Invoice (ledger)  | USER#<id>           | INVOICE#<createdAt>#<id>    | local billing ledger: one per usage record     |
  * | Stripe event      | STRIPEEVENT#<id>    | EVENT                       | webhook events already applied (expire by ttl) |
  * | AudioJob          | AUDIOJOB#<id>       | AUDIOJOB                    | gsi1 AUDIOJOBS / <createdAt>#<id> (newest first)|
@@ -109,8 +111,11 @@ export const keys = {
   ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),
   upload: (uploadId: string): Key => ({ pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
 
-  usageLog: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `USAGELOG#${createdAt}#${usageId}` }),
-  usageLogPrefix: 'USAGELOG#',
+  /** A job's page usage: one key per job, so a repeated completion finds the usage already recorded. */
+  jobUsage: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'USAGE' }),
+  /** gsi1, sparse: present only while the usage awaits its invoice (the outbox), oldest first. */
+  pendingInvoice: (createdAt: string, jobId: string) => ({ gsi1pk: 'INVOICING#PENDING', gsi1sk: `${createdAt}#${jobId}` }),
+  pendingInvoiceIndex: 'INVOICING#PENDING',
   invoice: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `INVOICE#${createdAt}#${usageId}` }),
   invoicePrefix: 'INVOICE#',
   userPartition: user,

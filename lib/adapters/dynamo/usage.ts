@@ -1,14 +1,31 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { UsageLog, UsageStore } from '../../billing/usage.ts';
 import { keys } from './keys.ts';
-import { contentionPause, isContention, type Db } from './table.ts';
+import { contentionPause, failedConditions, isContention, record, type Db } from './table.ts';
 
 const maxAttempts = 20;
 
+/** The usage log's item: keyed by its job; while `pending` also in the outbox index (billing-outbox.ts). */
+export const usageItem = (log: UsageLog) => ({
+  ...keys.jobUsage(log.jobId),
+  entity: 'UsageLog',
+  ...log,
+  ...(log.paymentStatus === 'pending' ? keys.pendingInvoice(log.createdAt, log.jobId) : {}),
+});
+
+/** Index of the log's Put in the transaction below. */
+const logAction = 1;
+
 export function dynamoUsageStore(db: Db): UsageStore {
   const TableName = db.tableName;
+  const forJob = async (jobId: string) => {
+    const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.jobUsage(jobId), ConsistentRead: true }));
+    return Item ? record<UsageLog>(Item) : undefined;
+  };
   return {
-    async record(userId, periodStart, pages, build) {
+    forJob,
+
+    async record({ userId, jobId, periodStart, pages }, build) {
       const periodKey = keys.usagePeriod(userId, periodStart);
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
         if (attempt > 0) await contentionPause(attempt);
@@ -35,34 +52,22 @@ export function dynamoUsageStore(db: Db): UsageStore {
                     },
                   },
                 },
-                {
-                  Put: {
-                    TableName,
-                    Item: { ...keys.usageLog(userId, log.createdAt, log.usageId), entity: 'UsageLog', ...log },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
+                // The job's one log, and with it the invoicing task when there is overage (the outbox).
+                { Put: { TableName, Item: usageItem(log), ConditionExpression: 'attribute_not_exists(pk)' } },
               ],
             }),
           );
           return log;
         } catch (error) {
+          // Another completion of the job recorded it first: that log is the answer, nothing is counted.
+          if (failedConditions(error)?.includes(logAction)) {
+            const recorded = await forJob(jobId);
+            if (recorded) return recorded;
+          }
           if (!isContention(error)) throw error;
         }
       }
       throw new Error('Usage could not be recorded: too many concurrent updates');
-    },
-
-    async settle(log) {
-      await db.client.send(
-        new UpdateCommand({
-          TableName,
-          Key: keys.usageLog(log.userId, log.createdAt, log.usageId),
-          UpdateExpression: 'SET paymentStatus = :status, invoiceId = :invoice, invoiceError = :error',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':status': log.paymentStatus, ':invoice': log.invoiceId ?? null, ':error': log.invoiceError ?? null },
-        }),
-      );
     },
   };
 }
