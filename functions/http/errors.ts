@@ -13,7 +13,8 @@ export const statusOf: Record<ErrorKind, number> = {
 /**
  * How an endpoint group writes its error bodies. `failure` is the route's operation text for 500s
  * (for example `Error fetching notifications`); `detail` is safe to show: a DomainError's message,
- * or only the name of anything unexpected (SDK messages can carry ARNs and account ids).
+ * else our own `Internal error`: an SDK's message can carry ARNs and account ids, and even its error
+ * name is the provider's word (issue 12: only our words reach callers). The logs keep the whole error.
  */
 export interface ErrorStyle {
   body(error: DomainError, failure: string): unknown;
@@ -26,11 +27,13 @@ export const messageStyle: ErrorStyle = {
   internal: (failure, detail) => ({ message: failure, error: detail }),
 };
 
+export const unexpectedDetail = 'Internal error';
+
 export function errorResponse(error: unknown, style: ErrorStyle, failure: string): HttpResult {
   if (error instanceof DomainError && error.kind !== 'internal') {
     return json(statusOf[error.kind], style.body(error, failure));
   }
-  const detail = error instanceof DomainError ? error.message : error instanceof Error ? error.name : 'Error';
+  const detail = error instanceof DomainError ? error.message : unexpectedDetail;
   return json(500, style.internal(failure, detail));
 }
 
