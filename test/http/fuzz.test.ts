@@ -174,6 +174,27 @@ describe('examples the fuzz found', () => {
     const res = await api.call(method, path, { token: token('mo'), ...(method === 'POST' ? { body: {} } : {}) });
     expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { success: false, message } });
   });
+  // Found by the fuzz (FUZZ_SEED=1234): a form-urlencoded body was parsed as an upload form, and a
+  // long field name in it was the upload parser's plain-text 500. Like multer, only a multipart body
+  // is read for a file: anything else is the 400 of a body without one.
+  it('reads only a multipart body for the upload, whatever another form carries', async () => {
+    const body = `${'n'.repeat(300)}=1&file=x`;
+    const res = await api.call('POST', '/ocr', { token: token('mo'), body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(400);
+  });
+
+  // Found by the fuzz (FUZZ_SEED=1234): a callback for an unknown job whose userId was 100,000
+  // characters failed to store the orphan BookText (SDK validation, a 500 with the SDK's name).
+  // SPEC.md 4.1 types fileId and userId as ObjectIds: anything else is the callbacks' validation 500
+  // in our words, and nothing is stored.
+  it.each(['/ocr/result', '/ocr/result/page'])('refuses an orphan whose ids are not ids, in our words (%s)', async (path) => {
+    const jobId = crypto.randomUUID();
+    const res = await api.call('POST', path, { token: token('ed'), body: { jobId, fileId: fx.books.pub!.bookId, userId: 'ب'.repeat(100_000), pageNumber: 1 } });
+    expect({ status: res.status, error: res.body.error }).toEqual({ status: 500, error: 'userId must be an ObjectId' });
+    expect((await api.call('GET', `/ocr/status/${jobId}`, { token: token('ed') })).status).toBe(404);
+    const long = await api.call('POST', path, { token: token('ed'), body: { jobId: 'j'.repeat(3000), fileId: fx.books.pub!.bookId, userId: fx.users.mo!.userId, pageNumber: 1 } });
+    expect({ status: long.status, error: long.body.error }).toEqual({ status: 500, error: 'jobId must be a UUID' });
+  });
 });
 
 describe('fuzz of the HTTP layer', () => {

@@ -94,6 +94,12 @@ const audioIdBySpec = malformedId('audio', 'SPEC.md 4.2: 500 "includes malformed
 /** The other audio routes list a bare 500; README "malformed ids (audio)" makes a malformed id that 500 everywhere. */
 const audioId = malformedId('audio', 'SPEC.md 4.2 lists a 500 here; README "malformed ids (audio)": a malformed id is that 500 on every audio route');
 
+/** A callback for an unknown job whose ids cannot key an orphan BookText (SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds). */
+const orphanIds: Allowance = {
+  why: 'SPEC.md 4.1 POST /ocr/result: 500 on validation; POST /ocr/result/page: 500 processing failure; the ids are typed UUID and ObjectId',
+  applies: (s, r) => json(s) && matches(detail.ocr(r), /^(jobId must be a UUID|fileId must be an ObjectId|userId must be an ObjectId)$/),
+};
+
 /** Per route key: the 500s SPEC.md states for an input, each with where it says so. Routes not listed may never answer 5xx. */
 export const allowed500: Record<string, Allowance[]> = {
   'POST /ocr': [
@@ -119,7 +125,9 @@ export const allowed500: Record<string, Allowance[]> = {
       why: 'SPEC.md 4.1 POST /ocr/result: 500 on validation; README "state moves": bad status, pages or metadata',
       applies: (s, r) => json(s) && matches(detail.ocr(r), /^(Invalid status: |pages must be |pages\[\d+\]\.pageNumber must be |metadata must be )/),
     },
+    orphanIds,
   ],
+  'POST /ocr/result/page': [orphanIds],
   'POST /audio/{bookId}/generate': [audioIdBySpec],
   'GET /audio/jobs/{jobId}': [audioIdBySpec],
   'GET /audio/{bookId}/lines-with-audio': [audioId],
