@@ -18,6 +18,9 @@ let api: Awaited<ReturnType<typeof startApi>>;
 type Account = { userId: string; token: string };
 let editor: Account;
 
+/** Rounds of tens of requests on two shared cores: no timing is asserted, only the outcome. */
+const raceTimeout = 120_000;
+
 let userCount = 0;
 async function user(options: { role?: string; subscription?: { tier: string; status: string; pagesUsed?: number } } = {}): Promise<Account> {
   const key = `racer${++userCount}`;
@@ -64,9 +67,9 @@ describe('credits', () => {
   // basic: 100 monthly page credits (lib/billing/tiers.ts).
   it('never spends more credits than exist, nor counts a page twice, when completions race for the last ones', async () => {
     for (let round = 0; round < 3; round++) {
-      const start = 88 + round * 3;
+      const start = 90 + round * 3;
       const member = await user({ subscription: { tier: 'basic', status: 'active', pagesUsed: start } });
-      const sizes = [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6];
+      const sizes = [1, 2, 3, 4, 5, 6, 2, 4];
       const total = sizes.reduce((a, b) => a + b, 0);
       const answers = await Promise.all(
         sizes.map((pages) =>
@@ -90,12 +93,12 @@ describe('credits', () => {
       // And the next upload's snapshot counts every page once.
       expect((await upload(member)).usageInfo).toMatchObject({ pagesUsed: start + total, remainingCredits: 0 });
     }
-  });
+  }, raceTimeout);
 });
 
 describe('page callbacks', () => {
   it('keeps every page once, with counters right, when a job’s pages arrive at once and some twice', async () => {
-    const pages = 24;
+    const pages = 16;
     for (let round = 0; round < 3; round++) {
       const owner = await user({ subscription: { tier: 'pro', status: 'active' } });
       // Odd rounds: a job the service does not know yet, so the racing callbacks also create its BookText.
@@ -126,7 +129,7 @@ describe('page callbacks', () => {
       expect(book.metadata.pageErrors.map((e: { pageNumber: number }) => e.pageNumber)).toEqual([5, 9]);
       for (const e of book.metadata.pageErrors) expect(['timeout 1', 'timeout 2']).toContain(e.error);
     }
-  });
+  }, raceTimeout);
 });
 
 describe('text edits', () => {
@@ -150,7 +153,7 @@ describe('text edits', () => {
       const final = await api.call('GET', `/ocr/text/${job.jobId}`, { token: owner.token });
       expect(texts).toContain(final.body.data.extractedText);
     }
-  });
+  }, raceTimeout);
 });
 
 describe('notifications', () => {
@@ -181,7 +184,7 @@ describe('notifications', () => {
       const list = await inbox(reader);
       expect(list.filter((n) => !n.isRead).map((n) => n._id).sort()).toEqual(ids.slice(7).sort());
     }
-  });
+  }, raceTimeout);
 
   it('keeps the unread count equal to the unread notifications when read-all races new ones and mark-read', async () => {
     for (let round = 0; round < 3; round++) {
@@ -212,5 +215,5 @@ describe('notifications', () => {
       expect(await unread(reader)).toBe(0);
       expect((await inbox(reader)).every((n) => n.isRead)).toBe(true);
     }
-  });
+  }, raceTimeout);
 });
