@@ -89,6 +89,7 @@ beforeAll(async () => {
       field: ['arabic', 'english', 'commentary', 'ARABIC', 'latin'],
     },
     bodyIds: [job.jobId, job.fileId, job.bookTextId, fx.users.mo!.userId, edId, fx.books.pub!.bookId],
+    // Subscriber owning the job, editor, admin, member owning the books; anonymous is no header.
     tokens: [token('mo'), token('ed'), token('ad'), token('cara')],
     badTokens: [unsigned(edId), await tokenFor(edId, -60), await signToken('not-the-secret', edId, 3600), token('gone')],
   };

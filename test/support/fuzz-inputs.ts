@@ -11,7 +11,7 @@ export interface FuzzPool {
   params: Record<string, string[]>;
   /** Real ids a body may name (job ids, file ids, user ids). */
   bodyIds: string[];
-  /** Tokens of real users (member, editor, admin). */
+  /** Tokens of real users: every caller class but anonymous (no header), e.g. subscriber and job owner, member and book owner, editor, admin. */
   tokens: string[];
   /** Tokens that must not authenticate anyone: alg none, expired, another secret, a deleted user. */
   badTokens: string[];
