@@ -36,3 +36,4 @@ export function checkId(value: string | undefined, what: string): string {
 }
 
 export const newJobId = (): string => randomUUID();
+export const isJobId = (value: unknown): value is string => typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);

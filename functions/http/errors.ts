@@ -13,7 +13,9 @@ export const statusOf: Record<ErrorKind, number> = {
 /**
  * How an endpoint group writes its error bodies. `failure` is the route's operation text for 500s
  * (for example `Error fetching notifications`); `detail` is safe to show: a DomainError's message,
- * or our generic text for anything unexpected (SDK messages and names are provider text).
+ * else our own `Unexpected error` (lib/errors.ts): an SDK's message can carry ARNs and account ids, and
+ * even its error name is the provider's word (issue 12: only our words reach callers). The logs keep
+ * the whole error.
  */
 export interface ErrorStyle {
   body(error: DomainError, failure: string): unknown;

@@ -30,6 +30,8 @@ export function parseMultipart(
   contentType: string | undefined,
   { maxBytes = maxUploadBytes }: { maxBytes?: number } = {},
 ): Promise<MultipartForm> {
+  // busboy also reads form-urlencoded bodies; multer reads only multipart ones for a file.
+  if (!/^multipart\/form-data\b/i.test(contentType ?? '')) return Promise.reject(badRequest('Expected a multipart/form-data body'));
   let parser: busboy.Busboy;
   try {
     parser = busboy({

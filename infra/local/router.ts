@@ -20,6 +20,17 @@ const compiled: Compiled[] = routes
   })
   .sort((a, b) => a.params - b.params);
 
+/** A path whose escapes do not decode: API Gateway refuses it with a 400 before any function runs. */
+export class MalformedPath extends Error {}
+
+const decode = (segment: string) => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new MalformedPath(`Malformed path segment: ${segment}`);
+  }
+};
+
 export function matchRoute(method: string, path: string): Match | undefined {
   const parts = path.split('/').filter(Boolean);
   for (const { route, segments } of compiled) {
@@ -28,7 +39,7 @@ export function matchRoute(method: string, path: string): Match | undefined {
     const ok = segments.every((segment, i) => {
       const part = parts[i]!;
       if (segment.startsWith('{')) {
-        pathParameters[segment.slice(1, -1)] = decodeURIComponent(part);
+        pathParameters[segment.slice(1, -1)] = decode(part);
         return true;
       }
       return segment === part;

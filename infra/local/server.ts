@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FunctionName } from '../../functions/routes.ts';
 import { corsPreflightHeaders, corsResponseHeaders } from '../cors.ts';
-import { matchRoute } from './router.ts';
+import { MalformedPath, matchRoute } from './router.ts';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -128,6 +128,7 @@ export async function startLocalServer(options: {
       const handler = options.handlers[match.route.function];
       send(res, await handler(event, lambdaContext(match.route.function, event.requestContext.requestId)));
     } catch (error) {
+      if (error instanceof MalformedPath) return send(res, jsonMessage(400, 'Bad Request'));
       // What API Gateway answers when a function fails without a response.
       process.stderr.write(`local server: ${(error as Error).stack ?? error}\n`);
       if (!res.headersSent) send(res, jsonMessage(500, 'Internal Server Error'));

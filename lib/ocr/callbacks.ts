@@ -1,6 +1,6 @@
 import { recordUsage, type UsageDeps, type UsageInfo } from '../billing/usage.ts';
 import { badRequest, internal } from '../errors.ts';
-import { newObjectId } from '../ids.ts';
+import { isJobId, isObjectId, newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import { writeWithText } from './text-storage.ts';
@@ -42,6 +42,9 @@ async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<Bo
   const jobId = String(body.jobId);
   const existing = await deps.ocr.byJobId(jobId);
   if (existing) return existing;
+  // The ids become the orphan's keys (SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds); else the spec's validation 500.
+  if (!isJobId(jobId)) throw internal('jobId must be a UUID');
+  for (const name of ['fileId', 'userId'] as const) if (!isObjectId(body[name])) throw internal(`${name} must be an ObjectId`);
   const fileId = String(body.fileId);
   const file = await deps.ocr.getFile(fileId);
   const created = newBookText(

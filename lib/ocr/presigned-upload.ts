@@ -1,6 +1,6 @@
 import type { User } from '../auth/users.ts';
 import { badRequest, forbidden, notFound } from '../errors.ts';
-import { newJobId, newObjectId } from '../ids.ts';
+import { isObjectId, newJobId, newObjectId } from '../ids.ts';
 import { createJob, JobNotQueued, snapshotForUpload, type CreatedJob, type Gate, type UploadDeps } from './upload.ts';
 import type { JobFields } from './job-fields.ts';
 import { uploadKey } from './job-fields.ts';
@@ -75,7 +75,8 @@ export async function requestUpload(deps: PresignDeps, user: User, body: Record<
 
 /** Creates the job from a finished presigned upload: the same fields and 201 answer as `POST /ocr`. */
 export async function createJobFromUpload(deps: PresignDeps, user: User, uploadId: string, fields: JobFields, gate: Gate): Promise<CreatedJob> {
-  const upload = await deps.pendingUploads.get(uploadId);
+  // Upload ids are ObjectIds we mint: anything else names no upload.
+  const upload = isObjectId(uploadId) ? await deps.pendingUploads.get(uploadId) : undefined;
   if (!upload) throw notFound('Upload not found');
   if (upload.userId !== user.userId) throw forbidden('Unauthorized to use this upload');
   if (upload.jobId) throw badRequest(`This upload was already used for job ${upload.jobId}`);

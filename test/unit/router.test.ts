@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.ts';
-import { matchRoute } from '../../infra/local/router.ts';
+import { MalformedPath, matchRoute } from '../../infra/local/router.ts';
 
 describe('local router', () => {
   it('prefers a literal segment over a parameter, as API Gateway does', () => {
@@ -19,5 +19,9 @@ describe('local router', () => {
   it('finds nothing for an unknown path or method', () => {
     expect(matchRoute('GET', '/nope')).toBeUndefined();
     expect(matchRoute('PATCH', '/notifications')).toBeUndefined();
+  });
+  it('refuses a path parameter whose escapes do not decode', () => {
+    expect(() => matchRoute('GET', '/ocr/books/%E0%A4%A')).toThrow(MalformedPath);
+    expect(matchRoute('GET', '/ocr/books/%D9%83')?.pathParameters).toEqual({ bookTextId: 'ك' });
   });
 });

@@ -7,7 +7,7 @@ import { batchPut } from './books.ts';
 import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { keys } from './keys.ts';
 import { catalogue } from './catalogue.ts';
-import { batchGet, contentionPause, countAll, failedConditions, ifConditionHolds, isConflictOnly, queryAll, record, type Db } from './table.ts';
+import { batchGet, contentionPause, countAll, failedConditions, ifConditionHolds, isConflictOnly, keyFits, queryAll, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
 export { bookTextItem };
@@ -133,6 +133,7 @@ export function dynamoOcrStore(db: Db): OcrStore {
     },
 
     async byJobId(jobId) {
+      if (!keyFits(keys.ocrJob(jobId))) return undefined;
       const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.ocrJob(jobId), ConsistentRead: true }));
       return Item ? get(String(Item.bookTextId)) : undefined;
     },

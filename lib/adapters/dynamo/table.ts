@@ -16,6 +16,12 @@ export function record<T>(item: Record<string, unknown>): T {
 }
 
 /** Which actions of a canceled transaction failed their condition (by index). */
+/**
+ * DynamoDB refuses a partition key over 2048 bytes or a sort key over 1024 (a ValidationException):
+ * no item can have such a key, so a lookup by a client's oversized id finds nothing.
+ */
+export const keyFits = (key: { pk: string; sk: string }): boolean => Buffer.byteLength(key.pk) <= 2048 && Buffer.byteLength(key.sk) <= 1024;
+
 export function failedConditions(error: unknown): number[] | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   return (error.CancellationReasons ?? []).flatMap((reason, i) => (reason.Code === 'ConditionalCheckFailed' ? [i] : []));
