@@ -21,7 +21,9 @@
  * | Catalogue counts  | CATALOGUE           | COUNTS                      | `public`, `private`: BookTexts of each         |
  * | Owner's counts    | USER#<id>           | CATALOGUE                   | `private`: the owner's private BookTexts       |
  * | OCR job           | OCRJOB#<jobId>      | OCRJOB                      | jobId -> bookTextId; unique per job            |
- * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | a presigned upload not yet made a job          |
+ * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | gsi2 UNCLAIMEDUPLOADS / <createdAt>#<id> while |
+ * |                   |                     |                             | unclaimed (the sweeper's list)                 |
+ * | Open uploads      | USER#<id>           | UPLOADS                     | `open`: the user's unclaimed uploads (the cap) |
  * | Usage log         | USER#<id>           | USAGELOG#<createdAt>#<id>   | one per completed result with pages            |
  * | Invoice (ledger)  | USER#<id>           | INVOICE#<createdAt>#<id>    | local billing ledger: one per usage record     |
  * | Stripe event      | STRIPEEVENT#<id>    | EVENT                       | webhook events already applied (expire by ttl) |
@@ -108,6 +110,10 @@ export const keys = {
   ownerCatalogueCounts: (userId: string): Key => ({ pk: user(userId), sk: 'CATALOGUE' }),
   ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),
   upload: (uploadId: string): Key => ({ pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
+  /** gsi2, sparse: present only while the upload is unclaimed, oldest first, so the sweeper finds old ones by key. */
+  unclaimedUpload: (createdAt: string, uploadId: string) => ({ gsi2pk: 'UNCLAIMEDUPLOADS', gsi2sk: `${createdAt}#${uploadId}` }),
+  unclaimedUploadsIndex: 'UNCLAIMEDUPLOADS',
+  openUploads: (userId: string): Key => ({ pk: user(userId), sk: 'UPLOADS' }),
 
   usageLog: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `USAGELOG#${createdAt}#${usageId}` }),
   usageLogPrefix: 'USAGELOG#',
