@@ -6,8 +6,8 @@ import { httpFunctions, type FunctionName } from '../functions/routes.ts';
  * the bundler, the stack and the benchmark all read this module, so none of them lists functions.
  */
 
-/** Functions with a non-HTTP trigger (e.g. `audio-worker` on SQS); each also needs its trigger in the stack. */
-export const backgroundFunctions = ['audio-worker'] as const satisfies readonly string[];
+/** Functions with a non-HTTP trigger (`audio-worker` on SQS, `sweeper` on a schedule); each also needs its trigger in the stack. */
+export const backgroundFunctions = ['audio-worker', 'sweeper'] as const satisfies readonly string[];
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
@@ -35,6 +35,8 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   'ocr-callbacks': { timeoutSeconds: 29 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
   'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
+  // A sweep removes at most 10 batches of uploads and of imports; the next one takes the rest.
+  sweeper: { timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
   'ocr-export': { memoryMb: 1024, timeoutSeconds: 29 },
 };
@@ -52,8 +54,9 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  *   (documents too large for a response).
  * - `stripe`: read the Stripe keys secret.
  * - `audio`: objects of the audio bucket; `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
+ * - `upload-sweep`: delete (only) uploaded files, under `ocr/`.
  */
-export type Access = 'table' | 'push' | 'uploads' | 'exports' | 'ocr-queue' | 'stripe' | 'audio' | 'audio-queue' | 'speech';
+export type Access = 'table' | 'push' | 'uploads' | 'exports' | 'ocr-queue' | 'stripe' | 'audio' | 'audio-queue' | 'speech' | 'upload-sweep';
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push'],
@@ -63,7 +66,11 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'billing-webhook': ['table', 'stripe'],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech'],
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
+  sweeper: ['table', 'upload-sweep'],
 };
+
+/** How often the sweeper runs: an unclaimed upload or abandoned import is removed within an hour of its day. */
+export const sweepEveryMinutes = 60;
 
 /**
  * Audio worker invocations at once (the SQS trigger's maximum concurrency). Each speaks up to 12

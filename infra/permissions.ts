@@ -106,6 +106,8 @@ const statements: Record<Access, (on: Grantable) => iam.PolicyStatement[]> = {
   // The audio bucket holds nothing but generated MP3s, every key of which the audio functions manage.
   audio: (on) => objectStatements(on.audio, { '*': readWriteDelete }),
   'audio-queue': (on) => sendTo(on.audioQueue),
+  // The sweeper deletes uploaded files nobody made into a job; it reads and writes no object.
+  'upload-sweep': (on) => [new iam.PolicyStatement({ actions: ['s3:DeleteObject'], resources: [on.uploads.arnForObjects('ocr/*')] })],
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
   speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
 };

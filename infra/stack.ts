@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -14,7 +16,7 @@ import { routes } from '../functions/routes.ts';
 import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
 import { acknowledgeFindings } from './checks.ts';
-import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
+import { access, audioWorkerConcurrency, deployedFunctions, sizingOf, sweepEveryMinutes, type DeployedFunction } from './functions.ts';
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
@@ -125,6 +127,13 @@ export class MaktabaStack extends Stack {
     this.functions.get('audio-worker')!.addEventSource(
       new SqsEventSource(audioJobs, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: audioWorkerConcurrency }),
     );
+
+    // The sweeper runs on a schedule (functions.ts sweepEveryMinutes), one at a time.
+    new events.Rule(this, 'SweepSchedule', {
+      description: 'Maktaba: remove unclaimed uploads and abandoned imports',
+      schedule: events.Schedule.rate(Duration.minutes(sweepEveryMinutes)),
+      targets: [new targets.LambdaFunction(this.functions.get('sweeper')!, { retryAttempts: 2 })],
+    });
 
     this.api = httpApi(this, { functions: this.functions, corsOrigins: settings.corsOrigins });
     this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });

@@ -4,7 +4,9 @@ import { parseOrigins } from '../cors.ts';
 import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
+import { sweepEveryMinutes } from '../functions.ts';
 import { startQueueWorker } from './audio-worker.ts';
+import { startSweeper } from './sweeper.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, removeStack, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
@@ -60,6 +62,9 @@ async function main() {
   // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
   const { handler } = await import('../../functions/audio-worker.ts');
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
+  // Unclaimed uploads and abandoned imports are swept as on AWS, on the same schedule.
+  const sweeper = await import('../../functions/sweeper.ts');
+  workers.push(startSweeper(sweeper.handler, sweepEveryMinutes));
   writeStack(dir, { pid: process.pid, url: server.url, ...stack });
   process.stderr.write(`state in ${dir}\n`);
   process.stdout.write(`Maktaba API listening on ${server.url}\n`);

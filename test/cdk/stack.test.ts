@@ -377,6 +377,21 @@ describe('audio', () => {
   });
 });
 
+describe('sweeper', () => {
+  it('runs the sweeper every hour, and lets it delete only uploaded files, reading or writing no object', () => {
+    const sweeper = fn(plain.stack, 'sweeper');
+    plain.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(plain.stack, sweeper), 'Arn'] } })],
+    });
+    const s3 = statementsOf(plain, 'sweeper').filter((st) => actions(st).some((a) => a.startsWith('s3:')));
+    expect(s3.flatMap(actions)).toEqual(['s3:DeleteObject']);
+    expect(JSON.stringify(s3.flatMap(resources))).toMatch(/\/ocr\/\*"/);
+    expect(JSON.stringify(s3.flatMap(resources))).not.toMatch(/ocr-results|ocr-pages|exports/);
+    expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => /^(sqs|polly|sns|secretsmanager):/.test(a))).toEqual([]);
+  });
+});
+
 describe('least privilege', () => {
   const roleOf = (s: Synth, name: DeployedFunction) => logicalId(s.stack, fn(s.stack, name).role!);
 

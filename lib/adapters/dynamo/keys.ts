@@ -12,6 +12,7 @@
  * | Device token      | USER#<id>           | DEVICE#<sha256(token)>      | gsi1 DEVICE#<sha256(token)> / <userId>         |
  * | Book              | BOOK#<id>           | BOOK                        |                                                |
  * | Line              | BOOK#<id>           | LINE#<lineId>               | line ids of a book increase in book order      |
+ * | Book import       | IMPORT#<importKey>  | IMPORT                      | gsi2 OPENIMPORTS / <startedAt>#<key> until done|
  * | File              | FILE#<id>           | FILE                        |                                                |
  * | BookText          | BOOKTEXT#<id>       | BOOKTEXT                    | gsi1 OWNER#<userId> / <createdAt>#<id>;        |
  * |                   |                     |                             | gsi2 OWNER#<userId>#<status> / <createdAt>#<id>|
@@ -70,6 +71,10 @@ export const keys = {
   deviceHolderIndex: (tokenHash: string) => `DEVICE#${tokenHash}`,
 
   book: (bookId: string): Key => ({ pk: `BOOK#${bookId}`, sk: 'BOOK' }),
+  bookImport: (importKey: string): Key => ({ pk: `IMPORT#${importKey}`, sk: 'IMPORT' }),
+  /** gsi2, sparse: present until the import is done, oldest first, so the sweeper finds abandoned ones by key. */
+  openImport: (startedAt: string, importKey: string) => ({ gsi2pk: 'OPENIMPORTS', gsi2sk: `${startedAt}#${importKey}` }),
+  openImportsIndex: 'OPENIMPORTS',
   line: (bookId: string, lineId: string): Key => ({ pk: `BOOK#${bookId}`, sk: `LINE#${lineId}` }),
   linePrefix: 'LINE#',
 
