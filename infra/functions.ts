@@ -8,10 +8,10 @@ import type { ObjectAccess } from './permissions.ts';
  */
 
 /**
- * Functions with a non-HTTP trigger (`audio-worker` on SQS, `billing-worker` on a schedule); each also
- * needs its trigger in the stack.
+ * Functions with a non-HTTP trigger (`audio-worker` on SQS, `billing-worker` and `sweeper` on a
+ * schedule); each also needs its trigger in the stack.
  */
-export const backgroundFunctions = ['audio-worker', 'billing-worker'] as const satisfies readonly string[];
+export const backgroundFunctions = ['audio-worker', 'billing-worker', 'sweeper'] as const satisfies readonly string[];
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
@@ -42,6 +42,8 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   'billing-worker': { timeoutSeconds: 180 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
   'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
+  // A sweep removes at most 10 batches of uploads and of imports; the next one takes the rest.
+  sweeper: { timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
   'ocr-export': { memoryMb: 1024, timeoutSeconds: 29 },
 };
@@ -60,7 +62,8 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
  *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
- *   `page-image-urls` (`ocr-pages/`), `exports` (`exports/`), `audio` (the audio bucket).
+ *   `page-image-urls` (`ocr-pages/`), `exports` (`exports/`), `audio` (the audio bucket), `upload-sweep`
+ *   (delete only, `ocr/`).
  */
 export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox' | 'audio-queue' | 'speech' | ObjectAccess;
 
@@ -75,10 +78,14 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'audio-api': ['table', 'audio', 'audio-queue', 'speech'],
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
   'billing-worker': ['billing-outbox', 'stripe'],
+  sweeper: ['table', 'upload-sweep'],
 };
 
 /** How often the billing worker runs on AWS; the retry schedule's shortest wait is a minute too (lib/billing/invoicing.ts). */
 export const billingWorkerEveryMinutes = 1;
+
+/** How often the sweeper runs: an unclaimed upload or abandoned import is removed within an hour of its day. */
+export const sweepEveryMinutes = 60;
 
 /**
  * Audio worker invocations at once (the SQS trigger's maximum concurrency). Each speaks up to 12

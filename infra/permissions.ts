@@ -124,6 +124,8 @@ export const objectGrants = {
   'text-writes': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:PutObject', 's3:DeleteObject'], holds: 'long book texts' },
   // The book read signs GET URLs of the worker's page images; the worker alone writes them (ocr-worker.ts).
   'page-image-urls': { bucket: 'uploads', prefix: uploadsPrefixes.pageImages, actions: ['s3:GetObject'], holds: 'page images' },
+  // The sweeper deletes uploaded files nobody made into a job; it reads and writes no object.
+  'upload-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.files, actions: ['s3:DeleteObject'], holds: 'uploaded files' },
   // The Word export puts a large document and signs a GET URL for it.
   exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:GetObject', 's3:PutObject'], holds: 'large Word exports' },
   // The audio bucket holds nothing but generated MP3s keyed by book id, every key of which the audio

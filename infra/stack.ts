@@ -16,7 +16,7 @@ import { routes } from '../functions/routes.ts';
 import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
 import { acknowledgeFindings } from './checks.ts';
-import { access, audioWorkerConcurrency, billingWorkerEveryMinutes, deployedFunctions, sizingOf, type DeployedFunction } from './functions.ts';
+import { access, audioWorkerConcurrency, billingWorkerEveryMinutes, deployedFunctions, sizingOf, sweepEveryMinutes, type DeployedFunction } from './functions.ts';
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
@@ -138,6 +138,13 @@ export class MaktabaStack extends Stack {
       targets: [new targets.LambdaFunction(billingWorker, { retryAttempts: 0 })],
     });
     this.alarms.watchInvoices('billing-worker');
+
+    // The sweeper runs on a schedule (functions.ts sweepEveryMinutes), one at a time.
+    new events.Rule(this, 'SweepSchedule', {
+      description: 'Maktaba: remove unclaimed uploads and abandoned imports',
+      schedule: events.Schedule.rate(Duration.minutes(sweepEveryMinutes)),
+      targets: [new targets.LambdaFunction(this.functions.get('sweeper')!, { retryAttempts: 2 })],
+    });
 
     this.api = httpApi(this, { functions: this.functions, corsOrigins: settings.corsOrigins, throttle: settings.throttle });
     this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });

@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'payment_required' // 402
   | 'forbidden' // 403
   | 'not_found' // 404
+  | 'too_many_requests' // 429
   | 'internal'; // 500
 
 export class DomainError extends Error {
@@ -26,6 +27,7 @@ export const badRequest = (message: string, fields?: Record<string, unknown>) =>
   new DomainError('bad_request', message, fields);
 export const notFound = (message: string, fields?: Record<string, unknown>) => new DomainError('not_found', message, fields);
 export const forbidden = (message: string, fields?: Record<string, unknown>) => new DomainError('forbidden', message, fields);
+export const tooManyRequests = (message: string, fields?: Record<string, unknown>) => new DomainError('too_many_requests', message, fields);
 export const internal = (message: string, fields?: Record<string, unknown>) => new DomainError('internal', message, fields);
 
 /** What callers see of a failure that is not ours: SDK and provider text (ARNs, accounts) stays in the logs. */

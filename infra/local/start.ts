@@ -4,8 +4,9 @@ import { parseOrigins } from '../cors.ts';
 import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
+import { sweepEveryMinutes } from '../functions.ts';
 import { startQueueWorker } from './audio-worker.ts';
-import { startScheduledWorker } from './billing-worker.ts';
+import { startScheduled } from './schedule.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, removeStack, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
@@ -61,9 +62,13 @@ async function main() {
   // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
   const { handler } = await import('../../functions/audio-worker.ts');
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
-  // Overage invoices run as on AWS: the billing-worker handler on a schedule, against the ledger.
+  // Overage invoices run as on AWS: the billing-worker handler on a schedule, against the ledger; every
+  // 2 seconds rather than AWS's minute, so that a local invoice shows within seconds.
   const billing = await import('../../functions/billing-worker.ts');
-  workers.push(startScheduledWorker(billing.handler));
+  workers.push(startScheduled('billing-worker', billing.handler, 2_000));
+  // Unclaimed uploads and abandoned imports are swept as on AWS, on the same schedule.
+  const sweeper = await import('../../functions/sweeper.ts');
+  workers.push(startScheduled('sweeper', sweeper.handler, sweepEveryMinutes * 60_000));
   writeStack(dir, { pid: process.pid, url: server.url, ...stack });
   process.stderr.write(`state in ${dir}\n`);
   process.stdout.write(`Maktaba API listening on ${server.url}\n`);

@@ -1,7 +1,7 @@
 import type { UserStore } from '../auth/users.ts';
 import { internal, notFound } from '../errors.ts';
 import { isObjectId } from '../ids.ts';
-import { maxLimit, queryInt } from '../paging.ts';
+import { pageLimit } from '../paging.ts';
 import { toView, type ActorView } from './notification.ts';
 import type { NotificationStore } from './store.ts';
 
@@ -14,7 +14,7 @@ export interface InboxDeps {
 export const defaultLimit = 20;
 
 export function readPaging(query: Record<string, string | undefined>): { page: number; limit: number } {
-  return { page: queryInt(query.page, 1, 1), limit: Math.min(queryInt(query.limit, defaultLimit, 1), maxLimit) };
+  return pageLimit(query, defaultLimit);
 }
 
 /** Newest first. The inbox is numbered in creation order, so page p is one range of numbers. */

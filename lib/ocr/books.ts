@@ -4,7 +4,7 @@ import { forbidden, notFound } from '../errors.ts';
 import { checkId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
-import { queryInt } from '../paging.ts';
+import { pageWindow as pageWindowOf } from '../paging.ts';
 import { metadataView, type BookText, type FileRecord, type OcrStore } from './book-text.ts';
 import { canManage } from './jobs.ts';
 import { isOwnImage, legacyPages, type BookTextPage } from './page.ts';
@@ -19,8 +19,6 @@ export interface BookReadDeps {
 
 /** Page images are linked for an hour (SPEC.md section 8). */
 export const imageUrlSeconds = 3600;
-/** The spec sets no maximum pageLimit; this keeps one answer well inside a Lambda response. */
-export const maxPageLimit = 200;
 
 /** The BookText a book path names: a malformed id is a 500 (SPEC.md section 7), a missing one a 404. */
 export async function findBookText(ocr: OcrStore, bookTextId: string | undefined): Promise<BookText> {
@@ -72,8 +70,7 @@ export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: s
   const manager = managedBy(caller, book);
   if (book.visibility !== 'public' && !manager) throw forbidden('Unauthorized to view this book');
 
-  const pageLimit = Math.min(queryInt(query.pageLimit, 50, 1), maxPageLimit);
-  const pageOffset = queryInt(query.pageOffset, 0, 0);
+  const { pageLimit, pageOffset } = pageWindowOf(query);
   const includeText = (query.includeText ?? 'true') === 'true';
   const [file, owner, window, extractedText] = await Promise.all([
     deps.ocr.getFile(book.fileId),

@@ -1,10 +1,12 @@
 import type { User } from '../auth/users.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts';
 import { isObjectId, newJobId, newObjectId } from '../ids.ts';
 import { createJob, JobNotQueued, snapshotForUpload, type CreatedJob, type Gate, type UploadDeps } from './upload.ts';
 import type { JobFields } from './job-fields.ts';
 import { uploadKey } from './job-fields.ts';
-import { uploadRejection, UploadRejected } from './upload-rules.ts';
+import { maxOpenUploads, unclaimedUploadSeconds, uploadRejection, UploadRejected } from './upload-rules.ts';
+import type { Objects } from '../objects.ts';
+import { logger } from '../log.ts';
 
 /**
  * Large files (DESIGN.md section 6): API Gateway and Lambda cap a request near 6 MB, so a client
@@ -26,19 +28,27 @@ export interface PendingUpload {
 }
 
 export interface UploadStore {
-  put(upload: PendingUpload): Promise<void>;
+  /** Saves a new upload, counted as open for its user; false, saving nothing, when the user already has `maxOpen`. */
+  put(upload: PendingUpload, maxOpen: number): Promise<boolean>;
+  /** The upload, unless missing or retired by the sweeper. */
   get(uploadId: string): Promise<PendingUpload | undefined>;
-  /** Marks the upload used by `jobId`; false when another job already took it. */
-  claim(uploadId: string, jobId: string): Promise<boolean>;
-  /** Undoes a claim whose job could not be created. */
-  release(uploadId: string, jobId: string): Promise<void>;
+  /** Marks the upload used by `jobId` (no longer open); false when another job or the sweeper already took it. */
+  claim(upload: PendingUpload, jobId: string, at: Date): Promise<boolean>;
+  /** Undoes a claim whose job could not be created: open again. */
+  release(upload: PendingUpload, jobId: string): Promise<void>;
+  /** Up to `limit` uploads still unclaimed that were asked for before `before` (ISO time), oldest first. */
+  unclaimedBefore(before: string, limit: number): Promise<PendingUpload[]>;
+  /** Ends an unclaimed upload so no job can take it (its place is freed); false when a job took it first. */
+  retire(upload: PendingUpload): Promise<boolean>;
+  /** Deletes a retired upload's record. */
+  remove(uploadId: string): Promise<void>;
 }
 
 export interface PresignDeps extends UploadDeps {
   pendingUploads: UploadStore;
 }
 
-/** A presigned POST lives this long; the upload record is kept a day longer. */
+/** A presigned POST lives this long. */
 export const uploadUrlSeconds = 60 * 60;
 
 export async function requestUpload(deps: PresignDeps, user: User, body: Record<string, unknown>) {
@@ -69,7 +79,9 @@ export async function requestUpload(deps: PresignDeps, user: User, body: Record<
     maxBytes: fileSize,
     expiresInSeconds: uploadUrlSeconds,
   });
-  await deps.pendingUploads.put(upload);
+  if (!(await deps.pendingUploads.put(upload, maxOpenUploads))) {
+    throw tooManyRequests(`You have ${maxOpenUploads} uploads not yet made into jobs: create a job from one, or wait a day until they are removed`);
+  }
   return { uploadId: upload.uploadId, storageKey: upload.storageKey, expiresAt: upload.expiresAt, url: post.url, fields: post.fields };
 }
 
@@ -91,14 +103,40 @@ export async function createJobFromUpload(deps: PresignDeps, user: User, uploadI
 
   const usageInfo = await snapshotForUpload(deps, user, gate);
   const jobId = newJobId();
-  if (!(await deps.pendingUploads.claim(uploadId, jobId))) throw badRequest('This upload was already used for another job');
+  if (!(await deps.pendingUploads.claim(upload, jobId, deps.now()))) throw badRequest('This upload was already used for another job');
   const file = { storageKey: upload.storageKey, originalName: upload.fileName, fileType: upload.fileType, fileSize: stored.size };
   try {
     // The client's upload stays when saving fails, so a retry needs no second upload.
     return await createJob(deps, user, file, fields, usageInfo, { jobId, removeObjectOnFailure: false });
   } catch (error) {
     // A saved job keeps its upload (only its message is missing); anything else frees it for a retry.
-    if (!(error instanceof JobNotQueued)) await deps.pendingUploads.release(uploadId, jobId).catch(() => undefined);
+    if (!(error instanceof JobNotQueued)) await deps.pendingUploads.release(upload, jobId).catch(() => undefined);
     throw error;
   }
+}
+
+/** Uploads one sweep looks at, at most: a sweep runs in bounded time; the next one takes the rest. */
+export const sweepBatch = 100;
+
+/**
+ * Removes uploads still unclaimed `unclaimedUploadSeconds` after they were asked for (README,
+ * Choices): the record is retired first, in a transaction with its user's count, so a job can no
+ * longer take it; only then is the object deleted, and the record last. A sweep that stops part way
+ * leaves a retired record, which the next sweep finishes.
+ */
+export async function sweepUploads(deps: { pendingUploads: UploadStore; uploads: Pick<Objects, 'delete'> }, now: Date, rounds = 10) {
+  const before = new Date(now.getTime() - unclaimedUploadSeconds * 1000).toISOString();
+  let removed = 0;
+  for (let round = 0; round < rounds; round++) {
+    const old = await deps.pendingUploads.unclaimedBefore(before, sweepBatch);
+    for (const upload of old) {
+      if (!(await deps.pendingUploads.retire(upload))) continue;
+      await deps.uploads.delete(upload.storageKey);
+      await deps.pendingUploads.remove(upload.uploadId);
+      removed++;
+    }
+    if (old.length < sweepBatch) break;
+  }
+  if (removed) logger.info('Removed unclaimed uploads', { removed });
+  return { removed };
 }

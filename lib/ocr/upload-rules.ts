@@ -43,3 +43,8 @@ export class UploadRejected extends DomainError {
     this.name = 'UploadRejected';
   }
 }
+
+/** Presigned uploads one user may hold that are not yet jobs (README, Choices): at 1000 MB each, 20 GB at most. */
+export const maxOpenUploads = 20;
+/** A presigned upload not made into a job this long after it was asked for is removed, object and record. */
+export const unclaimedUploadSeconds = 24 * 60 * 60;

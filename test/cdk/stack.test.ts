@@ -390,6 +390,7 @@ describe('object grants', () => {
     'notifications-api': [],
     'billing-webhook': [],
     'billing-worker': [],
+    sweeper: ['s3:DeleteObject uploads/ocr/*'],
     'ocr-api': [
       's3:ListBucket uploads',
       's3:GetObject uploads/ocr/*',
@@ -498,6 +499,21 @@ describe('billing worker', () => {
       { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [tableArn] },
       { actions: ['dynamodb:Query'], resources: [{ 'Fn::Join': ['', [tableArn, '/index/gsi1']] }] },
     ]);
+  });
+});
+
+describe('sweeper', () => {
+  it('runs the sweeper every hour, and lets it delete only uploaded files, reading or writing no object', () => {
+    const sweeper = fn(plain.stack, 'sweeper');
+    plain.template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 hour)',
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId(plain.stack, sweeper), 'Arn'] } })],
+    });
+    const s3 = statementsOf(plain, 'sweeper').filter((st) => actions(st).some((a) => a.startsWith('s3:')));
+    expect(s3.flatMap(actions)).toEqual(['s3:DeleteObject']);
+    expect(JSON.stringify(s3.flatMap(resources))).toMatch(/\/ocr\/\*"/);
+    expect(JSON.stringify(s3.flatMap(resources))).not.toMatch(/ocr-results|ocr-pages|exports/);
+    expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => /^(sqs|polly|sns|secretsmanager):/.test(a))).toEqual([]);
   });
 });
 

@@ -7,6 +7,7 @@ import { batchPut } from './books.ts';
 import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { keys } from './keys.ts';
 import { catalogue } from './catalogue.ts';
+import { maxWindow } from '../../paging.ts';
 import { batchGet, contentionPause, countAll, failedConditions, ifConditionHolds, isConflictOnly, keyFits, queryAll, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
@@ -320,8 +321,8 @@ export function dynamoOcrStore(db: Db): OcrStore {
       const index = status
         ? { IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': keys.ownerJobsByStatusIndex(userId, status) } }
         : { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': keys.ownerJobsIndex(userId) } };
-      // The size of one owner's list: grows with that owner's jobs, never with the table.
-      const [total, items] = await Promise.all([countAll(db, index), firstItems(db, index, offset + limit)]);
+      // The size of one owner's list, counted up to the listing window: a bounded read however many jobs.
+      const [total, items] = await Promise.all([countAll(db, index, maxWindow), firstItems(db, index, Math.min(offset + limit, maxWindow))]);
       return { total, items: items.slice(offset) };
     },
   };

@@ -1,7 +1,8 @@
-import { GetCommand, paginateQuery, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { maxWindow } from '../../paging.ts';
 import type { BookText, CatalogueFilter, CatalogueQuery, JobPage } from '../../ocr/book-text.ts';
 import { keys } from './keys.ts';
-import { batchGet, countAll, type Db } from './table.ts';
+import { batchGet, type Db } from './table.ts';
 
 /**
  * GET /ocr/books over the catalogue indexes (schema.ts). Each view is one or two sorted sources:
@@ -9,7 +10,8 @@ import { batchGet, countAll, type Db } from './table.ts';
  * members merge the public partition with their own private books (gsi1, the owner's list). A page
  * is the merge of the first `offset + limit` entries of each source, then one BatchGetItem for the
  * records. Unfiltered totals come from counters kept with every create and visibility change, so
- * the common listing costs the same whatever the catalogue's size; filtered totals are counted.
+ * the common listing costs the same whatever the catalogue's size; filtered totals are counted
+ * within the listing window, so no request reads more than a bounded number of entries.
  */
 
 interface Entry {
@@ -18,8 +20,11 @@ interface Entry {
 }
 
 interface Source {
-  first(n: number): Promise<Entry[]>;
-  count(): Promise<number>;
+  /**
+   * Up to `n` matching entries in order, examining at most `budget` index entries (a filter is
+   * applied after DynamoDB reads an entry, so a rare value would otherwise read the whole partition).
+   */
+  first(n: number, budget: number): Promise<Entry[]>;
 }
 
 const sortAttribute = { date: 'byDate', name: 'byName', pages: 'byPages' } as const;
@@ -55,42 +60,57 @@ type KeyQuery = Pick<QueryCommandInput, 'IndexName' | 'KeyConditionExpression' |
   values: Record<string, unknown>;
 };
 
+/**
+ * Reads a sorted index partition from its start in the asked direction, `project` naming the
+ * attributes each entry needs: up to `n` matches, examining at most `budget` entries.
+ */
+async function readEntries(
+  db: Db,
+  query: KeyQuery,
+  read: { descending: boolean; n: number; budget: number; project: Record<string, string>; entry: (item: Record<string, unknown>) => Entry },
+): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  let examined = 0;
+  // Limit counts entries examined, not matched: a filtered read looks further ahead on each call,
+  // so a rare value is found in a few calls, not one per hundred entries; never past the budget.
+  let lookAhead = Math.max(read.n * 4, 100);
+  while (entries.length < read.n && examined < read.budget) {
+    const wanted = query.FilterExpression ? lookAhead : read.n - entries.length;
+    const out = await db.client.send(
+      new QueryCommand({
+        TableName: db.tableName,
+        IndexName: query.IndexName,
+        KeyConditionExpression: query.KeyConditionExpression,
+        FilterExpression: query.FilterExpression,
+        ExpressionAttributeNames: { ...query.names, ...read.project },
+        ExpressionAttributeValues: query.values,
+        ProjectionExpression: Object.keys(read.project).join(', '),
+        ScanIndexForward: !read.descending,
+        Limit: Math.min(wanted, read.budget - examined),
+        ExclusiveStartKey,
+      }),
+    );
+    lookAhead *= 4;
+    examined += out.ScannedCount ?? 0;
+    for (const item of out.Items ?? []) entries.push(read.entry(item));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+    if (!ExclusiveStartKey) break;
+  }
+  return entries.slice(0, read.n);
+}
+
 /** A sorted index partition, read from its start in the asked direction. */
 function indexSource(db: Db, query: KeyQuery, sortKey: string, descending: boolean): Source {
-  const base = {
-    IndexName: query.IndexName,
-    KeyConditionExpression: query.KeyConditionExpression,
-    FilterExpression: query.FilterExpression,
-    ExpressionAttributeValues: query.values,
-  };
   return {
-    async first(n) {
-      const entries: Entry[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      // A filter is applied after Limit counts items, so a filtered read looks further ahead, and
-      // further on each call: a rare value is found in a few calls, not one per hundred entries.
-      let lookAhead = Math.max(n * 4, 100);
-      while (entries.length < n) {
-        const wanted = n - entries.length;
-        const out = await db.client.send(
-          new QueryCommand({
-            TableName: db.tableName,
-            ...base,
-            ExpressionAttributeNames: { ...query.names, '#id': 'bookTextId', '#sortKey': sortKey },
-            ProjectionExpression: '#id, #sortKey',
-            ScanIndexForward: !descending,
-            Limit: query.FilterExpression ? lookAhead : wanted,
-            ExclusiveStartKey,
-          }),
-        );
-        lookAhead *= 4;
-        for (const item of out.Items ?? []) entries.push({ bookTextId: String(item.bookTextId), sortKey: String(item[sortKey]) });
-        ExclusiveStartKey = out.LastEvaluatedKey;
-        if (!ExclusiveStartKey) break;
-      }
-      return entries.slice(0, n);
-    },
-    count: () => countAll(db, { ...base, ExpressionAttributeNames: query.names }),
+    first: (n, budget) =>
+      readEntries(db, query, {
+        descending,
+        n,
+        budget,
+        project: { '#id': 'bookTextId', '#sortKey': sortKey },
+        entry: (item) => ({ bookTextId: String(item.bookTextId), sortKey: String(item[sortKey]) }),
+      }),
   };
 }
 
@@ -113,8 +133,8 @@ function partition(db: Db, q: CatalogueQuery, visibility: 'public' | 'private'):
 
 /**
  * A member's own private books, from the owner's list (gsi1, newest first by `<createdAt>#<id>`, the
- * same form as `byDate`). For the name and page orders the caller's own private books are read whole
- * and sorted here: that grows with the caller's own books, never with the catalogue.
+ * same form as `byDate`). For the name and page orders the caller's newest own private books, up to
+ * the window, are read and sorted here: that grows with the caller's own books, never with the catalogue.
  */
 function ownPrivate(db: Db, q: CatalogueQuery, ownerId: string): Source {
   const f = filterExpression(q.filter, { visibility: 'private' });
@@ -125,30 +145,19 @@ function ownPrivate(db: Db, q: CatalogueQuery, ownerId: string): Source {
     names: { ...f.names, '#owner': 'gsi1pk' },
     values: { ...f.values, ':owner': keys.ownerJobsIndex(ownerId) },
   };
-  const byDate = indexSource(db, query, 'gsi1sk', q.descending);
-  if (q.order === 'date') return byDate;
+  if (q.order === 'date') return indexSource(db, query, 'gsi1sk', q.descending);
   return {
-    count: byDate.count,
-    async first(n) {
-      const all: Entry[] = [];
-      const pages = paginateQuery(
-        { client: db.client },
-        {
-          TableName: db.tableName,
-          IndexName: query.IndexName,
-          KeyConditionExpression: query.KeyConditionExpression,
-          FilterExpression: query.FilterExpression,
-          ProjectionExpression: '#id, #createdAt, #fileName, #pageCount',
-          ExpressionAttributeNames: { ...query.names, '#id': 'bookTextId', '#createdAt': 'createdAt', '#fileName': 'fileName', '#pageCount': 'pageCount' },
-          ExpressionAttributeValues: query.values,
-        },
-      );
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) {
+    async first(n, budget) {
+      const all = await readEntries(db, query, {
+        descending: true,
+        n: budget,
+        budget,
+        project: { '#id': 'bookTextId', '#createdAt': 'createdAt', '#fileName': 'fileName', '#pageCount': 'pageCount' },
+        entry: (item) => {
           const book = item as Pick<BookText, 'bookTextId' | 'createdAt' | 'fileName' | 'pageCount'>;
-          all.push({ bookTextId: book.bookTextId, sortKey: keys.catalogueSort(book)[sortAttribute[q.order]] });
-        }
-      }
+          return { bookTextId: book.bookTextId, sortKey: keys.catalogueSort(book)[sortAttribute[q.order]] };
+        },
+      });
       return sortEntries(all, q.descending).slice(0, n);
     },
   };
@@ -184,18 +193,27 @@ async function getBookTexts(db: Db, ids: string[]): Promise<BookText[]> {
   return ids.flatMap((id) => found.get(id) ?? []);
 }
 
-export async function catalogue(db: Db, q: CatalogueQuery): Promise<JobPage> {
+/**
+ * One page of the catalogue. No source is read past `window` entries (paging.ts maxWindow): an
+ * unfiltered page reads `offset + limit` entries and takes its total from the counters; a filtered
+ * one reads the window of each source once and counts the matches in it, so its total is at most
+ * the matches among the first `window` entries of the order (README, Choices).
+ */
+export async function catalogue(db: Db, q: CatalogueQuery, window = maxWindow): Promise<JobPage> {
   const sources =
     q.view.kind === 'public'
       ? [partition(db, q, 'public')]
       : q.view.kind === 'all'
         ? [partition(db, q, 'public'), partition(db, q, 'private')]
         : [partition(db, q, 'public'), ownPrivate(db, q, q.view.ownerId)];
-  const [lists, total] = await Promise.all([
-    Promise.all(sources.map((s) => s.first(q.offset + q.limit))),
-    isFiltered(q.filter) ? Promise.all(sources.map((s) => s.count())).then((n) => n.reduce((a, b) => a + b, 0)) : unfilteredTotal(db, q),
+  const filtered = isFiltered(q.filter);
+  const wanted = filtered ? window : Math.min(q.offset + q.limit, window);
+  const [lists, counted] = await Promise.all([
+    Promise.all(sources.map((s) => s.first(wanted, window))),
+    filtered ? undefined : unfilteredTotal(db, q),
   ]);
   // The sources are disjoint (a book is in one visibility partition), so merging needs no dedupe.
-  const page = sortEntries(lists.flat(), q.descending).slice(q.offset, q.offset + q.limit);
-  return { total, items: await getBookTexts(db, page.map((e) => e.bookTextId)) };
+  const merged = sortEntries(lists.flat(), q.descending);
+  const page = merged.slice(q.offset, q.offset + q.limit);
+  return { total: counted ?? merged.length, items: await getBookTexts(db, page.map((e) => e.bookTextId)) };
 }

@@ -12,6 +12,7 @@
  * | Device token      | USER#<id>           | DEVICE#<sha256(token)>      | gsi1 DEVICE#<sha256(token)> / <userId>         |
  * | Book              | BOOK#<id>           | BOOK                        |                                                |
  * | Line              | BOOK#<id>           | LINE#<lineId>               | line ids of a book increase in book order      |
+ * | Book import       | IMPORT#<importKey>  | IMPORT                      | gsi2 OPENIMPORTS / <startedAt>#<key> until done|
  * | File              | FILE#<id>           | FILE                        |                                                |
  * | BookText          | BOOKTEXT#<id>       | BOOKTEXT                    | gsi1 OWNER#<userId> / <createdAt>#<id>;        |
  * |                   |                     |                             | gsi2 OWNER#<userId>#<status> / <createdAt>#<id>|
@@ -21,7 +22,9 @@
  * | Catalogue counts  | CATALOGUE           | COUNTS                      | `public`, `private`: BookTexts of each         |
  * | Owner's counts    | USER#<id>           | CATALOGUE                   | `private`: the owner's private BookTexts       |
  * | OCR job           | OCRJOB#<jobId>      | OCRJOB                      | jobId -> bookTextId; unique per job            |
- * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | a presigned upload not yet made a job          |
+ * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | gsi2 UNCLAIMEDUPLOADS / <createdAt>#<id> while |
+ * |                   |                     |                             | unclaimed (the sweeper's list)                 |
+ * | Open uploads      | USER#<id>           | UPLOADS                     | `open`: the user's unclaimed uploads (the cap) |
  * | Usage log         | OCRJOB#<jobId>      | USAGE                       | one per job, whatever its completions; while   |
  * |                   |                     |                             | `pending` also the invoicing task: gsi1        |
  * |                   |                     |                             | INVOICING#PENDING / <createdAt>#<jobId>        |
@@ -70,6 +73,10 @@ export const keys = {
   deviceHolderIndex: (tokenHash: string) => `DEVICE#${tokenHash}`,
 
   book: (bookId: string): Key => ({ pk: `BOOK#${bookId}`, sk: 'BOOK' }),
+  bookImport: (importKey: string): Key => ({ pk: `IMPORT#${importKey}`, sk: 'IMPORT' }),
+  /** gsi2, sparse: present until the import is done, oldest first, so the sweeper finds abandoned ones by key. */
+  openImport: (startedAt: string, importKey: string) => ({ gsi2pk: 'OPENIMPORTS', gsi2sk: `${startedAt}#${importKey}` }),
+  openImportsIndex: 'OPENIMPORTS',
   line: (bookId: string, lineId: string): Key => ({ pk: `BOOK#${bookId}`, sk: `LINE#${lineId}` }),
   linePrefix: 'LINE#',
 
@@ -110,6 +117,10 @@ export const keys = {
   ownerCatalogueCounts: (userId: string): Key => ({ pk: user(userId), sk: 'CATALOGUE' }),
   ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),
   upload: (uploadId: string): Key => ({ pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
+  /** gsi2, sparse: present only while the upload is unclaimed, oldest first, so the sweeper finds old ones by key. */
+  unclaimedUpload: (createdAt: string, uploadId: string) => ({ gsi2pk: 'UNCLAIMEDUPLOADS', gsi2sk: `${createdAt}#${uploadId}` }),
+  unclaimedUploadsIndex: 'UNCLAIMEDUPLOADS',
+  openUploads: (userId: string): Key => ({ pk: user(userId), sk: 'UPLOADS' }),
 
   /** A job's page usage: one key per job, so a repeated completion finds the usage already recorded. */
   jobUsage: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'USAGE' }),

@@ -1,4 +1,4 @@
-import { BatchGetCommand, paginateQuery, type BatchGetCommandOutput, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, paginateQuery, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { keyAttributeNames, tableSchema } from './schema.ts';
 
@@ -78,9 +78,19 @@ export async function batchGet<T>(db: Db, itemKeys: readonly Record<string, unkn
   return found;
 }
 
-/** How many items a query matches, through the SDK's paginator (one call per 1 MB read). */
-export async function countAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Select'>): Promise<number> {
+/**
+ * How many items a query matches, one call per 1 MB read; with `max`, reading at most `max` items
+ * (the answer is then at most `max`), so a count costs a bounded read whatever the list's size.
+ */
+export async function countAll(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'Select'>, max = Infinity): Promise<number> {
   let total = 0;
-  for await (const page of paginateQuery({ client: db.client }, { TableName: db.tableName, ...input, Select: 'COUNT' })) total += page.Count ?? 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db.client.send(
+      new QueryCommand({ TableName: db.tableName, ...input, Select: 'COUNT', ExclusiveStartKey, ...(max < Infinity ? { Limit: max - total } : {}) }),
+    );
+    total += out.Count ?? 0;
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey && total < max);
   return total;
 }

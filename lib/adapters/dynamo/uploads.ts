@@ -1,45 +1,127 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingUpload, UploadStore } from '../../ocr/presigned-upload.ts';
 import { keys } from './keys.ts';
-import { ifConditionHolds, record, type Db } from './table.ts';
+import { contentionPause, failedConditions, ifConditionHolds, isConflictOnly, record, type Db } from './table.ts';
 
-/** Pending presigned uploads expire (table TTL) a day after their URL does. */
-const keepSeconds = 24 * 60 * 60;
+/** A claimed upload's record is kept a day (a second claim is then told which job has it), then expires (table TTL). */
+const keepClaimedSeconds = 24 * 60 * 60;
 
+/**
+ * Pending presigned uploads. While unclaimed an upload is counted in its user's `open` counter (the
+ * cap, moved in the same transaction as the record) and listed in the sparse unclaimed index (gsi2,
+ * oldest first) for the sweeper; it has no TTL then, since only the sweeper may end it (an expiry
+ * would leave the object and the count behind).
+ */
 export function dynamoUploadStore(db: Db): UploadStore {
   const TableName = db.tableName;
-  return {
-    async put(upload) {
-      const ttl = Math.floor(new Date(upload.expiresAt).getTime() / 1000) + keepSeconds;
-      await db.client.send(new PutCommand({ TableName, Item: { ...keys.upload(upload.uploadId), entity: 'Upload', ttl, ...upload } }));
+  const counter = (userId: string, by: 1 | -1, cap?: number) => ({
+    Update: {
+      TableName,
+      Key: keys.openUploads(userId),
+      UpdateExpression: 'ADD #open :by',
+      ...(cap === undefined ? {} : { ConditionExpression: 'attribute_not_exists(#open) OR #open < :cap' }),
+      ExpressionAttributeNames: { '#open': 'open' },
+      ExpressionAttributeValues: { ':by': by, ...(cap === undefined ? {} : { ':cap': cap }) },
     },
+  });
+  /** A transaction: false when a condition failed; one that only collided with another in flight is sent again. */
+  const transact = async (items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) => {
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) await contentionPause(attempt);
+      try {
+        await db.client.send(new TransactWriteCommand({ TransactItems: items }));
+        return true;
+      } catch (error) {
+        if (failedConditions(error)?.length) return false;
+        if (!isConflictOnly(error) || attempt >= 10) throw error;
+      }
+    }
+  };
+  return {
+    put: (upload, maxOpen) =>
+      transact([
+        counter(upload.userId, 1, maxOpen),
+        {
+          Put: {
+            TableName,
+            Item: { ...keys.upload(upload.uploadId), ...keys.unclaimedUpload(upload.createdAt, upload.uploadId), entity: 'Upload', ...upload },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ]),
+
     async get(uploadId) {
       const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.upload(uploadId), ConsistentRead: true }));
-      return Item ? record<PendingUpload>(Item) : undefined;
+      return Item && !Item.retired ? record<PendingUpload>(Item) : undefined;
     },
-    claim: (uploadId, jobId) =>
-      ifConditionHolds(() =>
-        db.client.send(
-          new UpdateCommand({
+
+    claim: (upload, jobId, at) =>
+      transact([
+        {
+          Update: {
             TableName,
-            Key: keys.upload(uploadId),
-            UpdateExpression: 'SET jobId = :job',
-            ConditionExpression: 'attribute_exists(pk) AND jobId = :none',
-            ExpressionAttributeValues: { ':job': jobId, ':none': null },
-          }),
-        ),
-      ),
-    async release(uploadId, jobId) {
-      await ifConditionHolds(() =>
-        db.client.send(
-          new UpdateCommand({
+            Key: keys.upload(upload.uploadId),
+            UpdateExpression: 'SET jobId = :job, #ttl = :ttl REMOVE gsi2pk, gsi2sk',
+            ConditionExpression: 'attribute_exists(pk) AND jobId = :none AND attribute_not_exists(retired)',
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':job': jobId, ':none': null, ':ttl': Math.floor(at.getTime() / 1000) + keepClaimedSeconds },
+          },
+        },
+        counter(upload.userId, -1),
+      ]),
+
+    async release(upload, jobId) {
+      const index = keys.unclaimedUpload(upload.createdAt, upload.uploadId);
+      await transact([
+        {
+          Update: {
             TableName,
-            Key: keys.upload(uploadId),
-            UpdateExpression: 'SET jobId = :none',
+            Key: keys.upload(upload.uploadId),
+            UpdateExpression: 'SET jobId = :none, gsi2pk = :gsi2pk, gsi2sk = :gsi2sk REMOVE #ttl',
             ConditionExpression: 'jobId = :job',
-            ExpressionAttributeValues: { ':job': jobId, ':none': null },
-          }),
-        ),
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':job': jobId, ':none': null, ':gsi2pk': index.gsi2pk, ':gsi2sk': index.gsi2sk },
+          },
+        },
+        counter(upload.userId, 1),
+      ]);
+    },
+
+    async unclaimedBefore(before, limit) {
+      const out = await db.client.send(
+        new QueryCommand({
+          TableName,
+          IndexName: 'gsi2',
+          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+          ExpressionAttributeValues: { ':pk': keys.unclaimedUploadsIndex, ':before': before },
+          Limit: limit,
+        }),
+      );
+      return (out.Items ?? []).map((item) => record<PendingUpload>(item));
+    },
+
+    async retire(upload) {
+      const retired = await transact([
+        {
+          Update: {
+            TableName,
+            Key: keys.upload(upload.uploadId),
+            UpdateExpression: 'SET retired = :yes',
+            ConditionExpression: 'attribute_exists(pk) AND jobId = :none AND attribute_not_exists(retired)',
+            ExpressionAttributeValues: { ':yes': true, ':none': null },
+          },
+        },
+        counter(upload.userId, -1),
+      ]);
+      if (retired) return true;
+      // Retired by an earlier sweep that stopped before removing it: finish the removal.
+      const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.upload(upload.uploadId), ConsistentRead: true }));
+      return Boolean(Item?.retired);
+    },
+
+    async remove(uploadId) {
+      await ifConditionHolds(() =>
+        db.client.send(new DeleteCommand({ TableName, Key: keys.upload(uploadId), ConditionExpression: 'retired = :yes', ExpressionAttributeValues: { ':yes': true } })),
       );
     },
   };

@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { sizingOf } from '../functions.ts';
+import { sizingOf, type DeployedFunction } from '../functions.ts';
 import { lambdaContext } from './server.ts';
 
 type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
-/** How often `npm start` runs the billing worker: often enough that a local invoice shows within seconds. */
-export const localBillingIntervalMs = 2_000;
-
 /** The event EventBridge hands a scheduled function. */
-const scheduledEvent = (): ScheduledEvent => ({
+const scheduledEvent = (name: DeployedFunction): ScheduledEvent => ({
   version: '0',
   id: randomUUID(),
   'detail-type': 'Scheduled Event',
@@ -17,26 +14,27 @@ const scheduledEvent = (): ScheduledEvent => ({
   account: '000000000000',
   time: new Date().toISOString(),
   region: 'local',
-  resources: ['arn:aws:events:local:000000000000:rule/billing-worker'],
+  resources: [`arn:aws:events:local:000000000000:rule/${name}`],
   detail: {},
 });
 
 /**
- * The local stand-in for the billing worker's schedule (infra/stack.ts): runs the same handler, one
- * run at a time, every `intervalMs`, each with the time the deployed function has.
+ * `npm start`'s stand-in for a schedule rule of the stack (infra/stack.ts): runs the function's
+ * handler at once and then every `intervalMs`, one run at a time, each with the time the deployed
+ * function has (its context's remaining time).
  */
-export function startScheduledWorker(handler: ScheduledHandler, intervalMs = localBillingIntervalMs): { stop(): Promise<void> } {
+export function startScheduled(name: DeployedFunction, handler: ScheduledHandler, intervalMs: number): { stop(): Promise<void> } {
   let running = true;
   let pause: { timer: NodeJS.Timeout; wake: () => void } | undefined;
-  const timeoutMs = sizingOf('billing-worker').timeoutSeconds * 1000;
+  const timeoutMs = sizingOf(name).timeoutSeconds * 1000;
   const loop = (async () => {
     while (running) {
       const deadline = Date.now() + timeoutMs;
-      const context = { ...lambdaContext('billing-worker', randomUUID()), getRemainingTimeInMillis: () => deadline - Date.now() };
+      const context = { ...lambdaContext(name, randomUUID()), getRemainingTimeInMillis: () => deadline - Date.now() };
       try {
-        await handler(scheduledEvent(), context);
+        await handler(scheduledEvent(name), context);
       } catch (error) {
-        process.stderr.write(`billing worker: ${(error as Error).message}\n`);
+        process.stderr.write(`${name}: ${(error as Error).message}\n`);
       }
       if (running) await new Promise<void>((wake) => (pause = { timer: setTimeout(wake, intervalMs), wake }));
     }

@@ -1,0 +1,32 @@
+import middy from '@middy/core';
+import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
+import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
+import { sweepImports } from '../lib/ocr/import.ts';
+import { sweepUploads } from '../lib/ocr/presigned-upload.ts';
+import { deps as coreDeps, once } from './deps.ts';
+import { uploadsBucket } from './lazy.ts';
+import { observed } from './observability.ts';
+
+/**
+ * `sweeper` (issue 12): run on a schedule (the stack's rule; `npm start` runs it on an interval).
+ * Removes presigned uploads never made into jobs a day after they were asked for, object and record,
+ * and the lines of imports abandoned part way a day after their last start.
+ */
+const deps = once(() => {
+  const core = coreDeps();
+  return {
+    now: core.now,
+    pendingUploads: dynamoUploadStore(core.db),
+    uploads: uploadsBucket(core.config.uploadsBucket),
+    books: dynamoBookStore(core.db),
+  };
+});
+
+export async function sweep(now = deps().now()) {
+  const [uploads, imports] = await Promise.all([sweepUploads(deps(), now), sweepImports(deps(), now)]);
+  return { uploadsRemoved: uploads.removed, importsRemoved: imports.removed };
+}
+
+export const handler = middy<unknown, { uploadsRemoved: number; importsRemoved: number }>()
+  .use(observed('sweeper'))
+  .handler(() => sweep());
