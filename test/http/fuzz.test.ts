@@ -6,7 +6,7 @@ import { matchRoute } from '../../infra/local/router.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { rawTokenFor, startApi, tokenFor } from '../support/api.ts';
 import { pagingRequests, requestFor, type FuzzPool, type FuzzRequest } from '../support/fuzz-inputs.ts';
 import { allowed500, leaks, type Seen } from '../support/fuzz-oracle.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
@@ -91,7 +91,13 @@ beforeAll(async () => {
     bodyIds: [job.jobId, job.fileId, job.bookTextId, fx.users.mo!.userId, edId, fx.books.pub!.bookId],
     // Subscriber owning the job, editor, admin, member owning the books; anonymous is no header.
     tokens: [token('mo'), token('ed'), token('ad'), token('cara')],
-    badTokens: [unsigned(edId), await tokenFor(edId, -60), await signToken('not-the-secret', edId, 3600), token('gone')],
+    badTokens: [
+      unsigned(edId),
+      await rawTokenFor(edId, { exp: Math.floor(Date.now() / 1000) - 60 }), // expired
+      await rawTokenFor(edId, {}), // never expires (no exp)
+      await signToken('not-the-secret', edId, 3600),
+      token('gone'),
+    ],
   };
 }, 120_000);
 afterAll(() => api?.close());
