@@ -3,14 +3,13 @@ import {
   DeleteCommand,
   GetCommand,
   PutCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type BatchWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Book, BookImport, BookStore, Line } from '../../books/book.ts';
 import { keys } from './keys.ts';
-import { failedConditions, ifConditionHolds, pause, queryAll, record, type Db } from './table.ts';
+import { failedConditions, ifConditionHolds, oldestBefore, pause, queryAll, record, type Db } from './table.ts';
 
 /** Batches in flight at once: a book of thousands of lines is written in seconds, not minutes. */
 const batchesInFlight = 4;
@@ -120,18 +119,7 @@ export function dynamoBookStore(db: Db): BookStore {
       }
     },
 
-    async staleImports(before, limit) {
-      const out = await db.client.send(
-        new QueryCommand({
-          TableName,
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-          ExpressionAttributeValues: { ':pk': keys.openImportsIndex, ':before': before },
-          Limit: limit,
-        }),
-      );
-      return (out.Items ?? []).map((item) => record<BookImport>(item));
-    },
+    staleImports: (before, limit) => oldestBefore<BookImport>(db, keys.openImportsIndex, before, limit),
 
     async removeAbandoned(stale) {
       const Key = keys.bookImport(stale.importKey);

@@ -54,6 +54,23 @@ export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve
 /** Before retry `attempt` of a contended transaction: a random wait that doubles per attempt, so racers spread out. */
 export const contentionPause = (attempt: number) => pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
 
+/**
+ * The oldest `limit` records of a sparse gsi2 list (partition `list`, sort key `<timestamp>#<id>`)
+ * stamped before `before`: the sweepers' work lists, read by key, never by Scan.
+ */
+export async function oldestBefore<T>(db: Db, list: string, before: string, limit: number): Promise<T[]> {
+  const out = await db.client.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+      ExpressionAttributeValues: { ':pk': list, ':before': before },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((item) => record<T>(item));
+}
+
 /** Every item a query matches, through the SDK's paginator, as records. */
 export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {
   const items: T[] = [];

@@ -1,7 +1,7 @@
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingUpload, UploadStore } from '../../ocr/presigned-upload.ts';
 import { keys } from './keys.ts';
-import { contentionPause, failedConditions, ifConditionHolds, isConflictOnly, record, type Db } from './table.ts';
+import { contentionPause, failedConditions, ifConditionHolds, isConflictOnly, oldestBefore, record, type Db } from './table.ts';
 
 /** A claimed upload's record is kept a day (a second claim is then told which job has it), then expires (table TTL). */
 const keepClaimedSeconds = 24 * 60 * 60;
@@ -87,18 +87,7 @@ export function dynamoUploadStore(db: Db): UploadStore {
       ]);
     },
 
-    async unclaimedBefore(before, limit) {
-      const out = await db.client.send(
-        new QueryCommand({
-          TableName,
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-          ExpressionAttributeValues: { ':pk': keys.unclaimedUploadsIndex, ':before': before },
-          Limit: limit,
-        }),
-      );
-      return (out.Items ?? []).map((item) => record<PendingUpload>(item));
-    },
+    unclaimedBefore: (before, limit) => oldestBefore<PendingUpload>(db, keys.unclaimedUploadsIndex, before, limit),
 
     async retire(upload) {
       const retired = await transact([
