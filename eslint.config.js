@@ -21,4 +21,20 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: ['@aws-sdk/*', '@middy/*', 'aws-lambda', 'stripe'] }],
     },
   },
+  {
+    // The OCR worker is a client of the service (issue 13): it may share its types and published
+    // limits, never call its domain, handlers or infrastructure code.
+    files: ['ocr-worker/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/functions/**', '**/infra/**'], message: 'The OCR worker is a client of the service: it calls the API, not its code.' },
+            { group: ['**/lib/**', '!**/lib/ocr/page.ts'], allowTypeImports: true, message: 'Only types (and the page limits of lib/ocr/page.ts) from the service.' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -1,0 +1,81 @@
+/**
+ * The reference OCR worker (issue 13): a client of the service, not a part of it. It takes the job
+ * message as README "Connecting an OCR worker" documents it, reads the file from the bucket, puts
+ * page images under `ocr-pages/<jobId>/` and reports through the two callbacks with an editor token.
+ * It shares the project's types and tooling but calls no domain function of the service (the lint
+ * rule for this folder holds that).
+ *
+ * This module is the seam between its parts: the file readers (`files/`, `pdf/`), the engine
+ * (`engine/`) and the job runner (`job/`).
+ */
+
+/** The job message on the OCR queue, exactly as README "Connecting an OCR worker" shows it. */
+export interface OcrJobMessage {
+  jobId: string;
+  fileId: string;
+  bookTextId: string;
+  userId: string;
+  storage: { bucket: string; key: string };
+  fileName: string;
+  fileType: string;
+  fileSize: number;
+  language: string;
+  customPrompt: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** What a file is, from its first bytes (never from the declared MIME type). */
+export type FileFormat = 'pdf' | 'png' | 'jpeg' | 'tiff' | 'webp' | 'gif' | 'bmp';
+
+/** Random access to the job's file without holding it whole: byte ranges (S3 range GETs on AWS). */
+export interface FileBytes {
+  readonly size: number;
+  /** Bytes [start, end) of the file. */
+  read(start: number, end: number): Promise<Uint8Array>;
+}
+
+/** One page of a source file, ready for the engine or already text. */
+export interface SourcePage {
+  /** The page image as PNG (rendered at 300 dpi for a PDF, the decoded frame for an image), within the pixel cap. */
+  png: Buffer;
+  width: number;
+  height: number;
+  /**
+   * The page's text layer when it is trustworthy (present, in logical order, no presentation forms),
+   * NFKC-folded; undefined when the page must be read by OCR.
+   */
+  textLayer?: string;
+}
+
+/** A file opened for reading page by page; pages are numbered from 1 in file order. */
+export interface PageSource {
+  readonly format: FileFormat;
+  readonly pageCount: number;
+  page(pageNumber: number): Promise<SourcePage>;
+  close(): Promise<void>;
+}
+
+/** The engine's models: Tesseract's `ara` and `eng` (the `4.0.0_best_int` data from npm). */
+export type OcrModel = 'ara' | 'eng';
+
+export interface Recognized {
+  text: string;
+  /** Mean word confidence, 0..100. */
+  confidence: number;
+}
+
+export interface OcrEngine {
+  /** Reads one page image with one model; rejects with PageTimeout past `timeoutMs`. */
+  recognize(png: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<Recognized>;
+  close(): Promise<void>;
+}
+
+/** A page the worker could not read: a page error (SPEC.md 4.1 `status: "failed"`), not a dead job. */
+export class PageError extends Error {
+  override name = 'PageError';
+}
+
+/** A file the worker cannot read at all: the job ends `failed` with this message, which users read. */
+export class UnreadableFile extends Error {
+  override name = 'UnreadableFile';
+}
