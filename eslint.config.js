@@ -31,7 +31,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/functions/**', '**/infra/**'], message: 'The OCR worker is a client of the service: it calls the API, not its code.' },
-            { group: ['**/lib/**', '!**/lib/ocr/page.ts'], allowTypeImports: true, message: 'Only types (and the page limits of lib/ocr/page.ts) from the service.' },
+            { regex: '(^|/)lib/(?!ocr/page\\.ts$)', allowTypeImports: true, message: 'Only types (and the page limits of lib/ocr/page.ts) from the service.' },
           ],
         },
       ],
