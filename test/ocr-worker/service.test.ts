@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
@@ -93,6 +94,26 @@ describe('the service API client', () => {
       new ApiUnavailable('The service did not take the status request after 3 attempts (503: Error processing page result)'),
     );
     expect(calls).toBe(3);
+  });
+});
+
+describe('the job files in the bucket', () => {
+  it('reads the upload by byte ranges and puts page images at ocr-pages/<jobId>/<n>.png', async () => {
+    const s3 = workerS3();
+    const files = s3JobFiles(s3);
+    const bucket = process.env.UPLOADS_BUCKET!;
+    const key = `ocr/${randomUUID()}-scan.bin`;
+    const content = Buffer.from(Array.from({ length: 5_000 }, (_, i) => i % 251));
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: content }));
+    const bytes = await files.open(bucket, key);
+    expect(bytes.size).toBe(5_000);
+    expect(Buffer.from(await bytes.read(0, 4))).toEqual(content.subarray(0, 4));
+    expect(Buffer.from(await bytes.read(4_990, 6_000))).toEqual(content.subarray(4_990));
+    expect((await bytes.read(5_000, 5_100)).length).toBe(0);
+    const jobId = randomUUID();
+    expect(await files.putPageImage(bucket, jobId, 7, Buffer.from('png'))).toBe(`ocr-pages/${jobId}/7.png`);
+    const put = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `ocr-pages/${jobId}/7.png` }));
+    expect(put.ContentType).toBe('image/png');
   });
 });
 
