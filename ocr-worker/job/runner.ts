@@ -1,5 +1,5 @@
 import { maxPageTextLength } from '../../lib/ocr/page.ts';
-import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource } from '../contract.ts';
+import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
 import { finishJob } from './finish.ts';
@@ -21,6 +21,11 @@ export interface RunnerDeps {
   openSource(bytes: FileBytes): Promise<PageSource>;
   /** The model for the job's language. */
   modelFor(language: string): OcrModel;
+  /**
+   * How a page is read with the engine; default one `engine.recognize`. The engine's `readPage` adds
+   * the second reading in the other script and the Arabic clean-up.
+   */
+  read?: (engine: OcrEngine, png: Buffer, model: OcrModel, options: { timeoutMs?: number }) => Promise<Recognized>;
   /** This worker's name in finish claims (unique per process or thread). */
   owner: string;
   now?: () => number;
@@ -127,7 +132,7 @@ async function readPage(
       entry = { pageNumber, text: page.textLayer };
     } else {
       const model = deps.modelFor(message.language);
-      const read = await deps.engine.recognize(page.png, model, { timeoutMs: deps.pageTimeoutMs ?? pageTimeoutMs });
+      const read = await (deps.read ?? recognizeOnce)(deps.engine, page.png, model, { timeoutMs: deps.pageTimeoutMs ?? pageTimeoutMs });
       entry = { pageNumber, text: read.text, confidence: read.confidence };
     }
   } catch (error) {
@@ -150,6 +155,8 @@ async function readPage(
   });
   return entry;
 }
+
+const recognizeOnce: NonNullable<RunnerDeps['read']> = (engine, png, model, options) => engine.recognize(png, model, options);
 
 /** The listed pages of the job that the ledger does not count done yet, in order, within 1..pageCount. */
 async function pagesToDo(ledger: JobLedger, jobId: string, pageCount: number, pageNumbers: readonly number[]): Promise<number[]> {

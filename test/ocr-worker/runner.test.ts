@@ -138,6 +138,22 @@ describe('a job', () => {
     expect(service.results[0]!.extractedText).toBe(['text of page 1', '', 'text of page 3'].join(pageSeparator));
   });
 
+  it("reads scanned pages through the injected reading (the engine's second script and clean-up), with the job's model", async () => {
+    const service = fakeApi();
+    const models: string[] = [];
+    const { deps } = fakeWorker([scanned(1), born(2, 'layer')], { api: service.api }, {
+      modelFor: (language) => (language === 'en' ? 'eng' : 'ara'),
+      read: async (engine, png, model, options) => {
+        models.push(model);
+        const first = await engine.recognize(png, model, options);
+        return { ...first, text: `${first.text}, cleaned` };
+      },
+    });
+    await runJob(deps, message({ language: 'en' }));
+    expect(models).toEqual(['eng']);
+    expect(service.results[0]!.extractedText).toBe(['text of page 1, cleaned', 'layer'].join(pageSeparator));
+  });
+
   it('does not post completed again when the finisher died after the service stored it', async () => {
     const service = fakeApi();
     const ledger = memoryLedger();
