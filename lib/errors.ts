@@ -8,6 +8,7 @@ export type ErrorKind =
   | 'payment_required' // 402
   | 'forbidden' // 403
   | 'not_found' // 404
+  | 'payload_too_large' // 413
   | 'too_many_requests' // 429
   | 'internal'; // 500
 
@@ -27,6 +28,7 @@ export const badRequest = (message: string, fields?: Record<string, unknown>) =>
   new DomainError('bad_request', message, fields);
 export const notFound = (message: string, fields?: Record<string, unknown>) => new DomainError('not_found', message, fields);
 export const forbidden = (message: string, fields?: Record<string, unknown>) => new DomainError('forbidden', message, fields);
+export const payloadTooLarge = (message: string, fields?: Record<string, unknown>) => new DomainError('payload_too_large', message, fields);
 export const tooManyRequests = (message: string, fields?: Record<string, unknown>) => new DomainError('too_many_requests', message, fields);
 export const internal = (message: string, fields?: Record<string, unknown>) => new DomainError('internal', message, fields);
 

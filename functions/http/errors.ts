@@ -7,6 +7,7 @@ export const statusOf: Record<ErrorKind, number> = {
   payment_required: 402,
   forbidden: 403,
   not_found: 404,
+  payload_too_large: 413,
   too_many_requests: 429,
   internal: 500,
 };

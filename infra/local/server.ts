@@ -35,7 +35,9 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   }
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const isText = body.length === 0 || textTypes.test(headers['content-type'] ?? '');
+  // A compressed body is bytes whatever its type: passed base64-encoded, as HTTP APIs pass binary.
+  const encoded = (headers['content-encoding'] ?? 'identity').trim().toLowerCase() !== 'identity';
+  const isText = body.length === 0 || (!encoded && textTypes.test(headers['content-type'] ?? ''));
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey,

@@ -1,0 +1,166 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
+import type { JobEntry, JobLedger, PageEntry } from '../job/ledger.ts';
+
+/**
+ * The JobLedger in a DynamoDB table of the worker's own (never the service's table): partition key
+ * `jobId`, sort key `item` (`job`, or `page#00001` per page done). Items expire (TTL `expiresAt`) a
+ * month after the job started, long after any redelivery.
+ */
+export const ledgerKeys = { partitionKey: 'jobId', sortKey: 'item', ttl: 'expiresAt' } as const;
+const ttlSeconds = 30 * 24 * 3600;
+const jobItem = 'job';
+const pageItem = (n: number) => `page#${String(n).padStart(5, '0')}`;
+/** Two workers counting pages of one job at the same instant conflict; a few quick tries settle it. */
+const conflictAttempts = 8;
+
+interface JobRow extends JobEntry {
+  item: string;
+  expiresAt: number;
+}
+interface PageRow extends PageEntry {
+  jobId: string;
+  item: string;
+  expiresAt: number;
+}
+
+const entryOf = ({ item: _item, expiresAt: _expiresAt, ...entry }: JobRow): JobEntry => entry;
+const pageOf = ({ jobId: _jobId, item: _item, expiresAt: _expiresAt, ...entry }: PageRow): PageEntry => entry;
+const conditionFailed = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string): JobLedger {
+  const getJob = async (jobId: string) =>
+    (await client.send(new GetCommand({ TableName: tableName, Key: { jobId, item: jobItem }, ConsistentRead: true }))).Item as JobRow | undefined;
+
+  return {
+    async start(jobId, plan, at) {
+      const row: JobRow = { jobId, item: jobItem, ...plan, startedAt: at, pagesDone: 0, finished: false, expiresAt: Math.floor(at / 1000) + ttlSeconds };
+      try {
+        await client.send(new PutCommand({ TableName: tableName, Item: row, ConditionExpression: 'attribute_not_exists(jobId)' }));
+        return entryOf(row);
+      } catch (error) {
+        if (!conditionFailed(error)) throw error;
+        return entryOf((await getJob(jobId))!);
+      }
+    },
+
+    async job(jobId) {
+      const row = await getJob(jobId);
+      return row && entryOf(row);
+    },
+
+    async donePages(jobId, pageNumbers) {
+      const done = new Set<number>();
+      for (let i = 0; i < pageNumbers.length; i += 100) {
+        let keys: Record<string, unknown>[] | undefined = pageNumbers.slice(i, i + 100).map((n) => ({ jobId, item: pageItem(n) }));
+        for (let attempt = 0; keys?.length; attempt++) {
+          if (attempt > 0) await pause(Math.min(1_000, 50 * 2 ** attempt));
+          const out: BatchGetCommandOutput = await client.send(
+            new BatchGetCommand({
+              RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'pageNumber' } },
+            }),
+          );
+          for (const row of out.Responses?.[tableName] ?? []) done.add(row.pageNumber as number);
+          keys = out.UnprocessedKeys?.[tableName]?.Keys;
+        }
+      }
+      return done;
+    },
+
+    async pages(jobId) {
+      const pages: PageEntry[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'jobId = :jobId AND begins_with(#item, :page)',
+            ExpressionAttributeNames: { '#item': 'item' },
+            ExpressionAttributeValues: { ':jobId': jobId, ':page': 'page#' },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        pages.push(...((out.Items ?? []) as PageRow[]).map(pageOf));
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return pages; // sorted by the zero-padded sort key: page order
+    },
+
+    async markPageDone(jobId, page) {
+      const job = await getJob(jobId);
+      if (!job) throw new Error(`job ${jobId} is not in the ledger`);
+      const row: PageRow = { ...page, jobId, item: pageItem(page.pageNumber), expiresAt: job.expiresAt };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                { Put: { TableName: tableName, Item: row, ConditionExpression: 'attribute_not_exists(jobId)' } },
+                {
+                  Update: {
+                    TableName: tableName,
+                    Key: { jobId, item: jobItem },
+                    UpdateExpression: 'ADD pagesDone :one',
+                    ConditionExpression: 'attribute_exists(jobId)',
+                    ExpressionAttributeValues: { ':one': 1 },
+                  },
+                },
+              ],
+            }),
+          );
+          return { counted: true, pagesDone: (await getJob(jobId))!.pagesDone };
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const [pageReason] = error.CancellationReasons ?? [];
+          if (pageReason?.Code === 'ConditionalCheckFailed') return { counted: false, pagesDone: (await getJob(jobId))!.pagesDone };
+          const conflict = error.CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
+          if (!conflict || attempt >= conflictAttempts) throw error;
+          await pause(Math.random() * 20 * attempt);
+        }
+      }
+    },
+
+    async claimFinish(jobId, owner, now, leaseMs) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { jobId, item: jobItem },
+            UpdateExpression: 'SET #claim = :claim',
+            ConditionExpression:
+              'attribute_exists(jobId) AND finished = :false AND (attribute_not_exists(#claim) OR #claim.#owner = :owner OR #claim.claimedAt < :stale)',
+            ExpressionAttributeNames: { '#claim': 'claim', '#owner': 'owner' },
+            ExpressionAttributeValues: { ':claim': { owner, claimedAt: now }, ':false': false, ':owner': owner, ':stale': now - leaseMs },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (conditionFailed(error)) return false;
+        throw error;
+      }
+    },
+
+    async markFinished(jobId) {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { jobId, item: jobItem },
+          UpdateExpression: 'SET finished = :true',
+          ConditionExpression: 'attribute_exists(jobId)',
+          ExpressionAttributeValues: { ':true': true },
+        }),
+      );
+    },
+  };
+}

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inflatedTooLarge, malformedGzip } from '../../functions/http/body.ts';
+import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { newObjectId } from '../../lib/ids.ts';
+import { seed } from '../../infra/local/seed.ts';
+import { startApi, tokenFor } from '../support/api.ts';
+import { testStores } from '../support/stores.ts';
+
+/**
+ * Gzip request bodies (issue 13): a 1,000-page book's final result is larger than API Gateway's and
+ * Lambda's request limits as plain JSON, so the OCR worker compresses it; the service inflates it,
+ * within a cap.
+ */
+const stores = testStores();
+let api: Awaited<ReturnType<typeof startApi>>;
+let editor: string;
+let editorId: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  const out = await seed(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] }, {
+    now: new Date(),
+    catalogue: parseCatalogue(undefined),
+    issueToken: (id) => tokenFor(id),
+  });
+  editor = out.users.ed!.token;
+  editorId = out.users.ed!.userId; // jobs of an editor: never charged, so no usage to record
+});
+afterAll(() => api?.close());
+
+/**
+ * A dense Arabic page of random letters: it compresses worse than any real book (2.5 to 1 against
+ * about 4 to 1), so the compressed body here is as large as a 1,000-page final result gets.
+ */
+const letters = 'ابتثجحخدذرزسشصضطظعغفقكلمنهوية';
+function arabicPage(seedValue: number, length = 4_000): string {
+  let state = seedValue;
+  const chars: string[] = [];
+  for (let i = 0; i < length; i++) {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    chars.push(i % 5 === 4 ? ' ' : letters[state % letters.length]!);
+  }
+  return chars.join('');
+}
+
+const post = (body: Buffer, headers: Record<string, string>) =>
+  fetch(`${api.url}/ocr/result`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${editor}`, 'content-type': 'application/json', ...headers },
+    body,
+  });
+
+describe('gzip request bodies', () => {
+  it('stores whole the gzip final result of a 1,000-page Arabic book, larger than the request limits as JSON', async () => {
+    const job = { jobId: randomUUID(), fileId: newObjectId(), userId: editorId };
+    const extractedText = Array.from({ length: 1_000 }, (_, i) => arabicPage(i + 1)).join('\n\n');
+    const json = Buffer.from(JSON.stringify({ ...job, status: 'completed', extractedText, pageCount: 1_000, language: 'ar', processingTime: 1 }));
+    const gzip = gzipSync(json);
+    expect(json.length).toBeGreaterThan(6 * 1024 * 1024); // Lambda's request payload limit
+    expect(gzip.length).toBeLessThan(4 * 1024 * 1024); // the worker's cap on a compressed body
+
+    const res = await post(gzip, { 'content-encoding': 'gzip' });
+    expect(res.status).toBe(201);
+    const text = await api.call('GET', `/ocr/text/${job.jobId}`, { token: editor });
+    expect(text.status).toBe(200);
+    expect(text.body.data.extractedText).toBe(extractedText);
+    expect(text.body.data).toMatchObject({ pageCount: 1_000, status: 'completed', language: 'ar' });
+  });
+
+  it('answers 413 in the OCR style for a body that inflates past the cap (a zip bomb), 400 for one that is not gzip', async () => {
+    const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20));
+    expect(bomb.length).toBeLessThan(200 * 1024);
+    const tooLarge = await post(bomb, { 'content-encoding': 'gzip' });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toEqual({ success: false, message: inflatedTooLarge });
+
+    const truncated = gzipSync(Buffer.from(JSON.stringify({ jobId: randomUUID(), fileId: newObjectId(), userId: editorId }))).subarray(0, 12);
+    const bad = await post(truncated, { 'content-encoding': 'gzip' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ success: false, message: malformedGzip });
+  });
+
+  it('reads a JSON body marked gzip but already inflated on the way (as REST API gateways do) as it is', async () => {
+    const job = { jobId: randomUUID(), fileId: newObjectId(), userId: editorId };
+    const res = await post(Buffer.from(JSON.stringify({ ...job, status: 'processing' })), { 'content-encoding': 'gzip' });
+    expect(res.status).toBe(201);
+  });
+
+  it('leaves a page callback without Content-Encoding as it was', async () => {
+    const job = { jobId: randomUUID(), fileId: newObjectId(), userId: editorId };
+    const res = await api.call('POST', '/ocr/result/page', { token: editor, body: { ...job, pageNumber: 1, text: 'سطر' } });
+    expect(res).toMatchObject({ status: 200, body: { success: true } });
+  });
+});

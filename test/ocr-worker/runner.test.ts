@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { PageError, UnreadableFile } from '../../ocr-worker/contract.ts';
+import { FinishPending, finishLeaseMs, pageSeparator } from '../../ocr-worker/job/finish.ts';
+import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
+import { noPagesMessage, planJob, runPages, type RunnerDeps } from '../../ocr-worker/job/runner.ts';
+import type { OcrJobMessage } from '../../ocr-worker/contract.ts';
+import { born, fakeApi, fakeWorker, message, scanned, type Book } from './fakes.ts';
+
+/** The job runner over in-memory ports: what the service is told, and how often. */
+
+const fivePages: Book = [scanned(1), scanned(2), born(3, 'نص الصفحة الثالثة'), scanned(4), scanned(5)];
+const fiveTexts = ['text of page 1', 'text of page 2', 'نص الصفحة الثالثة', 'text of page 4', 'text of page 5'];
+
+/** A job as a queue runs it: the job message planned, then each task of pages (here in reverse order). */
+async function runJob(deps: RunnerDeps, job: OcrJobMessage) {
+  const plan = await planJob(deps, job);
+  for (const task of [...plan.tasks].reverse()) await runPages(deps, job, task);
+  return plan;
+}
+
+describe('a job', () => {
+  it('posts each page once, with its image key and counts, then one completed result with the text in page order', async () => {
+    const service = fakeApi();
+    const { deps, recognized, images } = fakeWorker(fivePages, { api: service.api }, { pagesPerTask: 2 });
+    const job = message();
+    const plan = await runJob(deps, job);
+
+    expect(plan).toEqual({ pageCount: 5, tasks: [[1, 2], [3, 4], [5]] });
+    expect(service.pages.map((p) => p.pageNumber).sort()).toEqual([1, 2, 3, 4, 5]);
+    for (const page of service.pages) {
+      expect(page).toMatchObject({ jobId: job.jobId, fileId: job.fileId, userId: job.userId, pageCount: 5 });
+      expect(page.text).toBe(fiveTexts[page.pageNumber - 1]);
+      expect(page.storageKey).toBe(`ocr-pages/${job.jobId}/${page.pageNumber}.png`);
+      expect(page.status).toBeUndefined();
+    }
+    expect(service.pages.map((p) => p.pagesProcessed)).toEqual([1, 2, 3, 4, 5]);
+    expect([...images.keys()]).toHaveLength(5);
+    // Page 3 has a trustworthy text layer: no OCR; the others with the Arabic model.
+    expect(recognized.map((r) => r.page).sort()).toEqual(['scan of page 1', 'scan of page 2', 'scan of page 4', 'scan of page 5']);
+    expect(new Set(recognized.map((r) => r.model))).toEqual(new Set(['ara']));
+
+    expect(service.results).toHaveLength(1);
+    expect(service.results[0]).toMatchObject({
+      jobId: job.jobId,
+      fileId: job.fileId,
+      userId: job.userId,
+      status: 'completed',
+      pageCount: 5,
+      language: 'ar',
+      extractedText: fiveTexts.join(pageSeparator),
+    });
+    expect(service.results[0]!.processingTime).toBeGreaterThanOrEqual(0);
+  });
+
+  it('posts nothing more when its message or a task is delivered again', async () => {
+    const service = fakeApi();
+    const { deps, recognized } = fakeWorker(fivePages, { api: service.api }, { pagesPerTask: 2 });
+    const job = message();
+    await runJob(deps, job);
+    const before = { pages: service.pages.length, results: service.results.length, ocr: recognized.length };
+
+    expect(await planJob(deps, job)).toEqual({ pageCount: 5, tasks: [] });
+    await runPages(deps, job, [1, 2]);
+    await runPages(deps, job, [5]);
+    expect({ pages: service.pages.length, results: service.results.length, ocr: recognized.length }).toEqual(before);
+  });
+
+  it('posts completed once when two workers race on one job', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const job = message();
+    const workers = [0, 1].map(() => fakeWorker(fivePages, { api: service.api, ledger }, { pagesPerTask: 1 }));
+    // Both take the job message and every task, at once.
+    const runs = await Promise.allSettled(workers.map((w) => runJob(w.deps, job)));
+    expect(service.results.filter((r) => r.status === 'completed')).toHaveLength(1);
+    // A loser that found the finish claimed is told to try again later, and then does nothing.
+    for (const run of runs) if (run.status === 'rejected') expect(run.reason).toBeInstanceOf(FinishPending);
+    for (const w of workers) await runJob(w.deps, job);
+    expect(service.results).toHaveLength(1);
+    // Every page counted once in the ledger, whatever was posted twice in the race.
+    expect((await ledger.job(job.jobId))!.pagesDone).toBe(5);
+    expect(new Set(service.pages.map((p) => p.pageNumber))).toEqual(new Set([1, 2, 3, 4, 5]));
+  });
+
+  it('resumes a job whose worker died after page 3 without reading pages 1 to 3 again', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const job = message();
+    const first = fakeWorker(fivePages, { api: service.api, ledger }, { pagesPerTask: 5 });
+    service.failWhen((call, body) => call === 'page' && (body as { pageNumber: number }).pageNumber === 4);
+    const plan = await planJob(first.deps, job);
+    await expect(runPages(first.deps, job, plan.tasks[0]!)).rejects.toThrow('connection reset');
+    expect(service.pages.map((p) => p.pageNumber)).toEqual([1, 2, 3]);
+    expect(service.results).toHaveLength(0);
+
+    service.failWhen(undefined);
+    const second = fakeWorker(fivePages, { api: service.api, ledger });
+    // The queue delivers the job message and its task again.
+    expect((await planJob(second.deps, job)).tasks).toEqual([[4, 5]]);
+    await runPages(second.deps, job, plan.tasks[0]!);
+    expect(second.recognized.map((r) => r.page)).toEqual(['scan of page 4', 'scan of page 5']);
+    expect(service.pages.map((p) => p.pageNumber)).toEqual([1, 2, 3, 4, 5]);
+    expect(service.results).toHaveLength(1);
+    expect(service.results[0]!.extractedText).toBe(fiveTexts.join(pageSeparator));
+  });
+
+  it('ends failed once, with what the reader said, when the file cannot be read', async () => {
+    const service = fakeApi();
+    const why = 'The PDF is encrypted: remove its password and upload it again';
+    const { deps } = fakeWorker(new UnreadableFile(why), { api: service.api });
+    const job = message();
+    expect(await planJob(deps, job)).toEqual({ pageCount: 0, tasks: [] });
+    expect(await planJob(deps, job)).toEqual({ pageCount: 0, tasks: [] });
+    expect(service.pages).toEqual([]);
+    expect(service.results).toHaveLength(1);
+    expect(service.results[0]).toMatchObject({ jobId: job.jobId, status: 'failed', error: why, language: 'ar' });
+    expect(service.results[0]!.extractedText).toBeUndefined();
+  });
+
+  it('ends failed when the file has no pages', async () => {
+    const service = fakeApi();
+    const { deps } = fakeWorker([], { api: service.api });
+    await planJob(deps, message());
+    expect(service.results).toMatchObject([{ status: 'failed', error: noPagesMessage }]);
+  });
+
+  it('posts a page it cannot read as a failed page, and the job still completes', async () => {
+    const service = fakeApi();
+    const why = 'Page 2 is larger than 50 million pixels';
+    const book: Book = [scanned(1), new PageError(why), scanned(3)];
+    const { deps } = fakeWorker(book, { api: service.api }, { modelFor: () => 'eng' });
+    const job = message({ language: 'en' });
+    await runJob(deps, job);
+    const failed = service.pages.find((p) => p.pageNumber === 2);
+    expect(failed).toMatchObject({ status: 'failed', error: why, text: '', storageKey: null });
+    expect(service.pages.filter((p) => p.status === 'failed')).toHaveLength(1);
+    expect(service.results).toMatchObject([{ status: 'completed', pageCount: 3, language: 'en' }]);
+    expect(service.results[0]!.extractedText).toBe(['text of page 1', '', 'text of page 3'].join(pageSeparator));
+  });
+
+  it("reads scanned pages through the injected reading (the engine's second script and clean-up), with the job's model", async () => {
+    const service = fakeApi();
+    const models: string[] = [];
+    const { deps } = fakeWorker([scanned(1), born(2, 'layer')], { api: service.api }, {
+      modelFor: (language) => (language === 'en' ? 'eng' : 'ara'),
+      read: async (engine, png, model, options) => {
+        models.push(model);
+        const first = await engine.recognize(png, model, options);
+        return { ...first, text: `${first.text}, cleaned` };
+      },
+    });
+    await runJob(deps, message({ language: 'en' }));
+    expect(models).toEqual(['eng']);
+    expect(service.results[0]!.extractedText).toBe(['text of page 1, cleaned', 'layer'].join(pageSeparator));
+  });
+
+  it('does not post completed again when the finisher died after the service stored it', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const job = message();
+    let clock = 1_000_000;
+    const now = () => clock;
+    const first = fakeWorker(fivePages, { api: service.api, ledger }, { now });
+    service.failWhen((call) => call === 'result');
+    await expect(runJob(first.deps, job)).rejects.toThrow('connection reset');
+    expect(service.results).toHaveLength(1);
+
+    service.failWhen(undefined);
+    const second = fakeWorker(fivePages, { api: service.api, ledger }, { now });
+    // Within the first finisher's lease, the second is told to come back later.
+    await expect(runPages(second.deps, job, [5])).rejects.toBeInstanceOf(FinishPending);
+    clock += finishLeaseMs + 1;
+    await runPages(second.deps, job, [5]);
+    expect(service.results).toHaveLength(1);
+    expect((await ledger.job(job.jobId))!.finished).toBe(true);
+    expect(second.recognized).toEqual([]);
+  });
+
+  it('takes over a finish whose claimer died before posting, once its lease has run out', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const job = message();
+    let clock = 1_000_000;
+    const now = () => clock;
+    const first = fakeWorker(fivePages, { api: service.api, ledger }, { now });
+    service.failWhen((call) => call === 'status');
+    await expect(runJob(first.deps, job)).rejects.toThrow('connection reset');
+    expect(service.results).toHaveLength(0);
+
+    service.failWhen(undefined);
+    clock += finishLeaseMs + 1;
+    const second = fakeWorker(fivePages, { api: service.api, ledger }, { now });
+    expect(await planJob(second.deps, job)).toEqual({ pageCount: 5, tasks: [] });
+    expect(service.results).toMatchObject([{ status: 'completed', extractedText: fiveTexts.join(pageSeparator) }]);
+  });
+});
