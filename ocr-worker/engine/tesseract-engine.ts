@@ -19,9 +19,11 @@ export const enginePageDefaults = { pagesPerWorker: 20, timeoutMs: 60_000 } as c
 
 /** What a user reads when a page fails in the engine. */
 export const engineErrors = {
-  timeout: (ms: number) => `This page took longer than ${Math.round(ms / 1000)} seconds to read and was skipped.`,
+  timeout: (ms: number) => `This page took longer than ${seconds(ms)} to read and was skipped.`,
   failed: 'This page could not be read by the text recognizer.',
 } as const;
+
+const seconds = (ms: number): string => (ms <= 1000 ? '1 second' : `${Math.ceil(ms / 1000)} seconds`);
 
 interface Slot {
   worker?: Promise<Worker>;
