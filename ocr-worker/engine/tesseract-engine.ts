@@ -15,7 +15,7 @@ export interface TesseractEngineOptions {
   timeoutMs?: number;
 }
 
-export const enginePageDefaults = { pagesPerWorker: 20, timeoutMs: 60_000 } as const;
+export const enginePageDefaults = { pagesPerWorker: 50, timeoutMs: 60_000 } as const;
 
 /** What a user reads when a page fails in the engine. */
 export const engineErrors = {
