@@ -1,4 +1,4 @@
-import { maxPageTextLength } from '../../lib/ocr/page.ts';
+import { maxPagesPerRequest, maxPageTextLength } from '../../lib/ocr/page.ts';
 import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
@@ -11,6 +11,14 @@ export const pagesPerTask = 8;
 export const pageTimeoutMs = 120_000;
 
 export const noPagesMessage = 'The file has no pages to read';
+
+/**
+ * The most pages one job reads: the service's own cap on pages in one request (and on an import), so
+ * a digitized book can always be edited and imported whole. A 100,000-page PDF fails its job at once.
+ */
+export const maxPagesPerJob = maxPagesPerRequest;
+export const tooManyPagesMessage = (pages: number) =>
+  `The file has ${pages.toLocaleString('en-US')} pages; at most ${maxPagesPerJob.toLocaleString('en-US')} pages can be read in one job. Split it and upload the parts.`;
 
 export interface RunnerDeps {
   ledger: JobLedger;
@@ -105,9 +113,9 @@ async function openPages(deps: RunnerDeps, message: OcrJobMessage): Promise<Page
   try {
     const bytes = await deps.files.open(message.storage.bucket, message.storage.key);
     const source = await deps.openSource(bytes);
-    if (source.pageCount > 0) return source;
+    if (source.pageCount > 0 && source.pageCount <= maxPagesPerJob) return source;
     await source.close();
-    return noPagesMessage;
+    return source.pageCount > 0 ? tooManyPagesMessage(source.pageCount) : noPagesMessage;
   } catch (error) {
     if (error instanceof UnreadableFile) return error.message;
     throw error;

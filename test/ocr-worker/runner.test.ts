@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PageError, UnreadableFile } from '../../ocr-worker/contract.ts';
 import { FinishPending, finishLeaseMs, pageSeparator } from '../../ocr-worker/job/finish.ts';
 import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
-import { noPagesMessage, planJob, runPages, type RunnerDeps } from '../../ocr-worker/job/runner.ts';
+import { maxPagesPerJob, noPagesMessage, planJob, runPages, tooManyPagesMessage, type RunnerDeps } from '../../ocr-worker/job/runner.ts';
 import type { OcrJobMessage } from '../../ocr-worker/contract.ts';
 import { born, fakeApi, fakeWorker, message, scanned, type Book } from './fakes.ts';
 
@@ -115,6 +115,17 @@ describe('a job', () => {
     expect(service.results).toHaveLength(1);
     expect(service.results[0]).toMatchObject({ jobId: job.jobId, status: 'failed', error: why, language: 'ar' });
     expect(service.results[0]!.extractedText).toBeUndefined();
+  });
+
+  it('ends failed, reading nothing, when the file has more pages than a job may read', async () => {
+    const service = fakeApi();
+    const huge: Book = Array.from({ length: maxPagesPerJob + 1 }, (_, i) => scanned(i + 1));
+    const { deps, recognized } = fakeWorker(huge, { api: service.api });
+    expect(await planJob(deps, message())).toEqual({ pageCount: 0, tasks: [] });
+    expect(recognized).toEqual([]);
+    expect(service.pages).toEqual([]);
+    expect(service.results).toMatchObject([{ status: 'failed', error: tooManyPagesMessage(maxPagesPerJob + 1) }]);
+    expect(service.results[0]!.error).toBe('The file has 2,001 pages; at most 2,000 pages can be read in one job. Split it and upload the parts.');
   });
 
   it('ends failed when the file has no pages', async () => {
