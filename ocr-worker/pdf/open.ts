@@ -21,11 +21,14 @@ export interface OpenedPdf {
 }
 
 /** Opens the PDF through range reads; a file that cannot be opened is an UnreadableFile with a message for users. */
-export async function openDocument(bytes: FileBytes, maxPages: number = pdfLimits.maxPages): Promise<OpenedPdf> {
+export async function openDocument(
+  bytes: FileBytes,
+  { maxPages = pdfLimits.maxPages, rangeChunkSize = pdfLimits.rangeChunkSize }: { maxPages?: number; rangeChunkSize?: number } = {},
+): Promise<OpenedPdf> {
   let fail!: (error: unknown) => void;
   const failed = new Promise<never>((_, reject) => (fail = reject));
   failed.catch(() => {}); // observed by whoever races it
-  const initial = await bytes.read(0, Math.min(bytes.size, pdfLimits.rangeChunkSize));
+  const initial = await bytes.read(0, Math.min(bytes.size, rangeChunkSize));
   let readError: { error: unknown } | undefined;
   const transport = new FileBytesTransport(bytes, initial, (error) => {
     readError ??= { error };
@@ -35,7 +38,7 @@ export async function openDocument(bytes: FileBytes, maxPages: number = pdfLimit
     ...pdfjsOptions,
     range: transport,
     length: bytes.size,
-    rangeChunkSize: pdfLimits.rangeChunkSize,
+    rangeChunkSize,
     disableAutoFetch: true, // else pdfjs reads the rest of the file in the background
     disableStream: true,
   });

@@ -11,6 +11,8 @@ export interface PdfOptions {
   dpi?: number;
   maxPixels?: number;
   renderTimeoutMs?: number;
+  /** Bytes per range read (default pdfLimits.rangeChunkSize). */
+  rangeChunkSize?: number;
   /**
    * Whether pages may give their text layer instead of OCR. Absent: never (every page is OCRed).
    * `{ engine, model }`: decided once, on the first page read, by checking a sample page against OCR.
@@ -131,5 +133,11 @@ export class PdfPageSource implements PageSource {
 
 /** Opens a PDF for reading page by page; an unreadable file (encrypted, damaged, over the page cap) is an UnreadableFile. */
 export async function openPdf(bytes: FileBytes, options: PdfOptions = {}): Promise<PdfPageSource> {
-  return new PdfPageSource(await openDocument(bytes, options.maxPages), options);
+  return new PdfPageSource(
+    await openDocument(bytes, {
+      ...(options.maxPages !== undefined && { maxPages: options.maxPages }),
+      ...(options.rangeChunkSize !== undefined && { rangeChunkSize: options.rangeChunkSize }),
+    }),
+    options,
+  );
 }
