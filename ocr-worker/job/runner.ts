@@ -1,4 +1,5 @@
-import { maxPagesPerRequest, maxPageTextLength } from '../../lib/ocr/page.ts';
+import { maxPageTextLength } from '../../lib/ocr/page.ts';
+import { maxPagesPerJob } from '../limits.ts';
 import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
@@ -12,11 +13,7 @@ export const pageTimeoutMs = 120_000;
 
 export const noPagesMessage = 'The file has no pages to read';
 
-/**
- * The most pages one job reads: the service's own cap on pages in one request (and on an import), so
- * a digitized book can always be edited and imported whole. A 100,000-page PDF fails its job at once.
- */
-export const maxPagesPerJob = maxPagesPerRequest;
+export { maxPagesPerJob };
 export const tooManyPagesMessage = (pages: number) =>
   `The file has ${pages.toLocaleString('en-US')} pages; at most ${maxPagesPerJob.toLocaleString('en-US')} pages can be read in one job. Split it and upload the parts.`;
 

@@ -1,12 +1,9 @@
-import { maxPagesPerRequest } from '../../lib/ocr/page.ts';
+import { maxPagesPerJob } from '../limits.ts';
 
 /** The worker's caps on a PDF, one place: a hostile file fails its own job or page, never the process. */
 export const pdfLimits = {
-  /**
-   * Pages per file: the final `POST /ocr/result` lists every page in one request, which the service
-   * caps at maxPagesPerRequest; a longer file could not be reported, so it fails before any work.
-   */
-  maxPages: maxPagesPerRequest,
+  /** Pages per file (ocr-worker/limits.ts): refused at open, before a page is read. */
+  maxPages: maxPagesPerJob,
   /** The render resolution for OCR (Tesseract reads best at 300 dpi). */
   dpi: 300,
   /**

@@ -1,0 +1,8 @@
+import { maxPagesPerRequest } from '../lib/ocr/page.ts';
+
+/**
+ * The most pages one job reads, whatever the file (PDF, multi-page TIFF): the service's own cap on
+ * pages in one request (and on an import), so the final result can list every page and a digitized
+ * book can be edited and imported whole. A 100,000-page file fails its job before any work.
+ */
+export const maxPagesPerJob = maxPagesPerRequest;
