@@ -55,8 +55,8 @@ export interface PageSource {
   close(): Promise<void>;
 }
 
-/** The engine's models: Tesseract's `ara` and `eng` (the `4.0.0_best_int` data from npm). */
-export type OcrModel = 'ara' | 'eng';
+/** The engine's models: Tesseract's `ara`, `fas`, `urd` and `eng` (the `4.0.0_best_int` data from npm). */
+export type OcrModel = 'ara' | 'fas' | 'urd' | 'eng';
 
 export interface Recognized {
   text: string;
@@ -65,7 +65,7 @@ export interface Recognized {
 }
 
 export interface OcrEngine {
-  /** Reads one page image with one model; rejects with PageTimeout past `timeoutMs`. */
+  /** Reads one page image with one model; rejects with PageError past `timeoutMs` or when the page cannot be read. */
   recognize(png: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<Recognized>;
   close(): Promise<void>;
 }

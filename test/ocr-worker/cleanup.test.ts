@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { cleanArabic } from '../../ocr-worker/text/cleanup.ts';
+import { cer, corpusCer } from '../../ocr-worker/text/cer.ts';
+
+describe('Arabic clean-up', () => {
+  it('restores the Arabic comma read as a Latin comma or as »', () => {
+    expect(cleanArabic('الحمد لله رب العالمين, والصلاة')).toBe('الحمد لله رب العالمين، والصلاة');
+    expect(cleanArabic('سافرت إلى دمشق وبغداد والقيروان» ورأيت')).toBe('سافرت إلى دمشق وبغداد والقيروان، ورأيت');
+  });
+
+  it('keeps » that closes a quotation, and commas between Latin words', () => {
+    expect(cleanArabic('قال: «العلم نور» ثم سكت')).toBe('قال: «العلم نور» ثم سكت');
+    expect(cleanArabic('see Smith, Jones')).toBe('see Smith, Jones');
+  });
+
+  it('drops the direction marks around numbers and folds half-Western Arabic-Indic numbers', () => {
+    expect(cleanArabic('نحو \u200E35٠\u200F صفحة')).toBe('نحو ٣٥٠ صفحة');
+    expect(cleanArabic('رقم 4 في الصفحة 127')).toBe('رقم 4 في الصفحة 127');
+  });
+
+  it('drops a speck read as a symbol before the first word of a line', () => {
+    expect(cleanArabic('© قرأ الطالب')).toBe('قرأ الطالب');
+  });
+});
+
+describe('character error rate', () => {
+  it('counts code-point edits over the reference length, whitespace folded', () => {
+    expect(cer('كتاب', 'كتاب')).toBe(0);
+    expect(cer('كتاب', 'كاب')).toBe(0.25);
+    expect(cer('a  b\nc', 'a b c')).toBe(0);
+  });
+
+  it('can leave the diacritics out', () => {
+    expect(cer('عِلْمًا', 'علما')).toBeGreaterThan(0);
+    expect(cer('عِلْمًا', 'علما', { ignoreDiacritics: true })).toBe(0);
+  });
+
+  it('weights a set of pages by their length', () => {
+    expect(corpusCer([{ reference: 'abcd', hypothesis: 'abcd' }, { reference: 'ab', hypothesis: 'ax' }])).toBeCloseTo(1 / 6);
+  });
+});
