@@ -147,19 +147,24 @@ describe('the built-in OCR worker', () => {
   });
 
   it('gives each function its own role with exactly the grants its code uses', () => {
-    const bucket = id(on, on.stack.buckets.uploads);
-    const [ledger, pagesQueue, ocrQueue, token] = [worker(on).ledger, worker(on).pagesQueue, on.stack.queues.ocrJobs, worker(on).token].map((c) => id(on, c).replace(/[0-9A-F]{8}$/, ''));
+    // Logical ids without their hash suffix, as grants() names resources.
+    const name = (c: Construct) => id(on, c).replace(/[0-9A-F]{8}$/, '');
+    const [bucket, ledger, pagesQueue, ocrQueue, token] = [on.stack.buckets.uploads, worker(on).ledger, worker(on).pagesQueue, on.stack.queues.ocrJobs, worker(on).token].map(name) as [string, string, string, string, string];
     const ledgerActions = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a} ${ledger}`);
     const consume = (queue: string) =>
       ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map((a) => `sqs:${a} ${queue}`);
-    const common = (fn: OcrWorkerFunction) => {
-      const logs = id(on, worker(on).functions[fn]).replace(/[0-9A-F]{8}$/, '');
-      return [...ledgerActions, `s3:GetObject ${bucket.replace(/[0-9A-F]{8}$/, '')}/ocr/*`, `secretsmanager:GetSecretValue ${token}`, 'xray:PutTelemetryRecords "*"', 'xray:PutTraceSegments "*"', ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((a) => `${a} ${logs.replace(/(Job|Pages)$/, '$1Logs')}`)];
-    };
+    const common = (fn: OcrWorkerFunction) => [
+      ...ledgerActions,
+      `s3:GetObject ${bucket}/ocr/*`,
+      `secretsmanager:GetSecretValue ${token}`,
+      'xray:PutTelemetryRecords "*"',
+      'xray:PutTraceSegments "*"',
+      ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((a) => `${a} ${name(worker(on).functions[fn])}Logs`),
+    ];
     expect(grants(on, 'job')).toEqual(
       [...common('job'), ...consume(ocrQueue), ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].map((a) => `${a} ${pagesQueue}`)].sort(),
     );
-    expect(grants(on, 'pages')).toEqual([...common('pages'), ...consume(pagesQueue), `s3:PutObject ${bucket.replace(/[0-9A-F]{8}$/, '')}/ocr-pages/*`].sort());
+    expect(grants(on, 'pages')).toEqual([...common('pages'), ...consume(pagesQueue), `s3:PutObject ${bucket}/ocr-pages/*`].sort());
     for (const fn of ['job', 'pages'] as const) {
       const role = resource(on, worker(on).roles[fn]).Properties;
       expect(role.ManagedPolicyArns).toBeUndefined();
