@@ -11,7 +11,8 @@ import { httpServiceApi } from '../client/http-api.ts';
 import { readPage } from '../engine/read-page.ts';
 import { createTesseractEngine } from '../engine/tesseract-engine.ts';
 import type { RunnerDeps } from '../job/runner.ts';
-import { openSource } from '../open-source.ts';
+import type { FileBytes, PageSource } from '../contract.ts';
+import { openSource, type TextLayerPolicy } from '../open-source.ts';
 import { modelFor } from '../text/language.ts';
 import { pageReadingTimeoutMs } from './limits.ts';
 import { reauthenticating, secretToken } from './token.ts';
@@ -41,6 +42,8 @@ export function bundledWorkerScript(): string | undefined {
 
 export interface LambdaDeps extends RunnerDeps {
   sqs: SQSClient;
+  /** The job's file as pages, with a PDF's text layer decided by this policy (the job's sample check, or a task's copy of it). */
+  openSourceWith(bytes: FileBytes, textLayer?: TextLayerPolicy): Promise<PageSource>;
 }
 
 let composed: LambdaDeps | undefined;
@@ -60,6 +63,7 @@ export function lambdaDeps(): LambdaDeps {
     api: reauthenticating(httpServiceApi({ baseUrl: env('apiUrl'), token: () => token.get() }), token),
     engine: createTesseractEngine(workerPath ? { workerPath } : {}),
     openSource: (bytes) => openSource(bytes),
+    openSourceWith: openSource,
     modelFor,
     read: readPage,
     owner: `lambda:${randomUUID()}`,

@@ -3,7 +3,6 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { OcrJobMessage } from '../contract.ts';
 import { FinishPending } from '../job/finish.ts';
 import { planJob } from '../job/runner.ts';
-import { openSource } from '../open-source.ts';
 import { PdfPageSource } from '../pdf/page-source.ts';
 import { env, lambdaDeps, type LambdaDeps } from './deps.ts';
 import { tasksPerSend } from './limits.ts';
@@ -49,7 +48,7 @@ export async function handleJobs(deps: LambdaDeps, event: SQSEvent, pagesQueueUr
  */
 async function textLayerDecision(deps: LambdaDeps, message: OcrJobMessage): Promise<boolean | undefined> {
   const bytes = await deps.files.open(message.storage.bucket, message.storage.key);
-  const source = await openSource(bytes, { engine: deps.engine, model: deps.modelFor(message.language) });
+  const source = await deps.openSourceWith(bytes, { engine: deps.engine, model: deps.modelFor(message.language) });
   try {
     return source instanceof PdfPageSource ? ((await source.textLayerVerdict())?.trusted ?? false) : undefined;
   } finally {

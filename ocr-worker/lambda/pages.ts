@@ -2,7 +2,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { FinishPending } from '../job/finish.ts';
 import { runPages } from '../job/runner.ts';
-import { openSource, type TextLayerPolicy } from '../open-source.ts';
+import type { TextLayerPolicy } from '../open-source.ts';
 import { env, lambdaDeps, type LambdaDeps } from './deps.ts';
 import { finishRetrySeconds } from './limits.ts';
 import { log } from './log.ts';
@@ -30,7 +30,7 @@ export async function handlePages(deps: LambdaDeps, event: SQSEvent, queueUrl: s
       task.textLayer === undefined ? { engine: deps.engine, model: deps.modelFor(language) } : { trusted: task.textLayer };
     try {
       const started = Date.now();
-      await runPages({ ...deps, openSource: (bytes) => openSource(bytes, textLayer) }, task.message, task.pages);
+      await runPages({ ...deps, openSource: (bytes) => deps.openSourceWith(bytes, textLayer) }, task.message, task.pages);
       log.info('Read a task of pages', { jobId, pages: task.pages, seconds: (Date.now() - started) / 1000 });
     } catch (error) {
       if (error instanceof FinishPending) {
