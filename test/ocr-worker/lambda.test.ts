@@ -1,4 +1,4 @@
-import type { ChangeMessageVisibilityCommand} from '@aws-sdk/client-sqs';
+import type { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
