@@ -21,8 +21,8 @@ export interface Findings {
   api: HttpApi;
   functions: readonly lambda.Function[];
   roles: readonly iam.Role[];
-  /** The JWT key (absent with a JWKS URL) and the Stripe keys; an imported one is the operator's own. */
-  secrets: { jwt?: secretsmanager.ISecret; stripe: secretsmanager.ISecret };
+  /** The JWT key (absent with a JWKS URL), the Stripe keys and the OCR worker's token; an imported one is the operator's own. */
+  secrets: { jwt?: secretsmanager.ISecret; stripe: secretsmanager.ISecret; ocrWorkerToken?: secretsmanager.ISecret };
   uploads: s3.IBucket;
   audio: s3.IBucket;
   /** Endpoint ARN patterns of the configured SNS platform applications. */
@@ -41,6 +41,9 @@ const reasons = {
   stripeRotation:
     'Stripe issues these keys: they are rolled in the Stripe dashboard and the new values put here by the operator (README: Deploying); ' +
     'Secrets Manager cannot rotate them.',
+  ocrWorkerTokenRotation:
+    'The OCR worker’s editor token is signed by the identity service (scripts/worker-token.ts or the JWKS provider), which Secrets ' +
+    'Manager cannot call; the operator puts a new token here before the old one expires (README: The built-in OCR worker).',
   noResource:
     'X-Ray PutTraceSegments/PutTelemetryRecords (every function, active tracing) and Polly SynthesizeSpeech (audio functions) accept ' +
     'no resource other than *.',
@@ -59,7 +62,11 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(found.api, 'AwsSolutions-APIG4', reasons.apiAuthorization);
   for (const fn of found.functions) acknowledge(fn, 'AwsSolutions-L1', reasons.runtime);
   for (const role of found.roles) acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', reasons.noResource);
-  for (const [secret, reason] of [[found.secrets.jwt, reasons.jwtRotation], [found.secrets.stripe, reasons.stripeRotation]] as const) {
+  for (const [secret, reason] of [
+    [found.secrets.jwt, reasons.jwtRotation],
+    [found.secrets.stripe, reasons.stripeRotation],
+    [found.secrets.ocrWorkerToken, reasons.ocrWorkerTokenRotation],
+  ] as const) {
     if (secret instanceof secretsmanager.Secret) acknowledge(secret, 'AwsSolutions-SMG4', reason);
   }
   for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${arn}]`, reasons.pushEndpoints);

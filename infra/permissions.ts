@@ -176,7 +176,7 @@ function objectStatements(kinds: readonly ObjectAccess[], on: Grantable): iam.Po
 }
 
 /** SQS SendMessage (and the attributes the SDK may ask for) on one queue. */
-const sendTo = (queue: sqs.IQueue): iam.PolicyStatement[] => [
+export const sendTo = (queue: sqs.IQueue): iam.PolicyStatement[] => [
   new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [queue.queueArn] }),
 ];
 

@@ -3,6 +3,7 @@ import { parseVoiceMap } from '../lib/adapters/speech/polly.ts';
 import { parseCatalogue } from '../lib/billing/tiers.ts';
 import { parseOrigins } from './cors.ts';
 import { audioWorkerConcurrency, deployedFunctions, type DeployedFunction } from './functions.ts';
+import { defaultOcrWorkerConcurrency } from './ocr-worker-lambda.ts';
 
 /**
  * Deployment choices read from CDK context (`cdk synth -c jwksUrl=...` or cdk.json), validated once so
@@ -44,6 +45,11 @@ export interface Settings {
   throttle: { route: Throttle; publicRead: Throttle };
   /** Concurrency reserved per function; a function not named reserves none (the default). */
   reservedConcurrency: Partial<Record<DeployedFunction, number>>;
+  /**
+   * The built-in OCR worker (`ocrWorker`, default `on`; `off` for operators who bring their own, who
+   * get the external worker role instead), and its pages functions at once (`ocrWorkerConcurrency`).
+   */
+  ocrWorker: { enabled: boolean; concurrency: number };
 }
 
 /** Requests a second (steady) and the burst above it, as API Gateway takes them. */
@@ -157,6 +163,15 @@ function workerPrincipal(node: Node): string | undefined {
   return principal;
 }
 
+/** SQS triggers take a maximum concurrency of 2 to 1,000. */
+function ocrWorker(node: Node): Settings['ocrWorker'] {
+  const mode = text(node, 'ocrWorker') ?? 'on';
+  if (mode !== 'on' && mode !== 'off') throw new Error(`context ocrWorker must be on or off: ${mode}`);
+  const concurrency = positive(node, 'ocrWorkerConcurrency', defaultOcrWorkerConcurrency, true);
+  if (concurrency < 2 || concurrency > 1000) throw new Error(`context ocrWorkerConcurrency must be from 2 to 1000: ${concurrency}`);
+  return { enabled: mode === 'on', concurrency };
+}
+
 export function readSettings(node: Node): Settings {
   const jwksUrl = text(node, 'jwksUrl');
   if (jwksUrl && !/^https:\/\//.test(jwksUrl)) throw new Error(`jwksUrl must be an https URL: ${jwksUrl}`);
@@ -185,5 +200,6 @@ export function readSettings(node: Node): Settings {
     ocrWorkerPrincipal: workerPrincipal(node),
     throttle: throttle(node),
     reservedConcurrency: reservedConcurrency(node),
+    ocrWorker: ocrWorker(node),
   };
 }

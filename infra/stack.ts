@@ -20,6 +20,7 @@ import { access, audioWorkerConcurrency, billingWorkerEveryMinutes, deployedFunc
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
+import { OcrWorkerLambda, visibilityFor } from './ocr-worker-lambda.ts';
 import { accessStatements, functionRole, uploadsPrefixes, type Grantable } from './permissions.ts';
 import { readSettings, type Settings } from './settings.ts';
 import {
@@ -48,7 +49,9 @@ export class MaktabaStack extends Stack {
   readonly api: HttpApi;
   readonly buckets: { uploads: s3.Bucket; audio: s3.Bucket; accessLogs: s3.Bucket };
   readonly queues: { ocrJobs: sqs.Queue; audioJobs: sqs.Queue };
-  readonly ocrWorker: OcrWorkerAccess;
+  /** The external worker's role and policy (`-c ocrWorker=off`), or the built-in worker (the default). */
+  readonly ocrWorker?: OcrWorkerAccess;
+  readonly ocrWorkerLambda?: OcrWorkerLambda;
   readonly alarms: Alarms;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
@@ -66,7 +69,8 @@ export class MaktabaStack extends Stack {
     const audio = privateBucket(this, 'Audio', accessLogs);
     this.buckets = { uploads, audio, accessLogs };
     // The external worker holds a job while it reads the whole book; it may extend this per message.
-    const ocrJobs = jobQueue(this, 'OcrJobs', { visibilityTimeout: Duration.minutes(30) });
+    // Also six times the built-in worker's job function timeout (ocr-worker-lambda.ts), as AWS advises.
+    const ocrJobs = jobQueue(this, 'OcrJobs', { visibilityTimeout: visibilityFor('job') });
     // Six times the worker's timeout, as AWS advises for queues that trigger Lambda.
     const audioJobs = jobQueue(this, 'AudioJobs', { visibilityTimeout: Duration.seconds(sizingOf('audio-worker').timeoutSeconds * 6) });
     this.queues = { ocrJobs, audioJobs };
@@ -147,7 +151,17 @@ export class MaktabaStack extends Stack {
     });
 
     this.api = httpApi(this, { functions: this.functions, corsOrigins: settings.corsOrigins, throttle: settings.throttle });
-    this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });
+    if (settings.ocrWorker.enabled) {
+      this.ocrWorkerLambda = new OcrWorkerLambda(this, 'OcrWorkerLambda', {
+        ocrQueue: ocrJobs,
+        uploads,
+        apiUrl: this.api.apiEndpoint,
+        alarms: this.alarms,
+        concurrency: settings.ocrWorker.concurrency,
+      });
+    } else {
+      this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.apiEndpoint });
     new CfnOutput(this, 'UploadsBucketName', { value: uploads.bucketName });
@@ -163,9 +177,9 @@ export class MaktabaStack extends Stack {
 
     acknowledgeFindings(this, {
       api: this.api,
-      functions: [...this.functions.values()],
-      roles: [...deployed.values()].map((d) => d.role),
-      secrets: { jwt: jwtSecret, stripe: stripeSecret },
+      functions: [...this.functions.values(), ...Object.values(this.ocrWorkerLambda?.functions ?? {})],
+      roles: [...deployed.values()].map((d) => d.role).concat(Object.values(this.ocrWorkerLambda?.roles ?? {})),
+      secrets: { jwt: jwtSecret, stripe: stripeSecret, ocrWorkerToken: this.ocrWorkerLambda?.token },
       uploads,
       audio,
       pushEndpoints: settings.pushApplications.map((app) => app.endpointArns),

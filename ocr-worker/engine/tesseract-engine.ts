@@ -13,6 +13,8 @@ export interface TesseractEngineOptions {
   pagesPerWorker?: number;
   /** Default per-page time limit. */
   timeoutMs?: number;
+  /** tesseract.js's worker script; default its own in node_modules (a Lambda bundle ships its own). */
+  workerPath?: string;
 }
 
 export const enginePageDefaults = { pagesPerWorker: 50, timeoutMs: 60_000 } as const;
@@ -55,7 +57,7 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Ocr
   const read = async (slot: Slot, model: OcrModel, png: Buffer, timeoutMs: number): Promise<Recognized> => {
     if (closed) throw new Error('The OCR engine is closed');
     if (slot.worker && slot.pages >= pagesPerWorker) retire(slot);
-    slot.worker ??= startWorker(model);
+    slot.worker ??= startWorker(model, options.workerPath);
     let worker: Worker;
     try {
       worker = await slot.worker;
@@ -97,8 +99,9 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Ocr
 }
 
 /** A tesseract worker for one model: data from the npm package, never a CDN, never written to disk. */
-async function startWorker(model: OcrModel): Promise<Worker> {
+async function startWorker(model: OcrModel, workerPath: string | undefined): Promise<Worker> {
   const worker = await createWorker(model, OEM.LSTM_ONLY, {
+    ...(workerPath !== undefined && { workerPath }),
     langPath: langPathOf(model),
     cacheMethod: 'none',
     gzip: true,

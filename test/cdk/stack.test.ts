@@ -11,6 +11,7 @@ import { deployedFunctions, type DeployedFunction } from '../../infra/functions.
 import { addChecks } from '../../infra/checks.ts';
 import { MaktabaStack } from '../../infra/stack.ts';
 import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
+import './ocr-worker-stub.ts';
 
 /**
  * Template tests. Two synths (each bundles the functions): one with no context, as `npm run synth`
@@ -36,6 +37,8 @@ const configuredContext = {
   publicReadThrottleRate: '40',
   publicReadThrottleBurst: '80',
   reservedConcurrency: '{"ocr-callbacks": 20, "audio-worker": 5}',
+  // An operator with a worker of their own: the external worker role instead of the built-in worker.
+  ocrWorker: 'off',
 };
 
 interface Synth {
@@ -91,7 +94,9 @@ describe('table', () => {
       { AttributeName: pk, KeyType: 'HASH' },
       { AttributeName: sk, KeyType: 'RANGE' },
     ];
-    plain.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    // The data table and the built-in OCR worker's ledger (test/cdk/ocr-worker.test.ts).
+    plain.template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    configured.template.resourceCountIs('AWS::DynamoDB::Table', 1);
     plain.template.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Retain',
       UpdateReplacePolicy: 'Retain',
@@ -141,9 +146,10 @@ describe('queues', () => {
   it('redrive each job queue to its own dead-letter queue after 5 receives, encrypted', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
     const work = Object.values(queues).filter((q) => q.Properties.RedrivePolicy);
-    expect(work).toHaveLength(2);
+    // OCR jobs, audio jobs and the built-in OCR worker's page tasks.
+    expect(work).toHaveLength(3);
     const targets = work.map((q) => q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string);
-    expect(new Set(targets).size).toBe(2);
+    expect(new Set(targets).size).toBe(3);
     for (const q of work) expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
     for (const dlq of targets) expect(queues[dlq]?.Properties.RedrivePolicy).toBeUndefined();
     for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
@@ -238,11 +244,12 @@ describe('HTTP API: throttling and reserved concurrency', () => {
 
 describe('functions', () => {
   it('deploys every function as nodejs22.x on arm64 from a bundle built at synth', () => {
-    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length);
+    // With the built-in OCR worker's two functions (its own asset, handlers job and pages).
+    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 2);
     plain.template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
-      Handler: 'index.handler',
+      Handler: Match.stringLikeRegexp('^(index|job|pages)\\.handler$'),
       MemorySize: Match.anyValue(),
       LoggingConfig: { LogGroup: Match.anyValue() },
       TracingConfig: { Mode: 'Active' },
@@ -635,10 +642,10 @@ describe('alarms', () => {
     }
   });
 
-  it('alarms when a message reaches either dead-letter queue', () => {
+  it('alarms when a message reaches any dead-letter queue', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
     const deadLetterQueues = Object.values(queues).flatMap((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0] ?? []);
-    expect(deadLetterQueues).toHaveLength(2);
+    expect(deadLetterQueues).toHaveLength(3);
     for (const dlq of deadLetterQueues) {
       expect(alarms()).toContainEqual(
         expect.objectContaining({
@@ -674,7 +681,8 @@ describe('alarms', () => {
   });
 
   it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
-    expect(alarms()).toHaveLength(deployedFunctions().length * 2 + 2 + 2);
+    // Errors and throttles of every function (the OCR worker's two too), the dead letters, the invoices.
+    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 3 + 2);
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
       expect(alarm.OKActions).toEqual([{ Ref: topic() }]);
@@ -692,27 +700,28 @@ describe('alarms', () => {
 });
 
 describe('OCR worker access', () => {
-  const workerRole = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker.role)].Properties;
-  const workerPolicy = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker.policy)].Properties;
+  // With `ocrWorker=off` (as `configured`): the operator's own worker gets a role instead of the built-in one.
+  const workerRole = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker!.role)].Properties;
+  const workerPolicy = (s: Synth) => s.template.toJSON().Resources[logicalId(s.stack, s.stack.ocrWorker!.policy)].Properties;
 
   it('lets the worker consume the OCR queue, read uploaded files and put page images, and nothing else', () => {
-    const uploadsKeys = (p: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.buckets.uploads), 'Arn'] }, p]] });
-    const statements = workerPolicy(plain).PolicyDocument.Statement as Statement[];
-    const queue = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.queues.ocrJobs), 'Arn'] };
+    const uploadsKeys = (p: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(configured.stack, configured.stack.buckets.uploads), 'Arn'] }, p]] });
+    const statements = workerPolicy(configured).PolicyDocument.Statement as Statement[];
+    const queue = { 'Fn::GetAtt': [logicalId(configured.stack, configured.stack.queues.ocrJobs), 'Arn'] };
     expect(statements).toEqual([
       expect.objectContaining({ Action: expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility']), Resource: queue }),
       expect.objectContaining({ Action: 's3:GetObject', Resource: uploadsKeys('/ocr/*') }),
       expect.objectContaining({ Action: 's3:PutObject', Resource: uploadsKeys('/ocr-pages/*') }),
     ]);
     // Half an hour to read a book before the message returns to the queue for another worker.
-    expect(plain.template.toJSON().Resources[logicalId(plain.stack, plain.stack.queues.ocrJobs)].Properties.VisibilityTimeout).toBe(1800);
-    expect(workerRole(plain).ManagedPolicyArns).toEqual([{ Ref: logicalId(plain.stack, plain.stack.ocrWorker.policy) }]);
-    for (const output of ['OcrWorkerRoleArn', 'OcrWorkerPolicyArn', 'OcrQueueUrl', 'OcrDeadLetterQueueUrl']) plain.template.hasOutput(output, {});
+    expect(configured.template.toJSON().Resources[logicalId(configured.stack, configured.stack.queues.ocrJobs)].Properties.VisibilityTimeout).toBe(1800);
+    expect(workerRole(configured).ManagedPolicyArns).toEqual([{ Ref: logicalId(configured.stack, configured.stack.ocrWorker!.policy) }]);
+    for (const output of ['OcrWorkerRoleArn', 'OcrWorkerPolicyArn', 'OcrQueueUrl', 'OcrDeadLetterQueueUrl']) configured.template.hasOutput(output, {});
   });
 
   it('may be assumed from this account by default, or by the configured principal', () => {
     const principal = (s: Synth) => (workerRole(s).AssumeRolePolicyDocument.Statement as { Principal: { AWS: unknown } }[])[0]!.Principal.AWS;
-    expect(JSON.stringify(principal(plain))).toContain(':root');
+    expect(JSON.stringify(principal(synth({ ocrWorker: 'off' })))).toContain(':root');
     expect(principal(configured)).toBe(configuredContext.ocrWorkerPrincipal);
     expect(() => synth({ ocrWorkerPrincipal: 'somebody' })).toThrow(/ocrWorkerPrincipal/);
   });

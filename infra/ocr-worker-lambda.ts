@@ -1,0 +1,164 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ledgerKeys } from '../ocr-worker/adapters/dynamo-ledger.ts';
+import { workerEnvironment } from '../ocr-worker/lambda/deps.ts';
+import { worstPlanSeconds, worstTaskSeconds } from '../ocr-worker/lambda/limits.ts';
+import type { Alarms } from './monitoring.ts';
+import { bundleOcrWorkerSync } from './ocr-worker-bundle.ts';
+import { functionRole, sendTo, uploadsPrefixes } from './permissions.ts';
+import { jobQueue } from './storage.ts';
+
+/**
+ * The reference OCR worker on AWS (issue 13), deployed by the same stack unless `-c ocrWorker=off`.
+ * It is a client of the service: it takes the OCR queue's job messages, reads the files and puts
+ * page images in the uploads bucket, and reports through the HTTP API with an editor token kept in a
+ * secret of its own. A job fans out to tasks of 8 pages on a queue of its own, so that no function
+ * reads a whole book: `job` (the OCR queue's trigger) plans and sends the tasks, `pages` (the pages
+ * queue's trigger) reads them; a DynamoDB ledger of its own makes redeliveries and races harmless.
+ */
+
+export type OcrWorkerFunction = 'job' | 'pages';
+
+/**
+ * Sizing, from the worker's own time limits (ocr-worker/lambda/limits.ts). 2048 MB gives 1.16 vCPU:
+ * tesseract reads on one worker thread while the main thread renders and encodes the next page, and
+ * the memory holds a tesseract worker (its wasm heap grows to about 600 MB before it is recycled), a
+ * 40-megapixel page at most (160 MB of RGBA) and an image file of up to 200 MB read whole. More memory
+ * buys no faster OCR (one thread reads). `pages` may take Lambda's 15 minutes: a task of 8 pages
+ * takes about 8 × 4.5 s here, and even one whose every page runs into every limit ends in time.
+ * `job` opens the file and decides a PDF's text layer on one sample page.
+ */
+export const ocrWorkerSizing: Record<OcrWorkerFunction, { memoryMb: number; timeoutSeconds: number }> = {
+  job: { memoryMb: 2048, timeoutSeconds: 300 },
+  pages: { memoryMb: 2048, timeoutSeconds: 900 },
+};
+if (worstTaskSeconds > ocrWorkerSizing.pages.timeoutSeconds || worstPlanSeconds > ocrWorkerSizing.job.timeoutSeconds) {
+  throw new Error('ocr-worker: its time limits (ocr-worker/lambda/limits.ts) no longer fit its functions’ timeouts');
+}
+
+/** Six times the function's timeout, as AWS advises for a queue that triggers a function. */
+export const visibilityFor = (fn: OcrWorkerFunction): Duration => Duration.seconds(ocrWorkerSizing[fn].timeoutSeconds * 6);
+
+/** Pages functions at once (the pages queue trigger's maximum concurrency); `-c ocrWorkerConcurrency=n`. */
+export const defaultOcrWorkerConcurrency = 50;
+
+/** The ledger's item actions the worker uses (TransactWriteItems is authorized by each item's Put and Update); no Scan, no Delete. */
+export const ledgerItemActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
+
+export interface OcrWorkerGrantable {
+  uploads: s3.IBucket;
+  pagesQueue: sqs.IQueue;
+  ledger: dynamodb.ITable;
+  token: secretsmanager.ISecret;
+}
+
+/**
+ * What each of the worker's functions may do beyond its logs, X-Ray and its queue trigger's consume
+ * (which the event source grants): `job` reads the uploaded file and sends tasks; `pages` reads the
+ * file and puts page images. Both keep the ledger and read the token.
+ */
+export function ocrWorkerStatements(fn: OcrWorkerFunction, on: OcrWorkerGrantable): iam.PolicyStatement[] {
+  return [
+    new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [on.uploads.arnForObjects(`${uploadsPrefixes.files}*`)] }),
+    ...(fn === 'pages'
+      ? [new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [on.uploads.arnForObjects(`${uploadsPrefixes.pageImages}*`)] })]
+      : sendTo(on.pagesQueue)),
+    new iam.PolicyStatement({ actions: [...ledgerItemActions], resources: [on.ledger.tableArn] }),
+    new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [on.token.secretArn] }),
+  ];
+}
+
+export interface OcrWorkerLambdaProps {
+  ocrQueue: sqs.IQueue;
+  uploads: s3.IBucket;
+  /** The API's base URL (the callbacks). */
+  apiUrl: string;
+  alarms: Alarms;
+  concurrency: number;
+}
+
+export class OcrWorkerLambda extends Construct {
+  readonly functions: Record<OcrWorkerFunction, lambda.Function>;
+  readonly roles: Record<OcrWorkerFunction, iam.Role>;
+  readonly pagesQueue: sqs.Queue;
+  readonly ledger: dynamodb.Table;
+  readonly token: secretsmanager.Secret;
+
+  constructor(scope: Construct, id: string, props: OcrWorkerLambdaProps) {
+    super(scope, id);
+    this.pagesQueue = jobQueue(this, 'PagesQueue', { visibilityTimeout: visibilityFor('pages') });
+    // The worker's own record of its jobs, never the service's table; items expire a month after their job.
+    this.ledger = new dynamodb.Table(this, 'Ledger', {
+      partitionKey: { name: ledgerKeys.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ledgerKeys.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: ledgerKeys.ttl,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      // What it holds is only worth a month; losing it with the stack costs at most a re-read.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.token = new secretsmanager.Secret(this, 'Token', {
+      description: 'Maktaba OCR worker: an editor token for the API callbacks; set {"token": "..."} from scripts/worker-token.ts after the first deploy',
+      generateSecretString: { secretStringTemplate: JSON.stringify({ token: '' }), generateStringKey: 'placeholder' },
+    });
+
+    const environment = {
+      [workerEnvironment.ledgerTable]: this.ledger.tableName,
+      [workerEnvironment.pagesQueueUrl]: this.pagesQueue.queueUrl,
+      [workerEnvironment.apiUrl]: props.apiUrl,
+      [workerEnvironment.tokenSecretArn]: this.token.secretArn,
+    };
+    // Built at synth like the service's bundles; OCR_WORKER_ASSET names one built already (the CDK tests' stub).
+    const assetDir = process.env.OCR_WORKER_ASSET || bundleOcrWorkerSync().dir;
+    const code = lambda.Code.fromAsset(assetDir);
+    const grantable = { uploads: props.uploads, pagesQueue: this.pagesQueue, ledger: this.ledger, token: this.token };
+    const made = (['job', 'pages'] as const).map((fn) => {
+      const made = this.workerFunction(fn, code, environment);
+      for (const statement of ocrWorkerStatements(fn, grantable)) made.role.addToPrincipalPolicy(statement);
+      props.alarms.watchFunction(`OcrWorker${fn === 'job' ? 'Job' : 'Pages'}`, made.fn);
+      return [fn, made] as const;
+    });
+    this.functions = { job: made[0]![1].fn, pages: made[1]![1].fn };
+    this.roles = { job: made[0]![1].role, pages: made[1]![1].role };
+
+    this.functions.job.addEventSource(new SqsEventSource(props.ocrQueue, { batchSize: 1, reportBatchItemFailures: true }));
+    this.functions.pages.addEventSource(
+      new SqsEventSource(this.pagesQueue, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: props.concurrency }),
+    );
+    props.alarms.watchDeadLetters('OcrPages', this.pagesQueue.deadLetterQueue!.queue, 'OCR worker page tasks');
+
+    new CfnOutput(Stack.of(this), 'OcrWorkerTokenSecretArn', { value: this.token.secretArn, description: 'Put the OCR worker’s editor token here' });
+    new CfnOutput(Stack.of(this), 'OcrPagesDeadLetterQueueUrl', { value: this.pagesQueue.deadLetterQueue!.queue.queueUrl });
+  }
+
+  /** As the stack's functions: nodejs22.x on arm64, a role and a log group (30 days) of its own, active tracing. */
+  private workerFunction(fn: OcrWorkerFunction, code: lambda.Code, environment: Record<string, string>) {
+    const id = fn === 'job' ? 'Job' : 'Pages';
+    const role = functionRole(Stack.of(this), `OcrWorker${id}Role`, `Maktaba OCR worker: ${fn}`);
+    const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH });
+    logGroup.grantWrite(role);
+    const f = new lambda.Function(this, id, {
+      description: `Maktaba OCR worker: ${fn === 'job' ? 'plans a job into page tasks' : 'reads a task of pages'}`,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      handler: `${fn}.handler`,
+      code,
+      memorySize: ocrWorkerSizing[fn].memoryMb,
+      timeout: Duration.seconds(ocrWorkerSizing[fn].timeoutSeconds),
+      environment,
+      role,
+      logGroup,
+      tracing: lambda.Tracing.ACTIVE,
+    });
+    return { fn: f, role };
+  }
+}

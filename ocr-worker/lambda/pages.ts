@@ -1,0 +1,51 @@
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { FinishPending } from '../job/finish.ts';
+import { runPages } from '../job/runner.ts';
+import type { TextLayerPolicy } from '../open-source.ts';
+import { env, lambdaDeps, type LambdaDeps } from './deps.ts';
+import { finishRetrySeconds } from './limits.ts';
+import { log } from './log.ts';
+import { BadMessage, parseTask, type PageTask } from './messages.ts';
+
+/**
+ * The pages queue's trigger (batch size 1, partial batch failures): reads a task's pages, puts their
+ * images and posts them, and the task that completes the job posts its final result. A failure
+ * leaves the task on the queue to be delivered again (the pages posted before it are not read again);
+ * after five receives it goes to the dead-letter queue, which alarms.
+ */
+export async function handlePages(deps: LambdaDeps, event: SQSEvent, queueUrl: string): Promise<SQSBatchResponse> {
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    let task: PageTask;
+    try {
+      task = parseTask(record.body);
+    } catch (error) {
+      if (!(error instanceof BadMessage)) throw error;
+      log.error('Dropped a message that is not a page task', { messageId: record.messageId, reason: error.message });
+      continue;
+    }
+    const { jobId, language } = task.message;
+    const textLayer: TextLayerPolicy =
+      task.textLayer === undefined ? { engine: deps.engine, model: deps.modelFor(language) } : { trusted: task.textLayer };
+    try {
+      const started = Date.now();
+      await runPages({ ...deps, openSource: (bytes) => deps.openSourceWith(bytes, textLayer) }, task.message, task.pages);
+      log.info('Read a task of pages', { jobId, pages: task.pages, seconds: (Date.now() - started) / 1000 });
+    } catch (error) {
+      if (error instanceof FinishPending) {
+        // Not a fault: the holder of the claim is posting. Come back once it has (or its lease ran out).
+        log.info('Another worker is posting the final result; trying again later', { jobId });
+        await deps.sqs
+          .send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: finishRetrySeconds }))
+          .catch((e: unknown) => log.warn('Could not delay the task', { jobId, error: e as Error }));
+      } else {
+        log.error('A task of pages failed; it will be delivered again', { jobId, pages: task.pages, error: error as Error });
+      }
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}
+
+export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => handlePages(lambdaDeps(), event, env('pagesQueueUrl'));

@@ -1,0 +1,175 @@
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { Construct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addChecks } from '../../infra/checks.ts';
+import { defaultOcrWorkerConcurrency, ocrWorkerSizing, type OcrWorkerFunction } from '../../infra/ocr-worker-lambda.ts';
+import { MaktabaStack } from '../../infra/stack.ts';
+import { workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
+import './ocr-worker-stub.ts';
+
+/** The built-in OCR worker (infra/ocr-worker-lambda.ts): on by default, off with `-c ocrWorker=off`. */
+
+interface Synth {
+  stack: MaktabaStack;
+  template: Template;
+}
+type Statement = { Action: string | string[]; Resource: unknown };
+
+function synth(context: Record<string, string>): Synth {
+  const app = new App({ context });
+  const stack = new MaktabaStack(app, 'Worker');
+  addChecks(app);
+  app.synth(); // cdk-nag: an unacknowledged finding throws
+  return { stack, template: Template.fromStack(stack) };
+}
+
+const id = (s: Synth, c: Construct) => s.stack.getLogicalId(c.node.defaultChild as CfnElement);
+const resource = (s: Synth, c: Construct) => s.template.toJSON().Resources[id(s, c)];
+const worker = (s: Synth) => s.stack.ocrWorkerLambda!;
+
+/** A role's statements as `action resource` lines, the resource named by its construct's logical id. */
+function grants(s: Synth, fn: OcrWorkerFunction): string[] {
+  const role = id(s, worker(s).roles[fn]);
+  const policies = s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: Match.arrayWith([{ Ref: role }]) } });
+  const name = (r: unknown): string => {
+    const json = JSON.stringify(r);
+    const ref = /"(?:Ref|Fn::GetAtt)":\s*\[?"([A-Za-z0-9]+)"/.exec(json)?.[1] ?? json;
+    const suffix = /"(\/[^"]*)"\]\]/.exec(json)?.[1] ?? '';
+    return `${ref.replace(/[0-9A-F]{8}$/, '')}${suffix}`;
+  };
+  return Object.values(policies)
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+    .flatMap((st) => [st.Action].flat().flatMap((a) => [st.Resource].flat().map((r) => `${a} ${name(r)}`)))
+    .sort();
+}
+
+let on: Synth;
+let off: Synth;
+
+beforeAll(() => {
+  on = synth({});
+  off = synth({ ocrWorker: 'off' });
+}, 180_000);
+
+describe('the built-in OCR worker', () => {
+  it('is deployed by default: two arm64 Node 22 functions from its own asset, sized from its time limits', () => {
+    for (const fn of ['job', 'pages'] as const) {
+      expect(resource(on, worker(on).functions[fn]).Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: `${fn}.handler`,
+        MemorySize: ocrWorkerSizing[fn].memoryMb,
+        Timeout: ocrWorkerSizing[fn].timeoutSeconds,
+        TracingConfig: { Mode: 'Active' },
+      });
+    }
+    expect(ocrWorkerSizing).toEqual({ job: { memoryMb: 2048, timeoutSeconds: 300 }, pages: { memoryMb: 2048, timeoutSeconds: 900 } });
+    const env = resource(on, worker(on).functions.pages).Properties.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(env).sort()).toEqual(Object.values(workerEnvironment).sort());
+    expect(env[workerEnvironment.apiUrl]).toEqual({ 'Fn::GetAtt': [id(on, on.stack.api), 'ApiEndpoint'] });
+    expect(on.stack.ocrWorker).toBeUndefined();
+    expect(Object.keys(on.template.toJSON().Outputs)).not.toContain('OcrWorkerRoleArn');
+    on.template.hasOutput('OcrWorkerTokenSecretArn', {});
+  });
+
+  it('is left out with ocrWorker=off, which gives the external worker its role instead', () => {
+    expect(off.stack.ocrWorkerLambda).toBeUndefined();
+    expect(off.stack.ocrWorker).toBeDefined();
+    off.template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    expect(Object.keys(off.template.findResources('AWS::Lambda::Function'))).toHaveLength(Object.keys(on.template.findResources('AWS::Lambda::Function')).length - 2);
+    expect(() => synth({ ocrWorker: 'maybe' })).toThrow(/ocrWorker must be on or off/);
+  });
+
+  it('is triggered by the OCR queue (job) and its own pages queue (pages), one message at a time, with partial batch failures', () => {
+    const mapping = (s: Synth, fn: OcrWorkerFunction) =>
+      Object.values(s.template.findResources('AWS::Lambda::EventSourceMapping', { Properties: { FunctionName: { Ref: id(s, worker(s).functions[fn]) } } }))[0]!.Properties;
+    expect(mapping(on, 'job')).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [id(on, on.stack.queues.ocrJobs), 'Arn'] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(mapping(on, 'pages')).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [id(on, worker(on).pagesQueue), 'Arn'] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: defaultOcrWorkerConcurrency },
+    });
+    expect(defaultOcrWorkerConcurrency).toBe(50);
+  });
+
+  it('takes the pages functions’ maximum concurrency from context, within what SQS triggers allow', () => {
+    const s = synth({ ocrWorkerConcurrency: '20' });
+    s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 20 } });
+    expect(() => synth({ ocrWorkerConcurrency: '1' })).toThrow(/ocrWorkerConcurrency must be from 2 to 1000/);
+    expect(() => synth({ ocrWorkerConcurrency: 'many' })).toThrow(/ocrWorkerConcurrency must be a positive whole number/);
+  }, 120_000);
+
+  it('keeps each queue’s message hidden for six times its function’s timeout, and dead-letters a task after five receives, with an alarm', () => {
+    expect(resource(on, on.stack.queues.ocrJobs).Properties.VisibilityTimeout).toBe(6 * 300);
+    const pages = resource(on, worker(on).pagesQueue).Properties;
+    expect(pages.VisibilityTimeout).toBe(6 * 900);
+    expect(pages.RedrivePolicy.maxReceiveCount).toBe(5);
+    const dlq = pages.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+    on.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+      Threshold: 1,
+    });
+    for (const fn of ['job', 'pages'] as const) {
+      for (const metric of ['Errors', 'Throttles']) {
+        on.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          MetricName: metric,
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: id(on, worker(on).functions[fn]) } }],
+        });
+      }
+    }
+    on.template.hasOutput('OcrPagesDeadLetterQueueUrl', {});
+  });
+
+  it('keeps its ledger in a table of its own: on demand, expiring on expiresAt, with point-in-time recovery', () => {
+    expect(resource(on, worker(on).ledger).Properties).toMatchObject({
+      KeySchema: [
+        { AttributeName: 'jobId', KeyType: 'HASH' },
+        { AttributeName: 'item', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('creates its token secret empty, to be filled in by the operator', () => {
+    const secret = resource(on, worker(on).token).Properties;
+    expect(JSON.parse(secret.GenerateSecretString.SecretStringTemplate as string)).toEqual({ token: '' });
+    expect(secret.Description).toMatch(/worker-token\.ts/);
+  });
+
+  it('gives each function its own role with exactly the grants its code uses', () => {
+    // Logical ids without their hash suffix, as grants() names resources.
+    const name = (c: Construct) => id(on, c).replace(/[0-9A-F]{8}$/, '');
+    const [bucket, ledger, pagesQueue, ocrQueue, token] = [on.stack.buckets.uploads, worker(on).ledger, worker(on).pagesQueue, on.stack.queues.ocrJobs, worker(on).token].map(name) as [string, string, string, string, string];
+    const ledgerActions = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a} ${ledger}`);
+    const consume = (queue: string) =>
+      ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map((a) => `sqs:${a} ${queue}`);
+    const common = (fn: OcrWorkerFunction) => [
+      ...ledgerActions,
+      `s3:GetObject ${bucket}/ocr/*`,
+      `secretsmanager:GetSecretValue ${token}`,
+      'xray:PutTelemetryRecords "*"',
+      'xray:PutTraceSegments "*"',
+      ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((a) => `${a} ${name(worker(on).functions[fn])}Logs`),
+    ];
+    expect(grants(on, 'job')).toEqual(
+      [...common('job'), ...consume(ocrQueue), ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].map((a) => `${a} ${pagesQueue}`)].sort(),
+    );
+    expect(grants(on, 'pages')).toEqual([...common('pages'), ...consume(pagesQueue), `s3:PutObject ${bucket}/ocr-pages/*`].sort());
+    for (const fn of ['job', 'pages'] as const) {
+      const role = resource(on, worker(on).roles[fn]).Properties;
+      expect(role.ManagedPolicyArns).toBeUndefined();
+      expect(role.AssumeRolePolicyDocument.Statement).toEqual([expect.objectContaining({ Principal: { Service: 'lambda.amazonaws.com' } })]);
+    }
+    expect(id(on, worker(on).roles.job)).not.toBe(id(on, worker(on).roles.pages));
+  });
+});

@@ -1,0 +1,174 @@
+import type { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { ApiRefused, type ServiceApi } from '../../ocr-worker/client/service-api.ts';
+import { UnreadableFile } from '../../ocr-worker/contract.ts';
+import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
+import { pagesPerTask } from '../../ocr-worker/job/runner.ts';
+import type { LambdaDeps } from '../../ocr-worker/lambda/deps.ts';
+import { handleJobs } from '../../ocr-worker/lambda/job.ts';
+import { finishRetrySeconds } from '../../ocr-worker/lambda/limits.ts';
+import { parseJobMessage, parseTask, type PageTask } from '../../ocr-worker/lambda/messages.ts';
+import { handlePages } from '../../ocr-worker/lambda/pages.ts';
+import { emptyTokenMessage, reauthenticating, tokenOf, type SecretToken } from '../../ocr-worker/lambda/token.ts';
+import { fakeApi, fakeWorker, message, scanned } from './fakes.ts';
+
+/** The Lambda handlers over the runner's fakes and a fake SQS: what the queues see and what the service gets. */
+
+type Sent = { command: string; input: Record<string, unknown> };
+
+/** SQS as the handlers use it; `refuse` makes SendMessageBatch refuse entries of the first call. */
+function fakeSqs(refuse = 0) {
+  const sent: Sent[] = [];
+  let refusals = refuse;
+  const sqs = {
+    async send(command: SendMessageBatchCommand | ChangeMessageVisibilityCommand) {
+      sent.push({ command: command.constructor.name, input: command.input as unknown as Record<string, unknown> });
+      if (command instanceof SendMessageBatchCommand) {
+        const entries = command.input.Entries ?? [];
+        const failed = entries.slice(0, refusals).map((e) => ({ Id: e.Id!, Code: 'InternalError', SenderFault: false }));
+        refusals = 0;
+        return { Successful: entries.slice(failed.length).map((e) => ({ Id: e.Id, MessageId: 'x', MD5OfMessageBody: 'x' })), Failed: failed };
+      }
+      return {};
+    },
+  } as unknown as SQSClient;
+  return { sqs, sent };
+}
+
+const lambdaDeps = (deps: ReturnType<typeof fakeWorker>['deps'], sqs: SQSClient): LambdaDeps => ({
+  ...deps,
+  sqs,
+  openSourceWith: (bytes) => deps.openSource(bytes),
+});
+
+const event = (...bodies: string[]): SQSEvent =>
+  ({ Records: bodies.map((body, i) => ({ messageId: `m${i}`, receiptHandle: `r${i}`, body })) }) as unknown as SQSEvent;
+
+const tasksOf = (sent: Sent[]): PageTask[] =>
+  sent
+    .filter((s) => s.command === 'SendMessageBatchCommand')
+    .flatMap((s) => (s.input.Entries as Array<{ MessageBody: string }>).map((e) => parseTask(e.MessageBody)));
+
+describe('the job handler', () => {
+  it('plans a 90-page job into tasks of 8 pages, sent ten to a call, and lets the message go', async () => {
+    const service = fakeApi();
+    const { deps } = fakeWorker(Array.from({ length: 90 }, (_, i) => scanned(i + 1)), { api: service.api });
+    const { sqs, sent } = fakeSqs();
+    const job = message();
+    expect(await handleJobs(lambdaDeps(deps, sqs), event(JSON.stringify(job)), 'pages-queue')).toEqual({ batchItemFailures: [] });
+    expect(sent.map((s) => (s.input.Entries as unknown[]).length)).toEqual([10, 2]);
+    const tasks = tasksOf(sent);
+    expect(tasks.map((t) => t.pages.length)).toEqual([...Array(11).fill(pagesPerTask), 2]);
+    expect(tasks.flatMap((t) => t.pages)).toEqual(Array.from({ length: 90 }, (_, i) => i + 1));
+    expect(tasks.every((t) => t.message.jobId === job.jobId && t.textLayer === undefined)).toBe(true);
+    expect(service.pages).toEqual([]); // the job function reads no page
+  });
+
+  it('keeps the job message when SQS refuses a task, and sends the tasks again on the next delivery', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const { deps } = fakeWorker([scanned(1), scanned(2)], { api: service.api, ledger });
+    const first = fakeSqs(1);
+    const job = JSON.stringify(message());
+    expect(await handleJobs(lambdaDeps(deps, first.sqs), event(job), 'q')).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    const again = fakeSqs();
+    expect(await handleJobs(lambdaDeps(deps, again.sqs), event(job), 'q')).toEqual({ batchItemFailures: [] });
+    expect(tasksOf(again.sent).map((t) => t.pages)).toEqual([[1, 2]]);
+  });
+
+  it('drops a message that is not a job (logged), and fails an unreadable file’s job once, with no tasks', async () => {
+    const service = fakeApi();
+    const { deps } = fakeWorker(new UnreadableFile('The PDF is password-protected'), { api: service.api });
+    const { sqs, sent } = fakeSqs();
+    const job = message();
+    const out = await handleJobs(lambdaDeps(deps, sqs), event('not json', JSON.stringify({ jobId: 'x' }), JSON.stringify(job)), 'q');
+    expect(out).toEqual({ batchItemFailures: [] });
+    expect(sent).toEqual([]);
+    expect(service.results).toEqual([expect.objectContaining({ jobId: job.jobId, status: 'failed', error: 'The PDF is password-protected' })]);
+  });
+});
+
+describe('the pages handler', () => {
+  it('reads each task’s pages, and the task that completes the job posts the final result once', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const book = Array.from({ length: 10 }, (_, i) => scanned(i + 1));
+    const { deps } = fakeWorker(book, { api: service.api, ledger });
+    const { sqs, sent } = fakeSqs();
+    await handleJobs(lambdaDeps(deps, sqs), event(JSON.stringify(message())), 'q');
+    const bodies = (sent[0]!.input.Entries as Array<{ MessageBody: string }>).map((e) => e.MessageBody);
+    // Two containers, each with its own engine and owner, and one task delivered twice.
+    const a = fakeWorker(book, { api: service.api, ledger }).deps;
+    const b = fakeWorker(book, { api: service.api, ledger }).deps;
+    expect(await handlePages(lambdaDeps(a, sqs), event(bodies[0]!), 'q')).toEqual({ batchItemFailures: [] });
+    expect(await handlePages(lambdaDeps(b, sqs), event(bodies[1]!), 'q')).toEqual({ batchItemFailures: [] });
+    expect(await handlePages(lambdaDeps(b, sqs), event(bodies[0]!), 'q')).toEqual({ batchItemFailures: [] });
+    expect(service.pages.map((p) => p.pageNumber).sort((x, y) => x - y)).toEqual(book.map((_, i) => i + 1));
+    expect(service.results).toEqual([expect.objectContaining({ status: 'completed', pageCount: 10 })]);
+  });
+
+  it('puts a task back for later while another worker posts the final result, and fails a task whose service is down', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const { deps } = fakeWorker([scanned(1)], { api: service.api, ledger });
+    const { sqs, sent } = fakeSqs();
+    const job = message();
+    await handleJobs(lambdaDeps(deps, sqs), event(JSON.stringify(job)), 'q');
+    const task = (sent[0]!.input.Entries as Array<{ MessageBody: string }>)[0]!.MessageBody;
+    await ledger.claimFinish(job.jobId, 'another container', Date.now(), 600_000);
+    expect(await handlePages(lambdaDeps(deps, sqs), event(task), 'pages-queue')).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+    expect(sent.at(-1)).toEqual({
+      command: 'ChangeMessageVisibilityCommand',
+      input: { QueueUrl: 'pages-queue', ReceiptHandle: 'r0', VisibilityTimeout: finishRetrySeconds },
+    });
+    expect(finishRetrySeconds).toBe(300);
+
+    const down = fakeApi();
+    down.failWhen(() => true);
+    const other = fakeWorker([scanned(1)], { api: down.api }).deps;
+    await other.ledger.start(job.jobId, { pageCount: 1 }, Date.now());
+    expect(await handlePages(lambdaDeps(other, sqs), event(task), 'q')).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }] });
+  });
+});
+
+describe('messages', () => {
+  it('reads the README’s job message and refuses one without the fields the worker needs', () => {
+    const job = message();
+    expect(parseJobMessage(JSON.stringify(job))).toEqual(job);
+    const { customPrompt: _c, metadata: _m, ...bare } = job;
+    expect(parseJobMessage(JSON.stringify(bare))).toEqual(job);
+    expect(() => parseJobMessage(JSON.stringify({ ...job, storage: { bucket: 'b' } }))).toThrow(/storage\.key/);
+    expect(() => parseJobMessage(JSON.stringify({ ...job, language: 3 }))).toThrow(/language/);
+    expect(() => parseTask(JSON.stringify({ message: job, pages: [0] }))).toThrow(/page numbers/);
+  });
+});
+
+describe('the worker token', () => {
+  it('is the secret’s token field or the bare secret; an empty secret says how to fill it', () => {
+    expect(tokenOf('{"token":"abc","placeholder":"x"}')).toBe('abc');
+    expect(tokenOf(' eyJ.abc.def \n')).toBe('eyJ.abc.def');
+    expect(() => tokenOf('{"token":"","placeholder":"x"}')).toThrow(emptyTokenMessage);
+  });
+
+  it('is read again after a 401, and the call tried once more', async () => {
+    let forgotten = 0;
+    const token: SecretToken = { get: async () => 't', forget: () => void forgotten++ };
+    let calls = 0;
+    const api = {
+      async postPage() {
+        if (calls++ === 0) throw new ApiRefused('expired', 401);
+      },
+    } as unknown as ServiceApi;
+    await reauthenticating(api, token).postPage({} as never);
+    expect([calls, forgotten]).toEqual([2, 1]);
+    const refusing = {
+      async postPage() {
+        throw new ApiRefused('no', 403);
+      },
+    } as unknown as ServiceApi;
+    await expect(reauthenticating(refusing, token).postPage({} as never)).rejects.toThrow('no');
+    expect(forgotten).toBe(1);
+  });
+});
