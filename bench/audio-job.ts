@@ -22,7 +22,7 @@ import type { Book, Line } from '../lib/books/book.ts';
 import type { ObjectInfo, Objects, PresignedPost, StoredObject, UploadRules } from '../lib/objects.ts';
 import type { Queue } from '../lib/queue.ts';
 import { quiet, setEnv, startBenchStores } from './env.ts';
-import { toRecord } from '../infra/local/audio-worker.ts';
+import { toRecord } from '../infra/local/queue-worker.ts';
 
 /**
  * Throughput budget (DESIGN.md section 8): an audio job of 6,236 lines x 3 fields against a speech
@@ -32,7 +32,7 @@ import { toRecord } from '../infra/local/audio-worker.ts';
  * In its own embedded stores (a fresh temporary DATA_DIR, free ports), one book of 6,236 lines is
  * seeded in DynamoDB Local. The jobs run through the real `audio-worker` handler
  * (`workerHandler` of functions/audio-worker.ts) over the real job code, the DynamoDB stores and the
- * SQS stand-in's audio queue, fed by N in-process poll loops that do what infra/local/audio-worker.ts
+ * SQS stand-in's audio queue, fed by N in-process poll loops that do what infra/local/queue-worker.ts
  * does (one message at a time, deleted unless the handler reports it failed). Two stand-ins replace
  * the rest, so that what is measured is the job's scheduling against the speech rate:
  * - speech: each call starts when a token bucket of R per second (burst of a few) lets it, answers
@@ -311,7 +311,7 @@ class MemoryObjects implements Objects {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The workers: poll loops like infra/local/audio-worker.ts's, over an SQS client of their own.
+// The workers: poll loops like infra/local/queue-worker.ts's, over an SQS client of their own.
 
 type SqsHandler = (event: SQSEvent) => Promise<SQSBatchResponse>;
 

@@ -5,8 +5,9 @@ import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
 import { sweepEveryMinutes } from '../functions.ts';
-import { startQueueWorker } from './audio-worker.ts';
+import { startQueueWorker } from './queue-worker.ts';
 import { startScheduled } from './schedule.ts';
+import { ocrWorkerWanted, startLocalOcrWorker } from './ocr-worker.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, removeStack, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
@@ -20,7 +21,7 @@ async function main() {
     dataDir: dir,
     tableName: names.tableName,
     buckets: [names.uploadsBucket, names.audioBucket],
-    queues: [names.ocrQueue, names.audioQueue],
+    queues: [names.ocrQueue, names.audioQueue, names.ocrPagesQueue],
     ports: { dynamodb: optionalPort('DYNAMODB_PORT'), s3: optionalPort('S3_PORT'), sqs: optionalPort('SQS_PORT') },
   });
   const stack = {
@@ -69,6 +70,20 @@ async function main() {
   // Unclaimed uploads and abandoned imports are swept as on AWS, on the same schedule.
   const sweeper = await import('../../functions/sweeper.ts');
   workers.push(startScheduled('sweeper', sweeper.handler, sweepEveryMinutes * 60_000));
+  // OCR jobs are read as on AWS, by the reference worker, unless an external one is wanted.
+  if (ocrWorkerWanted()) {
+    workers.push(
+      await startLocalOcrWorker({
+        apiUrl: server.url,
+        tableName: names.tableName,
+        ledgerTable: names.ocrLedgerTable,
+        ocrQueueUrl: stores.queueUrls[names.ocrQueue]!,
+        pagesQueueUrl: stores.queueUrls[names.ocrPagesQueue]!,
+        secret,
+        dataDir: dir,
+      }),
+    );
+  }
   writeStack(dir, { pid: process.pid, url: server.url, ...stack });
   process.stderr.write(`state in ${dir}\n`);
   process.stdout.write(`Maktaba API listening on ${server.url}\n`);

@@ -18,6 +18,9 @@ export const names = {
   audioBucket: 'maktaba-audio',
   ocrQueue: 'ocr-jobs',
   audioQueue: 'audio-jobs',
+  /** The reference OCR worker's own: its page tasks and its ledger (a client's state, not the service's). */
+  ocrPagesQueue: 'ocr-pages',
+  ocrLedgerTable: 'maktaba-ocr-worker',
 } as const;
 
 export interface LocalStack {

@@ -37,12 +37,20 @@ export const finishLeaseMs = 10 * 60_000;
  * charges the user (SPEC.md 4.1), so only the holder of the ledger's claim posts, and it first asks
  * the service whether a previous holder posted before it crashed.
  */
-export async function finishJob(deps: FinishDeps, message: OcrJobMessage): Promise<void> {
+/** What a finish that this call made looked like: for the worker's log of pages per second. */
+export interface FinishedJob {
+  status: 'completed' | 'failed';
+  pageCount: number;
+  /** From the job's plan to its final result. */
+  seconds: number;
+}
+
+export async function finishJob(deps: FinishDeps, message: OcrJobMessage): Promise<FinishedJob | undefined> {
   const now = deps.now ?? Date.now;
   const { ledger, api } = deps;
   const claimed = await ledger.claimFinish(message.jobId, deps.owner, now(), deps.finishLeaseMs ?? finishLeaseMs);
   const job = await ledger.job(message.jobId);
-  if (!job || job.finished) return;
+  if (!job || job.finished) return undefined;
   if (!claimed) throw new FinishPending(message.jobId);
 
   const status: FinalResult['status'] = job.failure === undefined ? 'completed' : 'failed';
@@ -57,4 +65,5 @@ export async function finishJob(deps: FinishDeps, message: OcrJobMessage): Promi
     }
   }
   await ledger.markFinished(message.jobId);
+  return { status, pageCount: job.pageCount, seconds: Math.max(0, now() - job.startedAt) / 1000 };
 }

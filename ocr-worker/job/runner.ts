@@ -3,7 +3,7 @@ import { maxPagesPerJob } from '../limits.ts';
 import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
-import { finishJob } from './finish.ts';
+import { finishJob, type FinishedJob } from './finish.ts';
 import type { JobLedger, PageEntry } from './ledger.ts';
 
 /** Pages per task: small enough that a task ends far within a queue's visibility timeout, large enough to keep one engine busy. */
@@ -79,13 +79,13 @@ export async function planJob(deps: RunnerDeps, message: OcrJobMessage): Promise
  * A task of pages: each page not done yet is read (its text layer, else OCR), its image put, its
  * result posted, and then counted done in the ledger; a page the readers cannot read is posted as a
  * page error and counted done. The task that finds every page done posts the final result (once, see
- * finishJob). Throws when the service or the stores fail: the queue delivers the task again, and the
+ * finishJob), and returns what it finished. Throws when the service or the stores fail: the queue delivers the task again, and the
  * pages reported before the failure are not read again.
  */
-export async function runPages(deps: RunnerDeps, message: OcrJobMessage, pageNumbers: readonly number[]): Promise<void> {
+export async function runPages(deps: RunnerDeps, message: OcrJobMessage, pageNumbers: readonly number[]): Promise<FinishedJob | undefined> {
   const job = await deps.ledger.job(message.jobId);
   if (!job) throw new Error(`job ${message.jobId} has no plan: run planJob on its message first`);
-  if (job.finished) return;
+  if (job.finished) return undefined;
   const todo = await pagesToDo(deps.ledger, message.jobId, job.pageCount, pageNumbers);
   let pagesDone = job.pagesDone;
   if (todo.length > 0) {
@@ -101,8 +101,9 @@ export async function runPages(deps: RunnerDeps, message: OcrJobMessage, pageNum
     }
   }
   if (pagesDone >= job.pageCount || (await deps.ledger.job(message.jobId))!.pagesDone >= job.pageCount) {
-    await finishJob(deps, message);
+    return finishJob(deps, message);
   }
+  return undefined;
 }
 
 /** The file's pages, or what a user reads about a file that cannot be read. */

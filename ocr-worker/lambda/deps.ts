@@ -15,7 +15,7 @@ import type { FileBytes, PageSource } from '../contract.ts';
 import { openSource, type TextLayerPolicy } from '../open-source.ts';
 import { modelFor } from '../text/language.ts';
 import { pageReadingTimeoutMs } from './limits.ts';
-import { reauthenticating, secretToken } from './token.ts';
+import { reauthenticating, secretToken, tokenOf, type SecretToken } from './token.ts';
 
 /** What the worker's functions read from their environment (set by infra/ocr-worker-lambda.ts). */
 export const workerEnvironment = {
@@ -23,6 +23,8 @@ export const workerEnvironment = {
   pagesQueueUrl: 'OCR_PAGES_QUEUE_URL',
   apiUrl: 'OCR_API_URL',
   tokenSecretArn: 'OCR_WORKER_TOKEN_SECRET_ARN',
+  /** The token itself, instead of the secret: `npm start` signs one for its own worker account. */
+  token: 'OCR_WORKER_TOKEN',
 } as const;
 
 export function env(name: keyof typeof workerEnvironment): string {
@@ -55,7 +57,8 @@ let composed: LambdaDeps | undefined;
  */
 export function lambdaDeps(): LambdaDeps {
   if (composed) return composed;
-  const token = secretToken(new SecretsManagerClient({}), env('tokenSecretArn'));
+  const given = process.env[workerEnvironment.token];
+  const token: SecretToken = given ? { get: async () => tokenOf(given), forget: () => undefined } : secretToken(new SecretsManagerClient({}), env('tokenSecretArn'));
   const workerPath = bundledWorkerScript();
   composed = {
     ledger: dynamoLedger(workerDocumentClient(), env('ledgerTable')),

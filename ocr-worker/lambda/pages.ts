@@ -30,8 +30,12 @@ export async function handlePages(deps: LambdaDeps, event: SQSEvent, queueUrl: s
       task.textLayer === undefined ? { engine: deps.engine, model: deps.modelFor(language) } : { trusted: task.textLayer };
     try {
       const started = Date.now();
-      await runPages({ ...deps, openSource: (bytes) => deps.openSourceWith(bytes, textLayer) }, task.message, task.pages);
+      const finished = await runPages({ ...deps, openSource: (bytes) => deps.openSourceWith(bytes, textLayer) }, task.message, task.pages);
       log.info('Read a task of pages', { jobId, pages: task.pages, seconds: (Date.now() - started) / 1000 });
+      if (finished) {
+        const { status, pageCount, seconds } = finished;
+        log.info('Job finished', { jobId, status, pages: pageCount, seconds, pagesPerSecond: seconds > 0 ? pageCount / seconds : null });
+      }
     } catch (error) {
       if (error instanceof FinishPending) {
         // Not a fault: the holder of the claim is posting. Come back once it has (or its lease ran out).

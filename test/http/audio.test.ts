@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as audioWorker } from '../../functions/audio-worker.ts';
-import { startQueueWorker } from '../../infra/local/audio-worker.ts';
+import { startQueueWorker } from '../../infra/local/queue-worker.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';

@@ -28,11 +28,18 @@ export function toRecord(message: Message, queueUrl: string): SQSRecord {
 }
 
 /**
- * The local stand-in for Lambda's SQS trigger: long-polls the audio queue and hands each message to
- * the same `audio-worker` handler, one at a time (batch size 1, as on AWS), deleting it unless the
- * handler reports it failed. A failed message comes back after its visibility timeout, as on AWS.
+ * The local stand-in for Lambda's SQS trigger: long-polls a queue and hands each message to the same
+ * handler the trigger runs on AWS (`name`: the audio worker, the OCR worker's job and pages functions),
+ * one at a time (batch size 1, as on AWS), deleting it unless the handler reports it failed. A failed
+ * message comes back after its visibility timeout, as on AWS.
  */
-export function startQueueWorker(queueUrl: string, handler: SqsHandler): { stop(): Promise<void> } {
+export function startQueueWorker(
+  queueUrl: string,
+  handler: SqsHandler,
+  name = 'audio-worker',
+  /** How long a received message stays hidden (the queue's visibility timeout on AWS); default the queue's own. */
+  visibilitySeconds?: number,
+): { stop(): Promise<void> } {
   let running = true;
   const sqs = sqsClient();
   const loop = (async () => {
@@ -40,16 +47,16 @@ export function startQueueWorker(queueUrl: string, handler: SqsHandler): { stop(
       try {
         const { Messages = [] } = await sqs.send(
           // The local SQS stand-in answers AttributeNames (not MessageSystemAttributeNames).
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'] }),
+          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'], VisibilityTimeout: visibilitySeconds }),
         );
         for (const message of Messages) {
-          const { batchItemFailures } = await handler({ Records: [toRecord(message, queueUrl)] }, lambdaContext('audio-worker', randomUUID()));
+          const { batchItemFailures } = await handler({ Records: [toRecord(message, queueUrl)] }, lambdaContext(name, randomUUID()));
           if (batchItemFailures.some((f) => f.itemIdentifier === message.MessageId)) continue;
           await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', ReceiptHandle: message.ReceiptHandle! }] }));
         }
       } catch (error) {
         if (!running) break;
-        process.stderr.write(`audio worker: ${(error as Error).message}\n`);
+        process.stderr.write(`${name}: ${(error as Error).message}\n`);
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
