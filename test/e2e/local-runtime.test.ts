@@ -11,7 +11,8 @@ describe('local runtime', () => {
   afterAll(() => stopService?.());
 
   it('serves the API, seeds with the CLI, and finds everything again after a restart', async () => {
-    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1' };
+    // The external worker's view: jobs wait on the OCR queue (the reference worker has its own test).
+    const env = { DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1', OCR_WORKER: 'off' };
     const first = await startService(env);
     stopService = first.stop;
     expect(first.url).toBe(`http://127.0.0.1:${env.PORT}`);
