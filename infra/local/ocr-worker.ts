@@ -8,7 +8,7 @@ import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
 import { maxTokenLifetimeSeconds, signToken } from '../../lib/auth/tokens.ts';
 import { workerAccount } from '../../lib/auth/worker-account.ts';
 import { ensureLedgerTable } from '../../ocr-worker/adapters/ensure-ledger-table.ts';
-import { workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
+import { tokenVariable, workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
 import type { OcrThreadData } from './ocr-worker-thread.ts';
 
 /**
@@ -53,7 +53,7 @@ export async function startLocalOcrWorker(options: LocalOcrWorkerOptions): Promi
     [workerEnvironment.ledgerTable]: options.ledgerTable,
     [workerEnvironment.pagesQueueUrl]: options.pagesQueueUrl,
     [workerEnvironment.apiUrl]: options.apiUrl,
-    [workerEnvironment.token]: await workerToken(options.tableName, options.secret, options.dataDir),
+    [tokenVariable]: await workerToken(options.tableName, options.secret, options.dataDir),
   });
   const count = Math.max(1, options.threads ?? availableParallelism());
   const threads = Array.from({ length: count }, (_, i) => {

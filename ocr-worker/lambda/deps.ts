@@ -23,9 +23,10 @@ export const workerEnvironment = {
   pagesQueueUrl: 'OCR_PAGES_QUEUE_URL',
   apiUrl: 'OCR_API_URL',
   tokenSecretArn: 'OCR_WORKER_TOKEN_SECRET_ARN',
-  /** The token itself, instead of the secret: `npm start` signs one for its own worker account. */
-  token: 'OCR_WORKER_TOKEN',
 } as const;
+
+/** The token itself, instead of the secret: `npm start` signs one for its own worker account. */
+export const tokenVariable = 'OCR_WORKER_TOKEN';
 
 export function env(name: keyof typeof workerEnvironment): string {
   const value = process.env[workerEnvironment[name]];
@@ -57,7 +58,7 @@ let composed: LambdaDeps | undefined;
  */
 export function lambdaDeps(): LambdaDeps {
   if (composed) return composed;
-  const given = process.env[workerEnvironment.token];
+  const given = process.env[tokenVariable];
   const token: SecretToken = given ? { get: async () => tokenOf(given), forget: () => undefined } : secretToken(new SecretsManagerClient({}), env('tokenSecretArn'));
   const workerPath = bundledWorkerScript();
   composed = {
