@@ -71,7 +71,7 @@ export interface OcrRow {
   form: Form | 'scans';
   pages: number;
   characters: number;
-  worker: Reading & { peakRssMb: number; textLayerPages: number; readTwice: number; sourceMs: number; readMs: number };
+  worker: Reading & { peakRssMb: number; textLayerPages: number; readTwice: number; confidence: [number, number] | undefined; sourceMs: number; readMs: number };
   cli?: Reading;
   cliSameData?: Reading;
 }
@@ -139,6 +139,8 @@ function sameDataDir(dir: string): string {
   return out;
 }
 
+const range = (xs: number[]): [number, number] | undefined => (xs.length ? [Math.min(...xs), Math.max(...xs)] : undefined);
+
 const perMinPerCore = (pages: number, wallMs: number, cpuMs: number | undefined): { cores: number; pagesPerMinPerCore: number } => {
   const cores = Math.max(1, cpuMs === undefined ? 1 : cpuMs / wallMs);
   return { cores, pagesPerMinPerCore: pages / ((wallMs / 60_000) * cores) };
@@ -167,6 +169,7 @@ function rowOf(name: string, language: FixtureLanguage, form: OcrRow['form'], pa
       peakRssMb: Math.max(...parts.map((p) => p.worker.maxRss)) / 1024 / 1024,
       textLayerPages: sum((p) => p.worker.pages.filter((x) => x.fromTextLayer).length),
       readTwice: sum((p) => p.worker.pages.filter((x) => x.readings > 1).length),
+      confidence: range(parts.flatMap((p) => p.worker.pages.flatMap((x) => (x.confidence === undefined ? [] : [x.confidence])))),
       sourceMs: sum((p) => p.worker.pages.reduce((n, x) => n + x.sourceMs, 0)),
       readMs: sum((p) => p.worker.pages.reduce((n, x) => n + x.readMs, 0)),
     },
@@ -306,6 +309,9 @@ export function printOcr(report: OcrReport): void {
     for (const r of [...report.rows, ...report.aggregates]) if (r.cliSameData) console.log(`  ${r.name}: ${cer(r.cliSameData)}, ${speed(r.cliSameData)}`);
   }
   console.log('\nworker time split (all kinds): ' + report.rows.map((r) => `${r.name} ${(r.worker.sourceMs / r.pages / 1000).toFixed(2)} s source + ${(r.worker.readMs / r.pages / 1000).toFixed(2)} s read a page`).join('; '));
+  console.log('mean word confidence of the pages read by OCR (lowest–highest): ' + report.aggregates.filter((r) => r.name !== 'all scans').map((r) => `${r.name} ${r.worker.confidence?.join('–') ?? '–'}`).join('; '));
+  const perCpu = (r: OcrRow, side?: Reading) => (side?.cpuMs ? (r.pages / (side.cpuMs / 60_000)).toFixed(1) : '–');
+  console.log('pages per CPU-minute (CPU time, not wall: unaffected by waiting for a core): ' + report.aggregates.map((r) => `${r.name} worker ${perCpu(r, r.worker)}, CLI ${perCpu(r, r.cli)}`).join('; '));
   console.log(`engine init: worker ${(Math.max(...report.rows.map((r) => r.worker.initMs)) / 1000).toFixed(2)} s` + (report.rows[0]?.cli ? `, command line start ${(Math.max(...report.rows.map((r) => r.cli!.initMs)) / 1000).toFixed(2)} s` : ''));
   console.log(`\n${report.aws.pages}-page scan on AWS:`);
   for (const l of report.aws.lines) console.log(`  ${l}`);

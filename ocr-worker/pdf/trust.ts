@@ -23,7 +23,7 @@ export const textLayerRules = {
 /**
  * The text after the repairs that need no layout: NFKC folds presentation forms and ligatures; bidi
  * marks go; no space before a combining mark (pdfjs puts one where a vowelled word's marks are
- * positioned apart from their letters: `تَم َّ`; the bench's vowelled born-digital pages 3.43% → see README).
+ * positioned apart from their letters: `تَم َّ`: on the OCR bench's vowelled born-digital pages CER 3.43% → 0.80%).
  */
 export function normalizeLayer(text: string): string {
   return text
