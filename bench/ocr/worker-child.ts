@@ -1,0 +1,116 @@
+/**
+ * One measured worker, in its own process (so its peak RSS is its own): one engine, the files of one
+ * evaluation kind read as the worker reads a job's file: formatOf → openImage or openPdf (text layer
+ * checked against OCR of a sample page) → each page's text layer, else readPage with the job's model.
+ *
+ *   node --import tsx bench/ocr/worker-child.ts <spec.json>
+ *
+ * The spec names the files, the job's language, a warm-up image and where to write each page's image
+ * (the images the engine saw, for the command line) and the result. The engine starts on the warm-up
+ * image first: its init is measured apart from the pages.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { OcrEngine, PageSource } from '../../ocr-worker/contract.ts';
+import { readPage } from '../../ocr-worker/engine/read-page.ts';
+import { createTesseractEngine } from '../../ocr-worker/engine/tesseract-engine.ts';
+import { bytesOf, formatOf, openImage } from '../../ocr-worker/files/open-image.ts';
+import { pageTimeoutMs } from '../../ocr-worker/job/runner.ts';
+import { openPdf } from '../../ocr-worker/pdf/page-source.ts';
+import { modelFor } from '../../ocr-worker/text/language.ts';
+
+export interface WorkerSpec {
+  files: string[];
+  language: string;
+  warmUpPng: string;
+  pagesDir: string;
+  resultFile: string;
+}
+
+export interface WorkerPage {
+  text: string;
+  /** The page's image as the engine got it (PNG file in pagesDir). */
+  image: string;
+  fromTextLayer: boolean;
+  /** Engine readings for this page (2: read again with the other script's model), its mean word confidence and the model kept. */
+  readings: number;
+  confidence?: number;
+  model?: string;
+  /** Opening its file (its share), getting the page (decode or render), reading it. */
+  sourceMs: number;
+  readMs: number;
+}
+
+export interface WorkerResult {
+  pages: WorkerPage[];
+  /** Engine start for the job's model: first warm-up reading minus the second. */
+  initMs: number;
+  /** Wall and CPU time (all threads) of the page reading, files opened included, init excluded. */
+  wallMs: number;
+  cpuMs: number;
+  /** Peak resident set of this process, bytes. */
+  maxRss: number;
+}
+
+const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as WorkerSpec;
+const tesseract = createTesseractEngine();
+/** Counts the engine's readings: readPage reads a page again with the other script's model below its confidence bar. */
+let readings = 0;
+const engine: OcrEngine = {
+  recognize: (png, m, options) => {
+    readings++;
+    return tesseract.recognize(png, m, options);
+  },
+  close: () => tesseract.close(),
+};
+const model = modelFor(spec.language);
+
+const timed = async <T>(f: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number }> => {
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  const value = await f();
+  const used = process.cpuUsage(cpu);
+  return { value, ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 };
+};
+
+const warmUp = readFileSync(spec.warmUpPng);
+const first = await timed(() => engine.recognize(warmUp, model));
+const again = await timed(() => engine.recognize(warmUp, model));
+
+const pages: WorkerPage[] = [];
+let wallMs = 0;
+let cpuMs = 0;
+for (const file of spec.files) {
+  const bytes = bytesOf(readFileSync(file));
+  const opened = await timed(async (): Promise<PageSource> => {
+    const format = await formatOf(bytes);
+    return format === 'pdf' ? openPdf(bytes, { textLayer: { engine, model } }) : openImage(bytes, format);
+  });
+  const source = opened.value;
+  wallMs += opened.ms;
+  cpuMs += opened.cpuMs;
+  for (let n = 1; n <= source.pageCount; n++) {
+    const got = await timed(() => source.page(n));
+    const page = got.value;
+    const before = readings;
+    const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, page.png, model, { timeoutMs: pageTimeoutMs })));
+    wallMs += got.ms + read.ms;
+    cpuMs += got.cpuMs + read.cpuMs;
+    const image = join(spec.pagesDir, `${String(pages.length + 1).padStart(3, '0')}.png`);
+    writeFileSync(image, page.png);
+    pages.push({
+      text: read.value.text,
+      image,
+      fromTextLayer: page.textLayer !== undefined,
+      readings: readings - before,
+      ...('confidence' in read.value && { confidence: read.value.confidence, model: read.value.model }),
+      sourceMs: got.ms + opened.ms / source.pageCount,
+      readMs: read.ms,
+    });
+  }
+  await source.close();
+}
+await engine.close();
+
+const result: WorkerResult = { pages, initMs: first.ms - again.ms, wallMs, cpuMs, maxRss: process.resourceUsage().maxRSS * 1024 };
+writeFileSync(spec.resultFile, JSON.stringify(result));
