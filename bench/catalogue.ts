@@ -1,3 +1,4 @@
+import { seeded } from '../ocr-worker/fixtures/random.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,18 +39,6 @@ const seedLanes = Number(process.env.BENCH_SEED_LANES ?? 2);
 
 // ---------------------------------------------------------------------------------------------
 // The seeded data: deterministic (a seeded PRNG), so two runs seed the same catalogues.
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function weighted<T>(random: () => number, choices: readonly (readonly [T, number])[]): T {
   const sum = choices.reduce((s, [, w]) => s + w, 0);
@@ -140,7 +129,7 @@ interface Catalogue {
  * page, whatever the catalogue's size).
  */
 function seedCatalogue(size: number, users: User[], salt: number): Catalogue {
-  const random = prng(0x6b617462 + size);
+  const random = seeded(0x6b617462 + size);
   const step = Math.floor(spanMs / size);
   const memberAt = new Map<number, Visibility>([
     [size - 1, 'private'],

@@ -36,6 +36,31 @@ const requireShim =
   "import { createRequire as __bundleCreateRequire } from 'node:module';" +
   'const require = __bundleCreateRequire(import.meta.url);';
 
+/**
+ * What every Lambda bundle of the project shares (these functions' and the OCR worker's,
+ * infra/ocr-worker-bundle.ts): minified ESM for Node 22 in `index.mjs`-style files with lazy chunks.
+ */
+export const lambdaEsm = {
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunk-[hash]',
+  // Code reached only through `import()` (the SDK's SSO, ini-file and web-identity credential
+  // providers, which never run on Lambda) goes to chunks a cold start does not parse. Each function
+  // is built on its own, so chunks are never shared between functions.
+  splitting: true,
+  absWorkingDir: projectRoot,
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'esm',
+  // Prefer packages' ESM builds: the AWS SDK's tree-shake far better than its CommonJS ones.
+  mainFields: ['module', 'main'],
+  minify: true,
+  charset: 'utf8',
+  // The dependencies carry no licence banners worth shipping; none means nothing extra to parse.
+  legalComments: 'none',
+  logLevel: 'warning',
+} as const satisfies BuildOptions;
+
 const assetDir = (outDir: string, name: string): string => path.join(outDir, name);
 
 function buildOptions(name: string, outDir: string): BuildOptions {
@@ -45,19 +70,7 @@ function buildOptions(name: string, outDir: string): BuildOptions {
     entryPoints: [entry],
     outdir: assetDir(outDir, name),
     entryNames: 'index',
-    chunkNames: 'chunk-[hash]',
-    outExtension: { '.js': '.mjs' },
-    // Code reached only through `import()` (the SDK's SSO, ini-file and web-identity credential
-    // providers, which never run on Lambda) goes to chunks a cold start does not parse. Each function
-    // is built on its own, so chunks are never shared between functions.
-    splitting: true,
-    absWorkingDir: projectRoot,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    // Prefer packages' ESM builds: the AWS SDK's tree-shake far better than its CommonJS ones.
-    mainFields: ['module', 'main'],
+    ...lambdaEsm,
     // The local runtime's speech stand-in (lib/adapters/speech/espeak.ts): eSpeak NG is GPL-3.0 and must
     // never ship in a Lambda bundle, and with its MP3 encoder it is 25 MB that Lambda never runs. The
     // adapter loads both with `import()` only when ADAPTERS=local, so leaving them external keeps them
@@ -69,15 +82,10 @@ function buildOptions(name: string, outDir: string): BuildOptions {
     // checks); the stand-in throws if the check ever runs, and saves 29 KB per bundle. An alias, not a
     // plugin: CDK bundles with buildSync, which takes no plugins.
     alias: { semver: './infra/xray-semver.cjs' },
-    minify: true,
     treeShaking: true,
     sourcemap: false,
-    charset: 'utf8',
-    // The dependencies carry no licence banners worth shipping; none means nothing extra to parse.
-    legalComments: 'none',
     banner: { js: requireShim },
     metafile: true,
-    logLevel: 'warning',
   };
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import { modelData, modelScript } from '../ocr-worker/engine/models.ts';
-import { formatBytes } from './bundle.ts';
+import { formatBytes, lambdaEsm } from './bundle.ts';
 import { projectRoot } from './project-root.ts';
 
 /**
@@ -80,24 +80,12 @@ function buildHandlers(outDir: string): void {
   buildSync({
     entryPoints: { job: path.join(projectRoot, 'ocr-worker/lambda/job.ts'), pages: path.join(projectRoot, 'ocr-worker/lambda/pages.ts') },
     outdir: outDir,
-    outExtension: { '.js': '.mjs' },
-    chunkNames: 'chunk-[hash]',
-    splitting: true,
-    absWorkingDir: projectRoot,
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'esm',
-    mainFields: ['module', 'main'],
+    ...lambdaEsm,
     // A native addon, loaded by pdfjs by name (createRequire): it ships as a package beside the code.
     external: ['@napi-rs/canvas'],
-    minify: true,
-    legalComments: 'none',
-    charset: 'utf8',
     banner: { js: commonJsShim },
     // tesseract.js's fallback for runtimes without fetch; Node 20+ has one.
     alias: { 'node-fetch': globalFetch },
-    logLevel: 'warning',
   });
 }
 

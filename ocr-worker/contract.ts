@@ -9,20 +9,11 @@
  * (`engine/`) and the job runner (`job/`).
  */
 
-/** The job message on the OCR queue, exactly as README "Connecting an OCR worker" shows it. */
-export interface OcrJobMessage {
-  jobId: string;
-  fileId: string;
-  bookTextId: string;
-  userId: string;
-  storage: { bucket: string; key: string };
-  fileName: string;
-  fileType: string;
-  fileSize: number;
-  language: string;
-  customPrompt: string | null;
-  metadata: Record<string, unknown>;
-}
+/**
+ * The job message on the OCR queue, exactly as README "Connecting an OCR worker" shows it: the
+ * service's own type (a worker may share the service's types, never call its code).
+ */
+export type { OcrJobMessage } from '../lib/ocr/upload.ts';
 
 /** What a file is, from its first bytes (never from the declared MIME type). */
 export type FileFormat = 'pdf' | 'png' | 'jpeg' | 'tiff' | 'webp' | 'gif' | 'bmp';
