@@ -56,7 +56,7 @@ export interface Recognized {
 }
 
 export interface OcrEngine {
-  /** Reads one page image with one model; rejects with PageError past `timeoutMs` or when the page cannot be read. */
+  /** Reads one page image (PNG, or the greyscale PGM readPage gives it) with one model; rejects with PageError past `timeoutMs` or when the page cannot be read. */
   recognize(png: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<Recognized>;
   close(): Promise<void>;
 }
