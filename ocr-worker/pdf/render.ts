@@ -52,13 +52,16 @@ export async function renderPage(page: PdfPage, pageNumber: number, options: Ren
 
   const { canvas } = options.canvasFactory.create(width, height);
   const task = page.render({ canvas: canvas as DomCanvas, viewport, background: 'white' });
+  const started = Date.now();
   const timer = setTimeout(() => task.cancel(), options.timeoutMs);
+  const overTime = () => new PageError(`Page ${pageNumber} took longer than ${options.timeoutMs / 1000} s to render`);
   try {
     await task.promise;
+    // A render whose last slice ran past the limit before the timer could cancel it is over it too.
+    if (Date.now() - started > options.timeoutMs) throw overTime();
   } catch (error) {
-    if (error instanceof pdfjs.RenderingCancelledException) {
-      throw new PageError(`Page ${pageNumber} took longer than ${options.timeoutMs / 1000} s to render`);
-    }
+    if (error instanceof PageError) throw error;
+    if (error instanceof pdfjs.RenderingCancelledException) throw overTime();
     throw new PageError(`Page ${pageNumber} could not be rendered: ${(error as Error).message}`);
   } finally {
     clearTimeout(timer);
