@@ -6,3 +6,7 @@ import { maxPagesPerRequest } from '../lib/ocr/page.ts';
  * book can be edited and imported whole. A 100,000-page file fails its job before any work.
  */
 export const maxPagesPerJob = maxPagesPerRequest;
+
+/** What a user reads when a file is over the cap: one message whatever the file. */
+export const tooManyPagesMessage = (pages: number, max: number = maxPagesPerJob) =>
+  `The file has ${pages.toLocaleString('en-US')} pages; at most ${max.toLocaleString('en-US')} pages can be read in one job. Split it and upload the parts.`;

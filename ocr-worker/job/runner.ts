@@ -1,5 +1,5 @@
 import { maxPageTextLength } from '../../lib/ocr/page.ts';
-import { maxPagesPerJob } from '../limits.ts';
+import { maxPagesPerJob, tooManyPagesMessage } from '../limits.ts';
 import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
@@ -13,9 +13,7 @@ export const pageTimeoutMs = 120_000;
 
 export const noPagesMessage = 'The file has no pages to read';
 
-export { maxPagesPerJob };
-export const tooManyPagesMessage = (pages: number) =>
-  `The file has ${pages.toLocaleString('en-US')} pages; at most ${maxPagesPerJob.toLocaleString('en-US')} pages can be read in one job. Split it and upload the parts.`;
+export { maxPagesPerJob, tooManyPagesMessage };
 
 export interface RunnerDeps {
   ledger: JobLedger;

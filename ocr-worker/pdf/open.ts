@@ -1,3 +1,4 @@
+import { tooManyPagesMessage } from '../limits.ts';
 import type { FileBytes } from '../contract.ts';
 import { UnreadableFile } from '../contract.ts';
 import { pdfLimits } from './limits.ts';
@@ -8,7 +9,7 @@ import { FileBytesTransport } from './range-transport.ts';
 export const pdfErrors = {
   password: 'The PDF is password-protected',
   damaged: 'The PDF is damaged or is not a PDF, and could not be opened',
-  tooManyPages: (pages: number, max: number) => `The PDF has ${pages.toLocaleString('en')} pages; at most ${max.toLocaleString('en')} can be read from one file`,
+  tooManyPages: tooManyPagesMessage,
 } as const;
 
 export interface OpenedPdf {

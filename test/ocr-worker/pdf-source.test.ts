@@ -122,7 +122,7 @@ describe('hostile and broken PDFs', () => {
 
   it('a PDF over the page cap fails before any page is read', async () => {
     const pages = pdfLimits.maxPages + 1;
-    await failsWith(fixtures.blankPagesPdf(pages), `The PDF has 2,001 pages; at most 2,000 can be read from one file`);
+    await failsWith(fixtures.blankPagesPdf(pages), 'The file has 2,001 pages; at most 2,000 pages can be read in one job. Split it and upload the parts.');
   });
 
   it('a page tree that declares 100,000 pages it does not have opens as the pages it has', async () => {
