@@ -29,6 +29,8 @@ export interface FileBytes {
 export interface SourcePage {
   /** The page image as PNG (rendered at 300 dpi for a PDF, the decoded frame for an image), within the pixel cap. */
   png: Buffer;
+  /** The same pixels as 8-bit greyscale PGM: what the engine reads (files/page-image.ts). */
+  grey: Buffer;
   width: number;
   height: number;
   /**
@@ -56,8 +58,8 @@ export interface Recognized {
 }
 
 export interface OcrEngine {
-  /** Reads one page image (PNG, or the greyscale PGM readPage gives it) with one model; rejects with PageError past `timeoutMs` or when the page cannot be read. */
-  recognize(png: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<Recognized>;
+  /** Reads one page image (a page's greyscale PGM, or a PNG) with one model; rejects with PageError past `timeoutMs` or when the page cannot be read. */
+  recognize(image: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<Recognized>;
   close(): Promise<void>;
 }
 

@@ -57,9 +57,9 @@ const tesseract = createTesseractEngine();
 /** Counts the engine's readings: readPage reads a page again with the other script's model below its confidence bar. */
 let readings = 0;
 const engine: OcrEngine = {
-  recognize: (png, m, options) => {
+  recognize: (image, m, options) => {
     readings++;
-    return tesseract.recognize(png, m, options);
+    return tesseract.recognize(image, m, options);
   },
   close: () => tesseract.close(),
 };
@@ -93,7 +93,7 @@ for (const file of spec.files) {
     const got = await timed(() => source.page(n));
     const page = got.value;
     const before = readings;
-    const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, page.png, model, { timeoutMs: pageTimeoutMs })));
+    const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, page.grey, model, { timeoutMs: pageTimeoutMs })));
     wallMs += got.ms + read.ms;
     cpuMs += got.cpuMs + read.cpuMs;
     const image = join(spec.pagesDir, `${String(pages.length + 1).padStart(3, '0')}.png`);

@@ -1,7 +1,6 @@
 import type { OcrEngine, OcrModel, Recognized } from '../contract.ts';
 import { otherScriptModel } from '../text/language.ts';
 import { cleanArabic } from '../text/cleanup.ts';
-import { greyImage } from './grey-image.ts';
 import { modelScript } from './models.ts';
 
 /**
@@ -13,8 +12,8 @@ import { modelScript } from './models.ts';
  * model: a bar of 70 read 6 of its 18 again with `eng`, never kept (Arabic scans 10.5 → 16.1
  * pages/min/core at 50, CER unchanged). `ara+eng` in one pass is not used: it doubled the error on
  * Arabic pages.
- * Arabic-script text then gets the Arabic clean-up. The engine reads the page as greyscale PGM,
- * made once for both readings (grey-image.ts: about a third faster than from the PNG).
+ * Arabic-script text then gets the Arabic clean-up. `image` is the page's greyscale PGM
+ * (SourcePage.grey; the engine reads it about a third faster than the PNG), read once or twice.
  */
 export const retryBelowConfidence = 50;
 
@@ -22,8 +21,7 @@ export interface PageReading extends Recognized {
   model: OcrModel;
 }
 
-export async function readPage(engine: OcrEngine, png: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<PageReading> {
-  const image = await greyImage(png);
+export async function readPage(engine: OcrEngine, image: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<PageReading> {
   let best: PageReading = { ...(await engine.recognize(image, model, options)), model };
   if (best.confidence < retryBelowConfidence) {
     const other = otherScriptModel(model);

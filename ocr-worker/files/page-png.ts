@@ -1,6 +1,7 @@
 import { createCanvas, type Image } from '@napi-rs/canvas';
 import type { SourcePage } from '../contract.ts';
 import { readPagePixels } from './caps.ts';
+import { pageImages } from './page-image.ts';
 
 /** The size a page is read at: its own, or scaled down to `readPagePixels`. */
 export function readSize(width: number, height: number): { width: number; height: number } {
@@ -9,7 +10,7 @@ export function readSize(width: number, height: number): { width: number; height
 }
 
 /**
- * A decoded image or RGBA frame as the page PNG: on white (transparent scans read as black
+ * A decoded image or RGBA frame as the page's images (PNG and grey): on white (transparent scans read as black
  * otherwise), scaled down when above the read size.
  */
 export function pagePng(source: Image | { rgba: Uint8Array; width: number; height: number }): SourcePage {
@@ -27,5 +28,5 @@ export function pagePng(source: Image | { rgba: Uint8Array; width: number; heigh
   } else {
     g.drawImage(source, 0, 0, size.width, size.height);
   }
-  return { png: canvas.toBuffer('image/png'), width: size.width, height: size.height };
+  return pageImages(canvas);
 }

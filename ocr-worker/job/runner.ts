@@ -28,7 +28,7 @@ export interface RunnerDeps {
    * How a page is read with the engine; default one `engine.recognize`. The engine's `readPage` adds
    * the second reading in the other script and the Arabic clean-up.
    */
-  read?: (engine: OcrEngine, png: Buffer, model: OcrModel, options: { timeoutMs?: number }) => Promise<Recognized>;
+  read?: (engine: OcrEngine, image: Buffer, model: OcrModel, options: { timeoutMs?: number }) => Promise<Recognized>;
   /** This worker's name in finish claims (unique per process or thread). */
   owner: string;
   now?: () => number;
@@ -136,7 +136,7 @@ async function readPage(
       entry = { pageNumber, text: page.textLayer };
     } else {
       const model = deps.modelFor(message.language);
-      const read = await (deps.read ?? recognizeOnce)(deps.engine, page.png, model, { timeoutMs: deps.pageTimeoutMs ?? pageTimeoutMs });
+      const read = await (deps.read ?? recognizeOnce)(deps.engine, page.grey, model, { timeoutMs: deps.pageTimeoutMs ?? pageTimeoutMs });
       entry = { pageNumber, text: read.text, confidence: read.confidence };
     }
   } catch (error) {
@@ -160,7 +160,7 @@ async function readPage(
   return entry;
 }
 
-const recognizeOnce: NonNullable<RunnerDeps['read']> = (engine, png, model, options) => engine.recognize(png, model, options);
+const recognizeOnce: NonNullable<RunnerDeps['read']> = (engine, image, model, options) => engine.recognize(image, model, options);
 
 /** The listed pages of the job that the ledger does not count done yet, in order, within 1..pageCount. */
 async function pagesToDo(ledger: JobLedger, jobId: string, pageCount: number, pageNumbers: readonly number[]): Promise<number[]> {

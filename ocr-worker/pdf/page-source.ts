@@ -2,7 +2,7 @@ import type { FileBytes, OcrEngine, OcrModel, PageSource, SourcePage } from '../
 import { PageError } from '../contract.ts';
 import { pdfLimits } from './limits.ts';
 import { openDocument, type OpenedPdf } from './open.ts';
-import { renderPage, type CanvasFactory } from './render.ts';
+import { renderPage, type CanvasFactory, type RenderedPage } from './render.ts';
 import { layerItems, textFromItems } from './text-layer.ts';
 import { checkSampleAgainstOcr, normalizeLayer, textLayerProblem, type SampleVerdict } from './trust.ts';
 
@@ -22,11 +22,7 @@ export interface PdfOptions {
 }
 
 /** One page read: its image and its repaired text layer, with what is wrong with that layer if anything. */
-interface ReadPage {
-  png: Buffer;
-  width: number;
-  height: number;
-  dpi: number;
+interface ReadPage extends RenderedPage {
   layer: string;
   problem: string | undefined;
 }
@@ -58,7 +54,7 @@ export class PdfPageSource implements PageSource {
     const read = this.#cached.get(pageNumber) ?? (await this.read(pageNumber));
     this.#cached.delete(pageNumber);
     const textLayer = verdict?.trusted && read.problem === undefined ? read.layer : undefined;
-    return { png: read.png, width: read.width, height: read.height, ...(textLayer !== undefined && { textLayer }) };
+    return { png: read.png, grey: read.grey, width: read.width, height: read.height, ...(textLayer !== undefined && { textLayer }) };
   }
 
   /**
@@ -84,7 +80,7 @@ export class PdfPageSource implements PageSource {
       }
       if (read.problem !== undefined) continue;
       this.#cached.set(n, read); // read once: the job asks for this page next
-      return checkSampleAgainstOcr({ pageNumber: n, png: read.png, textLayer: read.layer }, policy.engine, policy.model);
+      return checkSampleAgainstOcr({ pageNumber: n, image: read.grey, textLayer: read.layer }, policy.engine, policy.model);
     }
     return { trusted: false, pageNumber: 0, cer: Number.NaN };
   }

@@ -1,5 +1,6 @@
 import type { Canvas } from '@napi-rs/canvas';
-import { PageError } from '../contract.ts';
+import { PageError, type SourcePage } from '../contract.ts';
+import { pageImages } from '../files/page-image.ts';
 import { pdfjs } from './pdfjs.ts';
 
 type PdfPage = Awaited<ReturnType<pdfjs.PDFDocumentProxy['getPage']>>;
@@ -22,10 +23,7 @@ export interface RenderOptions {
   timeoutMs: number;
 }
 
-export interface RenderedPage {
-  png: Buffer;
-  width: number;
-  height: number;
+export interface RenderedPage extends Pick<SourcePage, 'png' | 'grey' | 'width' | 'height'> {
   /** The resolution used: `dpi`, or lower when the page at `dpi` would pass `maxPixels`. */
   dpi: number;
 }
@@ -37,7 +35,7 @@ export function dpiWithin(widthPt: number, heightPt: number, dpi: number, maxPix
 }
 
 /**
- * One page as a PNG on white, through @napi-rs/canvas (the canvas pdfjs itself uses in Node).
+ * One page on white as its PNG and grey images (files/page-image.ts), through @napi-rs/canvas (the canvas pdfjs itself uses in Node).
  * The time limit cancels the render task: pdfjs checks for cancellation between slices of drawing
  * operations, so a slow page stops at the next slice; a single operation that never returns (one
  * pathological image decode) is bounded by the job runner's process, not here.
@@ -67,7 +65,7 @@ export async function renderPage(page: PdfPage, pageNumber: number, options: Ren
     clearTimeout(timer);
   }
   // pdfjs types its canvas as the DOM's; in Node it is an @napi-rs/canvas Canvas.
-  const png = (canvas as unknown as Canvas).toBuffer('image/png');
+  const images = pageImages(canvas as unknown as Canvas);
   options.canvasFactory.destroy({ canvas, context: null }); // frees the pixels now, not at the next GC
-  return { png, width, height, dpi };
+  return { ...images, dpi };
 }

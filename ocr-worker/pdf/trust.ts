@@ -77,11 +77,11 @@ export interface SampleVerdict {
 
 /** The per-document check: one page's text layer against OCR of the same page. */
 export async function checkSampleAgainstOcr(
-  sample: { pageNumber: number; png: Buffer; textLayer: string },
+  sample: { pageNumber: number; image: Buffer; textLayer: string },
   engine: OcrEngine,
   model: OcrModel,
 ): Promise<SampleVerdict> {
-  const { text } = await engine.recognize(sample.png, model);
+  const { text } = await engine.recognize(sample.image, model);
   const cer = characterErrorRate(sample.textLayer, text);
   return { trusted: cer <= textLayerRules.maxSampleCer, pageNumber: sample.pageNumber, cer };
 }

@@ -23,8 +23,8 @@ export const message = (overrides: Partial<OcrJobMessage> = {}): OcrJobMessage =
   ...overrides,
 });
 
-/** A page as the readers give it: its "image" names the page, so the fake engine reads it back. */
-export const scanned = (n: number): SourcePage => ({ png: Buffer.from(`scan of page ${n}`), width: 10, height: 10 });
+/** A page as the readers give it: its images name the page, so the fake engine reads it back. */
+export const scanned = (n: number): SourcePage => ({ png: Buffer.from(`scan of page ${n}`), grey: Buffer.from(`scan of page ${n}`), width: 10, height: 10 });
 export const born = (n: number, text: string): SourcePage => ({ ...scanned(n), textLayer: text });
 
 /** The book: page n is a page, or a PageError to throw for it, or the whole file is unreadable. */
@@ -92,9 +92,9 @@ export function fakeWorker(
       },
     },
     engine: {
-      async recognize(png, model) {
-        recognized.push({ page: png.toString(), model });
-        return { text: `text of ${png.toString().replace('scan of ', '')}`, confidence: 90 };
+      async recognize(image, model) {
+        recognized.push({ page: image.toString(), model });
+        return { text: `text of ${image.toString().replace('scan of ', '')}`, confidence: 90 };
       },
       async close() {},
     },

@@ -42,7 +42,7 @@ describe('the text layer checked against OCR of a sample page (tesseract.js, ara
     const wordsReversed = lines.map((l) => l.split(' ').reverse().join(' ')).join('\n');
     const charsReversed = lines.map((l) => [...l].reverse().join('')).join('\n');
     for (const [name, layer] of [['words reversed', wordsReversed], ['characters reversed', charsReversed]] as const) {
-      const bad = await checkSampleAgainstOcr({ pageNumber: 1, png: read.png, textLayer: layer }, engine, 'ara');
+      const bad = await checkSampleAgainstOcr({ pageNumber: 1, image: read.grey, textLayer: layer }, engine, 'ara');
       console.info(`sample page CER, ${name} vs OCR: ${bad.cer.toFixed(3)}`);
       expect(bad.trusted).toBe(false);
       expect(bad.cer).toBeGreaterThan(textLayerRules.maxSampleCer);
