@@ -305,6 +305,10 @@ class MemoryObjects implements Objects {
     return `https://audio.bench.invalid/${encodeURI(key)}?expires=${expiresInSeconds}`;
   }
 
+  async presignGetAll(_prefix: string, keys: readonly string[], expiresInSeconds: number): Promise<string[]> {
+    return Promise.all(keys.map((key) => this.presignGet(key, expiresInSeconds)));
+  }
+
   async presignPost(key: string, rules: UploadRules): Promise<PresignedPost> {
     return { url: 'https://audio.bench.invalid/', fields: { key, 'Content-Type': rules.contentType } };
   }

@@ -1,3 +1,4 @@
+import { config } from '../lib/config.ts';
 import type { Objects } from '../lib/objects.ts';
 
 /**
@@ -24,12 +25,29 @@ export function onFirstUse<T extends object>(load: () => Promise<T>): T {
   });
 }
 
-/** A bucket's objects, with the S3 SDK loaded by the first request that touches a file. */
+/**
+ * A bucket's objects, with the S3 SDK loaded by the first request that touches a file; its GET URLs
+ * signed for the media distribution when the stack has one (config.media), else presigned on S3.
+ */
 const bucketObjects = (bucket: string): Objects =>
   onFirstUse(async () => {
     const [{ s3Objects }, { s3Client }] = await Promise.all([import('../lib/adapters/s3/objects.ts'), import('../lib/adapters/aws/s3-client.ts')]);
-    return s3Objects(s3Client(), bucket);
+    const objects = s3Objects(s3Client(), bucket);
+    const media = config().media;
+    if (!media) return objects;
+    const { servedByDistribution } = await import('../lib/adapters/cloudfront/media-urls.ts');
+    return servedByDistribution(objects, { urlBase: media.urlBase, keyPairId: media.keyPairId, privateKey: mediaSigningKey });
   });
+
+let signingKey: Promise<string> | undefined;
+/** The distribution's private key, read once per container; a failed read is tried again next time. */
+const mediaSigningKey = (): Promise<string> =>
+  (signingKey ??= import('../lib/adapters/aws/secrets.ts')
+    .then(({ readSecret }) => readSecret(config().media!.signingKeySecretArn))
+    .catch((error: unknown) => {
+      signingKey = undefined;
+      throw error;
+    }));
 
 export const uploadsBucket = bucketObjects;
 export const audioBucket = bucketObjects;

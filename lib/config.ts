@@ -25,6 +25,11 @@ export interface Config {
    * `{"secretKey": "sk_...", "webhookSecret": "whsec_..."}`) named by STRIPE_SECRET_ARN.
    */
   stripe: { secretKey?: string; webhookSecret?: string; secretArn?: string };
+  /**
+   * The media distribution that serves audio, page images and big answers by signed URL (issue 14;
+   * infra/media.ts). Absent locally: the embedded S3's presigned URLs serve instead.
+   */
+  media?: { urlBase: string; keyPairId: string; signingKeySecretArn: string };
 }
 
 const env = (name: string): string | undefined => {
@@ -47,6 +52,17 @@ function readAuth(): AuthConfig {
   return { mode: 'secret', secret: env('AUTH_JWT_SECRET'), secretArn: env('AUTH_JWT_SECRET_ARN'), issuer, audience };
 }
 
+function readMedia(): Config['media'] {
+  const urlBase = env('MEDIA_URL_BASE');
+  const keyPairId = env('MEDIA_KEY_PAIR_ID');
+  const signingKeySecretArn = env('MEDIA_SIGNING_KEY_SECRET_ARN');
+  if (!urlBase && !keyPairId && !signingKeySecretArn) return undefined;
+  if (!urlBase || !keyPairId || !signingKeySecretArn) {
+    throw new Error('MEDIA_URL_BASE, MEDIA_KEY_PAIR_ID and MEDIA_SIGNING_KEY_SECRET_ARN go together');
+  }
+  return { urlBase: urlBase.replace(/\/+$/, ''), keyPairId, signingKeySecretArn };
+}
+
 export function readConfig(): Config {
   return {
     tableName: env('TABLE_NAME') ?? 'maktaba',
@@ -67,6 +83,7 @@ export function readConfig(): Config {
       webhookSecret: env('STRIPE_WEBHOOK_SECRET'),
       secretArn: env('STRIPE_SECRET_ARN'),
     },
+    media: readMedia(),
   };
 }
 

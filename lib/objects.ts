@@ -42,5 +42,18 @@ export interface Objects {
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
   presignGet(key: string, expiresInSeconds: number, options?: { contentDisposition?: string; contentType?: string }): Promise<string>;
+  /**
+   * GET URLs for many keys that share `prefix`, valid `expiresInSeconds`, in the order given: one
+   * grant for them all where the adapter can (a CloudFront policy for the prefix), else one
+   * signature each. Every key must start with `prefix`; the objects answer with their stored type.
+   */
+  presignGetAll(prefix: string, keys: readonly string[], expiresInSeconds: number): Promise<string[]>;
   presignPost(key: string, rules: UploadRules): Promise<PresignedPost>;
+}
+
+/** The keys, checked to lie under `prefix` (a grant for the prefix must never be asked for another key). */
+export function keysUnder(prefix: string, keys: readonly string[]): readonly string[] {
+  const stray = keys.find((key) => !key.startsWith(prefix));
+  if (stray !== undefined) throw new Error(`Key ${stray} is not under ${prefix}`);
+  return keys;
 }

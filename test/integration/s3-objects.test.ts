@@ -48,4 +48,31 @@ describe('S3 objects adapter on the embedded S3', () => {
     expect(await objects().head(key)).toEqual({ size: Buffer.byteLength('%PDF-1.7 كتاب'), contentType: 'application/pdf' });
     expect(await objects().getText(key)).toBe('%PDF-1.7 كتاب');
   });
+
+  it('signs many keys under one prefix in one call, each URL fetchable, in the order asked', async () => {
+    const prefix = `${unique('book')}/`;
+    const keys = [`${prefix}line-2/arabic/alloy_ab.mp3`, `${prefix}line-1/english/echo_cd.mp3`, `${prefix}صفحة (1)/page.png`];
+    for (const [i, key] of keys.entries()) await objects().put(key, `object ${i}`, 'audio/mpeg');
+    const urls = await objects().presignGetAll(prefix, keys, 3600);
+    expect(urls).toHaveLength(3);
+    for (const [i, url] of urls.entries()) {
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toBe(`object ${i}`);
+      expect(response.headers.get('content-type')).toBe('audio/mpeg');
+    }
+  });
+
+  it('refuses to sign a key outside the prefix it grants', async () => {
+    await expect(objects().presignGetAll('book-a/', ['book-a/x.mp3', 'book-b/y.mp3'], 60)).rejects.toThrow('not under book-a/');
+  });
+
+  it('signs URLs the store refuses once their lifetime is over', async () => {
+    const key = `expiring/${unique('line')}.mp3`;
+    await objects().put(key, 'short-lived', 'audio/mpeg');
+    const [url] = await objects().presignGetAll('expiring/', [key], 1);
+    expect((await fetch(url!)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect((await fetch(url!)).status).toBe(403);
+  });
 });

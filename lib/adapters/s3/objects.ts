@@ -12,6 +12,8 @@ import {
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Objects, StoredObject } from '../../objects.ts';
+import { presignKeys } from './key-urls.ts';
+import { keysUnder } from '../../objects.ts';
 
 /** A missing key: GetObject says NoSuchKey, HeadObject (no body to carry a code) only a bare 404. */
 function isMissing(error: unknown): boolean {
@@ -87,6 +89,10 @@ export function s3Objects(client: S3Client, bucket: string): Objects {
         ResponseContentType: options?.contentType,
       });
       return getSignedUrl(client, command, { expiresIn: expiresInSeconds });
+    },
+
+    async presignGetAll(prefix, keys, expiresInSeconds) {
+      return presignKeys(client, bucket, keysUnder(prefix, keys), expiresInSeconds);
     },
 
     presignPost(key, { contentType, minBytes, maxBytes, expiresInSeconds }) {
