@@ -5,11 +5,17 @@ import type { StoredObject } from '../objects.ts';
 import { findBook, findLine, requireReadAccess } from './access.ts';
 import { audioKey, bookPrefix, contentHash, linePrefix, parseAudioKey } from './audio-key.ts';
 import type { AudioDeps } from './deps.ts';
-import { fieldFrom, presignAudio, urlSeconds } from './generate.ts';
+import { fieldFrom, urlSeconds } from './generate.ts';
 import { audioFields, defaultVoice, type AudioField } from './voices.ts';
 
 /** The audio read endpoints that never generate (SPEC.md 4.2): lines-with-audio, line list, all. */
 const lineContent = (line: Line) => ({ arabic: line.arabic, english: line.english, commentary: line.commentary, rootwords: line.rootwords });
+
+/** The URLs of a listing's files, all under `prefix`, signed at once (one grant where the store can). */
+async function signedUrls(deps: AudioDeps, prefix: string, keys: string[], seconds: number): Promise<Map<string, string>> {
+  const urls = await deps.audio.presignGetAll(prefix, keys, seconds);
+  return new Map(keys.map((key, i) => [key, urls[i]!]));
+}
 
 /** `GET /audio/:bookId/lines-with-audio`: every line, each field with whether it has audio for the voice. */
 export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: string | undefined, query: Record<string, string | undefined>) {
@@ -20,25 +26,21 @@ export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: st
   // One listing of the book's audio answers every line, rather than a HEAD per line and field.
   const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), deps.audio.list(bookPrefix(book.bookId))]);
   const keys = new Set(stored.map((o) => o.key));
+  const current = lines.map((line) => {
+    const hash = contentHash(line, spoken);
+    return audioFields.map((field) => ({ field, key: audioKey(book.bookId, line.lineId, field, spoken, hash) })).filter(({ key }) => keys.has(key));
+  });
+  const urls = await signedUrls(deps, bookPrefix(book.bookId), current.flat().map((c) => c.key), urlSeconds.generated);
   return {
     success: true,
     bookId: book.bookId,
     bookTitle: book.title,
     voice,
-    lines: await Promise.all(
-      lines.map(async (line) => {
-        const hash = contentHash(line, spoken);
-        const fields = await Promise.all(
-          audioFields.map(async (field) => {
-            const key = audioKey(book.bookId, line.lineId, field, spoken, hash);
-            const hasAudio = keys.has(key);
-            const audioUrl = hasAudio ? await presignAudio(deps, key, urlSeconds.generated) : null;
-            return [field, { text: line[field], hasAudio, audioUrl }] as const;
-          }),
-        );
-        return { lineId: line.lineId, fields: Object.fromEntries(fields) };
-      }),
-    ),
+    lines: lines.map((line, i) => {
+      const withAudio = new Map(current[i]!.map((c) => [c.field, urls.get(c.key)!]));
+      const fields = audioFields.map((field) => [field, { text: line[field], hasAudio: withAudio.has(field), audioUrl: withAudio.get(field) ?? null }] as const);
+      return { lineId: line.lineId, fields: Object.fromEntries(fields) };
+    }),
   };
 }
 
@@ -47,24 +49,21 @@ export async function lineAudioList(deps: AudioDeps, caller: Caller, params: Rec
   const book = await findBook(deps, params.bookId);
   await requireReadAccess(deps, caller, book);
   const line = await findLine(deps, book, params.lineId);
-  const stored = await deps.audio.list(linePrefix(book.bookId, line.lineId));
-  const audioFiles = await Promise.all(
-    stored.flatMap((o) => {
-      const parts = parseAudioKey(o.key);
-      if (!parts) return [];
-      return [
-        presignAudio(deps, o.key, urlSeconds.generated).then((url) => ({
-          storageKey: o.key,
-          field: parts.field,
-          voice: parts.voice,
-          contentHash: parts.contentHash,
-          size: o.size,
-          lastModified: o.lastModified,
-          url,
-        })),
-      ];
-    }),
-  );
+  const prefix = linePrefix(book.bookId, line.lineId);
+  const stored = (await deps.audio.list(prefix)).flatMap((o) => {
+    const parts = parseAudioKey(o.key);
+    return parts ? [{ o, parts }] : [];
+  });
+  const urls = await signedUrls(deps, prefix, stored.map(({ o }) => o.key), urlSeconds.generated);
+  const audioFiles = stored.map(({ o, parts }) => ({
+    storageKey: o.key,
+    field: parts.field,
+    voice: parts.voice,
+    contentHash: parts.contentHash,
+    size: o.size,
+    lastModified: o.lastModified,
+    url: urls.get(o.key)!,
+  }));
   return { success: true, bookId: book.bookId, lineId: line.lineId, audioFiles, lineContent: lineContent(line) };
 }
 
@@ -93,21 +92,14 @@ export async function allAudio(deps: AudioDeps, caller: Caller, bookId: string |
 
   let totalFiles = 0;
   const withAudio = lines.filter((line) => byLine.has(line.lineId));
-  const out = await Promise.all(
-    withAudio.map(async (line) => {
-      const audio: Record<string, unknown[]> = {};
-      for (const { object, field, voice: v } of byLine.get(line.lineId)!) {
-        totalFiles++;
-        (audio[field] ??= []).push({
-          storageKey: object.key,
-          voice: v,
-          size: object.size,
-          lastModified: object.lastModified,
-          url: await presignAudio(deps, object.key, urlSeconds.all),
-        });
-      }
-      return { lineId: line.lineId, content: lineContent(line), audio };
-    }),
-  );
+  const urls = await signedUrls(deps, bookPrefix(book.bookId), withAudio.flatMap((line) => byLine.get(line.lineId)!.map((f) => f.object.key)), urlSeconds.all);
+  const out = withAudio.map((line) => {
+    const audio: Record<string, unknown[]> = {};
+    for (const { object, field, voice: v } of byLine.get(line.lineId)!) {
+      totalFiles++;
+      (audio[field] ??= []).push({ storageKey: object.key, voice: v, size: object.size, lastModified: object.lastModified, url: urls.get(object.key)! });
+    }
+    return { lineId: line.lineId, content: lineContent(line), audio };
+  });
   return { success: true, bookId: book.bookId, bookTitle: book.title, requestedFields: fields, totalFiles, lines: out };
 }

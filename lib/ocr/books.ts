@@ -7,7 +7,7 @@ import type { Objects } from '../objects.ts';
 import { pageWindow as pageWindowOf } from '../paging.ts';
 import { metadataView, type BookText, type FileRecord, type OcrStore } from './book-text.ts';
 import { canManage } from './jobs.ts';
-import { isOwnImage, legacyPages, type BookTextPage } from './page.ts';
+import { isOwnImage, legacyPages, pageImagePrefix, type BookTextPage } from './page.ts';
 import { fullText, hasFullText } from './text-storage.ts';
 
 /** Reading one digitized book (SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
@@ -33,15 +33,27 @@ export const managedBy = (caller: Caller, book: Pick<BookText, 'userId'>): boole
 /** Fields only the owner, editors and admins see; for everyone else the keys are absent. */
 const privateFields = <T extends object>(show: boolean, fields: T): Partial<T> => (show ? fields : {});
 
-/** A presigned URL for a page image of this book only (`isOwnImage`); null for none, a foreign key, or a failed signing. */
-async function imageUrl(uploads: Objects, storageKey: string | null, owns: (key: string | null) => boolean): Promise<string | null> {
-  if (!storageKey || !owns(storageKey)) return null;
-  try {
-    return await uploads.presignGet(storageKey, imageUrlSeconds);
-  } catch (error) {
-    logger.warn('Signing a page image URL failed', { storageKey, error: error as Error });
-    return null;
-  }
+/**
+ * Signed URLs for a window's page images, of this book only (`isOwnImage`): the worker's images under
+ * one grant for the job's prefix, the book's own upload alone; null for none, a foreign key, or a
+ * failed signing (SPEC.md 4.1).
+ */
+async function imageUrls(uploads: Objects, keys: readonly (string | null)[], book: BookText, upload: string | null | undefined): Promise<(string | null)[]> {
+  const shown = keys.map((key) => (isOwnImage(key, book, upload) ? key! : null));
+  const prefix = pageImagePrefix(book.jobId);
+  const distinct = [...new Set(shown.filter((key) => key !== null))];
+  const underJob = distinct.filter((key) => key.startsWith(prefix));
+  const urls = new Map<string, string>();
+  const signing = async (what: string[], sign: () => Promise<string[]>) => {
+    try {
+      (await sign()).forEach((url, i) => urls.set(what[i]!, url));
+    } catch (error) {
+      logger.warn('Signing page image URLs failed', { storageKeys: what.slice(0, 3), error: error as Error });
+    }
+  };
+  await signing(underJob, () => uploads.presignGetAll(prefix, underJob, imageUrlSeconds));
+  for (const key of distinct.filter((k) => !k.startsWith(prefix))) await signing([key], async () => [await uploads.presignGet(key, imageUrlSeconds)]);
+  return shown.map((key) => (key === null ? null : (urls.get(key) ?? null)));
 }
 
 /** A window of the book's pages in page order; old books without page records use their embedded pages. */
@@ -78,16 +90,14 @@ export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: s
     pageWindow(deps.ocr, book, pageOffset, pageLimit),
     includeText ? fullText(deps, book) : undefined,
   ]);
-  const owns = (key: string | null) => isOwnImage(key, book, file?.storageKey);
-  const pages = await Promise.all(
-    window.pages.map(async (p) => ({
-      pageNumber: p.pageNumber,
-      text: p.text,
-      storageKey: p.storageKey,
-      imageUrl: await imageUrl(deps.uploads, p.storageKey, owns),
-      isAIGenerated: p.isAIGenerated,
-    })),
-  );
+  const urls = await imageUrls(deps.uploads, window.pages.map((p) => p.storageKey), book, file?.storageKey);
+  const pages = window.pages.map((p, i) => ({
+    pageNumber: p.pageNumber,
+    text: p.text,
+    storageKey: p.storageKey,
+    imageUrl: urls[i]!,
+    isAIGenerated: p.isAIGenerated,
+  }));
   return {
     success: true,
     book: {
