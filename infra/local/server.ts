@@ -4,16 +4,16 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FunctionName } from '../../functions/routes.ts';
 import { corsPreflightHeaders, corsResponseHeaders } from '../cors.ts';
+import { jsonBytes, platformAnswers, platformLimits, type PlatformAnswer } from './platform-limits.ts';
 import { MalformedPath, matchRoute } from './router.ts';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
-/** HTTP API's payload limit; larger requests never reach a function on AWS either. */
-export const maxBodyBytes = 10 * 1024 * 1024;
-
 const textTypes = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
+/** The request's body, or 'too-large' past the HTTP API's payload limit (no function sees such a request on AWS either). */
 function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  const maxBodyBytes = platformLimits.httpApiBodyBytes;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -71,8 +71,11 @@ export function toEvent(req: IncomingMessage, body: Buffer, routeKey: string, pa
   return event;
 }
 
-/** The Lambda context an invocation of the function gets (the logs' request id, function name and ARN). */
-export function lambdaContext(functionName: string, requestId: string): Context {
+/**
+ * The Lambda context an invocation of the function gets (the logs' request id, function name and ARN);
+ * `deadline` (epoch ms), when given, is what its remaining time counts down to.
+ */
+export function lambdaContext(functionName: string, requestId: string, deadline?: number): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -82,7 +85,7 @@ export function lambdaContext(functionName: string, requestId: string): Context 
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
+    getRemainingTimeInMillis: () => (deadline === undefined ? platformLimits.integrationTimeoutMs : Math.max(0, deadline - Date.now())),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -104,6 +107,63 @@ const jsonMessage = (statusCode: number, message: string) => ({
   body: JSON.stringify({ message }),
 });
 
+const platformAnswer = ({ statusCode, message }: PlatformAnswer) => jsonMessage(statusCode, message);
+
+/** One line for the developer: why the client got an AWS error rather than the function's answer. */
+const report = (routeKey: string, why: string) => process.stderr.write(`local server: ${routeKey}: ${why}\n`);
+
+type Invocation =
+  | { outcome: 'answered'; result: APIGatewayProxyStructuredResultV2 }
+  | { outcome: 'failed'; error: unknown }
+  | { outcome: 'timed-out' };
+
+/**
+ * Runs the handler as the HTTP API waits for it: at most `timeoutMs`. Past that the handler keeps
+ * running, as a function does to its own timeout, but what it answers or throws then is dropped
+ * (a late failure is logged, as Lambda would log it); nothing it does can reject unhandled.
+ */
+function invoke(handler: LambdaHttpHandler, event: APIGatewayProxyEventV2, functionName: string, timeoutMs: number): Promise<Invocation> {
+  return new Promise((settle) => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      settle({ outcome: 'timed-out' });
+    }, timeoutMs);
+    timer.unref();
+    const context = lambdaContext(functionName, event.requestContext.requestId, Date.now() + timeoutMs);
+    // Through a promise so that a handler that throws before returning one fails like one that rejects.
+    new Promise<APIGatewayProxyStructuredResultV2>((resolve) => resolve(handler(event, context))).then(
+      (result) => {
+        clearTimeout(timer);
+        settle({ outcome: 'answered', result });
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (timedOut) report(event.routeKey, `failed after the integration timeout: ${(error as Error)?.stack ?? error}`);
+        settle({ outcome: 'failed', error });
+      },
+    );
+  });
+}
+
+/** The HTTP API's answer for an invocation, or the function's own result when it is within the limits. */
+function answerFor(routeKey: string, invocation: Exclude<Invocation, { outcome: 'failed' }>, timeoutMs: number): APIGatewayProxyStructuredResultV2 {
+  if (invocation.outcome === 'timed-out') {
+    report(routeKey, `no answer within the integration timeout (${timeoutMs} ms): ${platformAnswers.timeout.statusCode} to the client`);
+    return platformAnswer(platformAnswers.timeout);
+  }
+  // Lambda measures the result as its runtime serializes it, base64 bodies at their encoded size.
+  const size = jsonBytes(invocation.result);
+  if (size > platformLimits.lambdaResponseBytes) {
+    report(
+      routeKey,
+      `response of ${size} bytes exceeds Lambda's ${platformLimits.lambdaResponseBytes}: ${platformAnswers.responseTooLarge.statusCode} to the client, body dropped`,
+    );
+    return platformAnswer(platformAnswers.responseTooLarge);
+  }
+  return invocation.result;
+}
+
 /** Serves the route table over HTTP, invoking each route's function handler like API Gateway does. */
 export async function startLocalServer(options: {
   host: string;
@@ -111,8 +171,11 @@ export async function startLocalServer(options: {
   handlers: Record<FunctionName, LambdaHttpHandler>;
   /** Origins allowed to call from a browser, as the stack's `corsOrigins`; default any. */
   corsOrigins?: readonly string[];
+  /** How long a request waits for its function: the HTTP API's integration timeout unless a test wants less. */
+  timeoutMs?: number;
 }): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const origins = options.corsOrigins ?? ['*'];
+  const timeoutMs = options.timeoutMs ?? platformLimits.integrationTimeoutMs;
   const server = createServer(async (req, res) => {
     const origin = req.headers.origin;
     if (req.method === 'OPTIONS' && origin && req.headers['access-control-request-method']) {
@@ -125,10 +188,19 @@ export async function startLocalServer(options: {
       const match = matchRoute(req.method ?? 'GET', path);
       const body = await readBody(req);
       if (!match) return send(res, jsonMessage(404, 'Not Found'));
-      if (body === 'too-large') return send(res, jsonMessage(413, 'Request Entity Too Large'));
+      if (body === 'too-large') return send(res, platformAnswer(platformAnswers.bodyTooLarge));
       const event = toEvent(req, body, match.routeKey, match.pathParameters);
-      const handler = options.handlers[match.route.function];
-      send(res, await handler(event, lambdaContext(match.route.function, event.requestContext.requestId)));
+      const eventSize = jsonBytes(event);
+      if (eventSize > platformLimits.lambdaRequestBytes) {
+        report(
+          match.routeKey,
+          `event of ${eventSize} bytes exceeds Lambda's ${platformLimits.lambdaRequestBytes}: ${platformAnswers.eventTooLarge.statusCode} to the client, function not invoked`,
+        );
+        return send(res, platformAnswer(platformAnswers.eventTooLarge));
+      }
+      const invocation = await invoke(options.handlers[match.route.function], event, match.route.function, timeoutMs);
+      if (invocation.outcome === 'failed') throw invocation.error;
+      send(res, answerFor(match.routeKey, invocation, timeoutMs));
     } catch (error) {
       if (error instanceof MalformedPath) return send(res, jsonMessage(400, 'Bad Request'));
       // What API Gateway answers when a function fails without a response.
