@@ -1,7 +1,8 @@
 /**
  * The limits API Gateway (HTTP API, payload format 2.0, Lambda proxy integration) and Lambda put on
  * a synchronous request, and what the HTTP API answers a client past each one. The one source of
- * these numbers: the local server enforces them (infra/local/server.ts), benches and tests read them.
+ * these numbers: the local server enforces them (infra/local/server.ts), the HTTP layer fits its answers within them
+ * (big-answers.ts), benches and tests read them.
  */
 export const platformLimits = {
   /**
