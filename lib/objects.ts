@@ -21,6 +21,12 @@ export interface UploadRules {
   expiresInSeconds: number;
 }
 
+export interface StoredHeaders {
+  contentEncoding?: string;
+  contentDisposition?: string;
+  cacheControl?: string;
+}
+
 export interface StoredObject {
   key: string;
   size: number;
@@ -28,7 +34,8 @@ export interface StoredObject {
 }
 
 export interface Objects {
-  put(key: string, body: Uint8Array | string, contentType: string): Promise<void>;
+  /** Stores the object with the headers it is served with (through a presigned or distribution URL alike). */
+  put(key: string, body: Uint8Array | string, contentType: string, headers?: StoredHeaders): Promise<void>;
   /** The object as UTF-8 text; undefined when there is no such object. */
   getText(key: string): Promise<string | undefined>;
   /** The object's bytes; undefined when there is no such object. */

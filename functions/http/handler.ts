@@ -4,10 +4,14 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { tracer } from '../../lib/adapters/aws/tracing.ts';
 import type { Caller } from '../../lib/auth/caller.ts';
 import type { User } from '../../lib/auth/users.ts';
+import { config } from '../../lib/config.ts';
 import { logger } from '../../lib/log.ts';
+import type { Objects } from '../../lib/objects.ts';
+import { uploadsBucket } from '../lazy.ts';
 import { count, metricNames, observed } from '../observability.ts';
 import { routeKey, routes, type FunctionName, type Route } from '../routes.ts';
 import { AuthRejection, resolveCaller, type AuthDeps } from './auth.ts';
+import { fitAnswer } from './big-answers.ts';
 import { parseJsonBody } from './body.ts';
 import { errorResponse, type ErrorStyle } from './errors.ts';
 import { isHttpResult, json, type HttpResult } from './responses.ts';
@@ -34,7 +38,11 @@ export interface HttpFunctionOptions {
   authDeps: () => Promise<AuthDeps> | AuthDeps;
   /** One handler per route of this function in the route table, by route key. */
   handlers: Record<string, RouteHandler>;
+  /** Where answers too big for Lambda are handed over (big-answers.ts); default the uploads bucket. */
+  answers?: () => Objects;
 }
+
+let answersBucket: Objects | undefined;
 
 /** The signed-in user of a route whose auth mode guarantees one. */
 export function signedIn(request: Request): User {
@@ -54,6 +62,7 @@ export function httpFunction(options: HttpFunctionOptions) {
     throw new Error(`${options.name}: handlers do not match the route table (missing ${missing}; extra ${extra})`);
   }
 
+  const answers = options.answers ?? (() => (answersBucket ??= uploadsBucket(config().uploadsBucket)));
   const dispatch = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
     const route = own.get(event.routeKey);
     const handler = options.handlers[event.routeKey];
@@ -69,7 +78,7 @@ export function httpFunction(options: HttpFunctionOptions) {
         rawBody,
         headers: event.headers ?? {},
       });
-      return isHttpResult(result) ? result : json(200, result);
+      return await fitAnswer(isHttpResult(result) ? result : json(200, result), event.headers?.['accept-encoding'], answers);
     } catch (error) {
       if (error instanceof AuthRejection) return error.response;
       const response = errorResponse(error, options.style, handler.failure);

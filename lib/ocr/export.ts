@@ -89,7 +89,8 @@ export async function exportDocx(deps: ExportDeps, user: User, bookTextId: strin
   const contentDisposition = attachment(name);
   if (bytes.length <= maxInlineBytes) return { kind: 'inline', bytes, contentDisposition };
   const key = `exports/${book.bookTextId}/${randomUUID()}/${name}.docx`;
-  await deps.uploads.put(key, bytes, docxContentType);
+  // The object carries its own disposition, so a distribution URL (which passes no overrides) names the file too.
+  await deps.uploads.put(key, bytes, docxContentType, { contentDisposition, cacheControl: 'private, no-store' });
   const url = await deps.uploads.presignGet(key, exportUrlSeconds, { contentDisposition, contentType: docxContentType });
   return { kind: 'stored', url, key };
 }

@@ -37,8 +37,18 @@ async function unlessMissing<T>(attempt: Promise<T>): Promise<T | undefined> {
 export function s3Objects(client: S3Client, bucket: string): Objects {
   const Bucket = bucket;
   return {
-    async put(key, body, contentType) {
-      await client.send(new PutObjectCommand({ Bucket, Key: key, Body: body, ContentType: contentType }));
+    async put(key, body, contentType, headers) {
+      await client.send(
+        new PutObjectCommand({
+          Bucket,
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+          ContentEncoding: headers?.contentEncoding,
+          ContentDisposition: headers?.contentDisposition,
+          CacheControl: headers?.cacheControl,
+        }),
+      );
     },
 
     async getText(key) {
