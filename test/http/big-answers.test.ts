@@ -7,6 +7,7 @@ import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
+import { arabicPage } from '../support/arabic-pages.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -20,17 +21,6 @@ let editor: string;
 let editorId: string;
 const jobId = randomUUID();
 
-const letters = 'ابتثجحخدذرزسشصضطظعغفقكلمنهوية';
-/** A dense page of random Arabic letters: compresses worse than any real book. */
-function arabicPage(seedValue: number, length = 4_000): string {
-  let state = seedValue;
-  const chars: string[] = [];
-  for (let i = 0; i < length; i++) {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    chars.push(i % 5 === 4 ? ' ' : letters[state % letters.length]!);
-  }
-  return chars.join('');
-}
 const pages = Array.from({ length: 1_000 }, (_, i) => ({ pageNumber: i + 1, text: arabicPage(i + 1), storageKey: `ocr-pages/${jobId}/${i + 1}.png` }));
 
 beforeAll(async () => {

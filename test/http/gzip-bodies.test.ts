@@ -6,6 +6,7 @@ import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
+import { arabicPage } from '../support/arabic-pages.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -30,20 +31,6 @@ beforeAll(async () => {
 });
 afterAll(() => api?.close());
 
-/**
- * A dense Arabic page of random letters: it compresses worse than any real book (2.5 to 1 against
- * about 4 to 1), so the compressed body here is as large as a 1,000-page final result gets.
- */
-const letters = 'ابتثجحخدذرزسشصضطظعغفقكلمنهوية';
-function arabicPage(seedValue: number, length = 4_000): string {
-  let state = seedValue;
-  const chars: string[] = [];
-  for (let i = 0; i < length; i++) {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    chars.push(i % 5 === 4 ? ' ' : letters[state % letters.length]!);
-  }
-  return chars.join('');
-}
 
 const post = (body: Buffer, headers: Record<string, string>) =>
   fetch(`${api.url}/ocr/result`, {
