@@ -59,15 +59,15 @@ const headerOf = (result: HttpResult, name: string): string | undefined => {
 export async function fitAnswer(result: HttpResult, acceptEncoding: string | undefined, bucket: () => Objects): Promise<HttpResult> {
   if (result.body === undefined || headerOf(result, 'content-encoding') !== undefined) return result;
   const bytes = Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  // Most answers are small: they fit as they are, without measuring the whole result again.
+  if (bytes.length <= answerRules.compressAboveBytes) return result;
   let answer = result;
   const encoding = result.isBase64Encoded ? undefined : chooseEncoding(acceptEncoding);
-  if (bytes.length > answerRules.compressAboveBytes) {
-    // A cache between here and the client must keep the encodings apart.
-    answer = { ...answer, headers: { ...answer.headers, vary: 'accept-encoding' } };
-    if (encoding) {
-      const compressed = await compressors[encoding](bytes);
-      answer = { ...answer, body: compressed.toString('base64'), isBase64Encoded: true, headers: { ...answer.headers, 'content-encoding': encoding } };
-    }
+  // A cache between here and the client must keep the encodings apart.
+  answer = { ...answer, headers: { ...answer.headers, vary: 'accept-encoding' } };
+  if (encoding) {
+    const compressed = await compressors[encoding](bytes);
+    answer = { ...answer, body: compressed.toString('base64'), isBase64Encoded: true, headers: { ...answer.headers, 'content-encoding': encoding } };
   }
   if (jsonBytes(answer) <= platformLimits.lambdaResponseBytes) return answer;
   return handOver(answer, bucket());
