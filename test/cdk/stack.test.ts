@@ -1,9 +1,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { App, Validations, type CfnElement } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import type { Construct } from 'constructs';
+import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routes } from '../../functions/routes.ts';
 import { defaultOutDir } from '../../infra/bundle.ts';
@@ -12,6 +11,7 @@ import { addChecks } from '../../infra/checks.ts';
 import { MaktabaStack } from '../../infra/stack.ts';
 import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 import './ocr-worker-stub.ts';
+import { actions, allStatements, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
 
 /**
  * Template tests. Two synths (each bundles the functions): one with no context, as `npm run synth`
@@ -40,44 +40,6 @@ const configuredContext = {
   // An operator with a worker of their own: the external worker role instead of the built-in worker.
   ocrWorker: 'off',
 };
-
-interface Synth {
-  stack: MaktabaStack;
-  template: Template;
-}
-
-type Statement = { Action: string | string[]; Effect: string; Resource: unknown };
-
-/** Synthesizes with cdk-nag's AwsSolutions checks, as `npm run synth` does: an unacknowledged finding throws. */
-function synth(context: Record<string, string>): Synth {
-  const app = new App({ context });
-  const stack = new MaktabaStack(app, 'Test');
-  addChecks(app);
-  return { stack, template: Template.fromStack(stack) };
-}
-
-const logicalId = (stack: MaktabaStack, construct: Construct): string =>
-  stack.getLogicalId(construct.node.defaultChild as CfnElement);
-
-const fn = (stack: MaktabaStack, name: DeployedFunction) => {
-  const f = stack.functions.get(name);
-  if (!f) throw new Error(`no function ${name}`);
-  return f;
-};
-
-/** Every statement of the inline policies attached to a function's role. */
-function statementsOf(s: Synth, name: DeployedFunction): Statement[] {
-  const role = logicalId(s.stack, fn(s.stack, name).role!);
-  const policies = s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: Match.arrayWith([{ Ref: role }]) } });
-  return Object.values(policies).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
-}
-
-const actions = (s: Statement): string[] => [s.Action].flat();
-const resources = (s: Statement): unknown[] => [s.Resource].flat();
-const allStatements = (t: Template): Statement[] =>
-  Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
-const envOf = (s: Synth, name: DeployedFunction): Record<string, unknown> =>
-  s.template.toJSON().Resources[logicalId(s.stack, fn(s.stack, name))].Properties.Environment.Variables;
 
 let plain: Synth;
 let configured: Synth;
