@@ -44,6 +44,8 @@ export const uploadsPrefixes = {
   pageImages: topFolder(pageImagePrefix('job')),
   /** Word documents too large for a response (lib/ocr/export.ts), expired by storage.ts's rule. */
   exports: 'exports/',
+  /** Big API answers handed over through the bucket with a redirect (functions/http), expired after a day. */
+  responses: 'responses/',
 } as const;
 
 /**
@@ -128,6 +130,9 @@ export const objectGrants = {
   'upload-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.files, actions: ['s3:DeleteObject'], holds: 'uploaded files' },
   // The Word export puts a large document and signs a GET URL for it.
   exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:GetObject', 's3:PutObject'], holds: 'large Word exports' },
+  // An HTTP function puts an answer too big for Lambda's response and redirects to a signed media URL
+  // of it: writing only, as the distribution (media.ts) reads it.
+  responses: { bucket: 'uploads', prefix: uploadsPrefixes.responses, actions: ['s3:PutObject'], holds: 'big API answers' },
   // The audio bucket holds nothing but generated MP3s keyed by book id, every key of which the audio
   // functions list, check, put, sign, stream and delete.
   audio: {

@@ -29,6 +29,7 @@ import {
   browserUploads,
   dataTable,
   expiredExportsRule,
+  expiredResponsesRule,
   jobQueue,
   privateBucket,
 } from './storage.ts';
@@ -63,7 +64,7 @@ export class MaktabaStack extends Stack {
     this.table = dataTable(this);
     const accessLogs = accessLogsBucket(this);
     const uploads = privateBucket(this, 'Uploads', accessLogs, {
-      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(uploadsPrefixes.exports)],
+      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(uploadsPrefixes.exports), expiredResponsesRule(uploadsPrefixes.responses)],
       cors: [browserUploads],
     });
     const audio = privateBucket(this, 'Audio', accessLogs);

@@ -72,6 +72,12 @@ export const abandonedUploadsRule: s3.LifecycleRule = { abortIncompleteMultipart
 export const expiredExportsRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1) });
 
 /**
+ * Big API answers handed over through the bucket (functions/http) are fetched right after the redirect
+ * to them; a day keeps them for a retried fetch, as for exports.
+ */
+export const expiredResponsesRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1) });
+
+/**
  * Browsers POST large files straight to the bucket (presigned POST) and GET page images by presigned
  * URL. The signature, not the origin, is what authorizes a request, so any origin may make one.
  */

@@ -353,11 +353,12 @@ describe('object grants', () => {
    * signs POSTs for them, HEADs and deletes them (presigned uploads), signs GETs for an upload used
    * as a page image and for page images, reads, stores and replaces long texts (PATCH); ocr-callbacks
    * stores and replaces long texts only; ocr-export reads long texts and puts and signs exports; the
-   * audio functions manage the audio bucket's MP3s. ListBucket makes a missing key a 404, not a 403.
+   * audio functions manage the audio bucket's MP3s; every HTTP function may put a big answer under
+   * responses/ (read through the media distribution). ListBucket makes a missing key a 404, not a 403.
    */
   const expected: Record<DeployedFunction, string[]> = {
-    'notifications-api': [],
-    'billing-webhook': [],
+    'notifications-api': ['s3:PutObject uploads/responses/*'],
+    'billing-webhook': ['s3:PutObject uploads/responses/*'],
     'billing-worker': [],
     sweeper: ['s3:DeleteObject uploads/ocr/*'],
     'ocr-api': [
@@ -369,10 +370,17 @@ describe('object grants', () => {
       's3:PutObject uploads/ocr-results/*',
       's3:DeleteObject uploads/ocr-results/*',
       's3:GetObject uploads/ocr-pages/*',
+      's3:PutObject uploads/responses/*',
     ],
-    'ocr-callbacks': ['s3:PutObject uploads/ocr-results/*', 's3:DeleteObject uploads/ocr-results/*'],
-    'ocr-export': ['s3:ListBucket uploads', 's3:GetObject uploads/ocr-results/*', 's3:GetObject uploads/exports/*', 's3:PutObject uploads/exports/*'],
-    'audio-api': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*'],
+    'ocr-callbacks': ['s3:PutObject uploads/ocr-results/*', 's3:DeleteObject uploads/ocr-results/*', 's3:PutObject uploads/responses/*'],
+    'ocr-export': [
+      's3:ListBucket uploads',
+      's3:GetObject uploads/ocr-results/*',
+      's3:GetObject uploads/exports/*',
+      's3:PutObject uploads/exports/*',
+      's3:PutObject uploads/responses/*',
+    ],
+    'audio-api': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*', 's3:PutObject uploads/responses/*'],
     'audio-worker': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*'],
   };
 
@@ -422,6 +430,7 @@ describe('Word export', () => {
   it('expires exports/ in the uploads bucket after a day, and keeps the other rules', () => {
     const rules = plain.template.findResources('AWS::S3::Bucket')[uploadsBucket(plain)]!.Properties.LifecycleConfiguration.Rules;
     expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }));
+    expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'responses/', ExpirationInDays: 1, Status: 'Enabled' }));
     expect(rules).toContainEqual(expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } }));
   });
 });
@@ -525,8 +534,9 @@ describe('least privilege', () => {
   it('gives a function only the services its access kinds name', () => {
     const services = (name: DeployedFunction) =>
       [...new Set(statementsOf(plain, name).flatMap(actions).map((a) => a.split(':')[0]))].sort();
-    expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
-    expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
+    // Every HTTP function: s3 (put a big answer under responses/).
+    expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
+    expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     expect(services('ocr-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
     expect(services('ocr-callbacks')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     // secretsmanager: the Stripe keys only (it verifies no tokens).
