@@ -64,11 +64,16 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
  *   `page-image-urls` (`ocr-pages/`), `exports` (`exports/`), `audio` (the audio bucket), `upload-sweep`
  *   (delete only, `ocr/`), `responses` (put only, `responses/`).
+ * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
+ *   secret, and the `MEDIA_*` environment variables that come with this kind (stack.ts).
  */
-export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox' | 'audio-queue' | 'speech' | ObjectAccess;
+export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox' | 'audio-queue' | 'speech' | 'media-urls' | ObjectAccess;
 
-/** What every HTTP function may do to answer: put an answer too big for Lambda's 6 MB under `responses/`. */
-export const httpAnswers = ['responses'] as const satisfies readonly Access[];
+/**
+ * What every HTTP function may do to answer: sign media URLs (audio, page images, exports), and put an
+ * answer too big for Lambda's 6 MB under `responses/`, redirecting to its signed URL.
+ */
+export const httpAnswers = ['media-urls', 'responses'] as const satisfies readonly Access[];
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],

@@ -26,6 +26,8 @@ export interface Grantable {
   stripeSecret: secretsmanager.ISecret;
   audio: s3.IBucket;
   audioQueue: sqs.IQueue;
+  /** The private key that signs media URLs (media.ts). */
+  mediaSigningKey: secretsmanager.ISecret;
 }
 
 /** The top folder of a key the code builds, e.g. `ocr-results/` of `ocr-results/<jobId>/<version>.txt`. */
@@ -198,6 +200,8 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
   ],
   'audio-queue': (on) => sendTo(on.audioQueue),
+  // Signing media URLs reads the private key and nothing else of Secrets Manager (the MEDIA_* variables come with it, stack.ts).
+  'media-urls': (on) => [new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [on.mediaSigningKey.secretArn] })],
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
   speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
 };

@@ -57,7 +57,10 @@ export function accessLogsBucket(scope: Construct): s3.Bucket {
   });
 }
 
-/** Private, encrypted, HTTPS-only, access-logged; objects are reached through presigned URLs, never publicly. */
+/**
+ * Private, encrypted, HTTPS-only, access-logged; objects are reached through signed URLs (presigned S3
+ * URLs, or the media distribution's, media.ts), never publicly.
+ */
 export function privateBucket(scope: Construct, id: string, logs: s3.IBucket, extra: Partial<s3.BucketProps> = {}): s3.Bucket {
   return new s3.Bucket(scope, id, { ...privateBucketProps, serverAccessLogsBucket: logs, serverAccessLogsPrefix: `${id}/`, ...extra });
 }

@@ -80,7 +80,8 @@ describe('table', () => {
 describe('buckets', () => {
   it('block public access, are encrypted, retained and deny requests without TLS', () => {
     const buckets = plain.template.findResources('AWS::S3::Bucket');
-    expect(Object.keys(buckets)).toHaveLength(3);
+    // Uploads, audio, the server access logs and the media distribution's logs (test/cdk/media.test.ts).
+    expect(Object.keys(buckets)).toHaveLength(4);
     for (const [id, bucket] of Object.entries(buckets)) {
       expect(bucket.DeletionPolicy).toBe('Retain');
       expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -206,16 +207,20 @@ describe('HTTP API: throttling and reserved concurrency', () => {
 
 describe('functions', () => {
   it('deploys every function as nodejs22.x on arm64 from a bundle built at synth', () => {
-    // With the built-in OCR worker's two functions (its own asset, handlers job and pages).
-    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 2);
+    // With the built-in OCR worker's two functions (its own asset, handlers job and pages) and the
+    // media signing key's generator (inline, run once per deploy, untraced: test/cdk/media.test.ts).
+    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 3);
     plain.template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       Handler: Match.stringLikeRegexp('^(index|job|pages)\\.handler$'),
       MemorySize: Match.anyValue(),
       LoggingConfig: { LogGroup: Match.anyValue() },
-      TracingConfig: { Mode: 'Active' },
     });
+    const keyGenerator = logicalId(plain.stack, plain.stack.media.keyGenerator);
+    for (const [id, f] of Object.entries(plain.template.findResources('AWS::Lambda::Function'))) {
+      if (id !== keyGenerator) expect(f.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+    }
     plain.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     for (const name of deployedFunctions()) {
       expect(statSync(path.join(defaultOutDir, name, 'index.mjs')).mtimeMs).toBeGreaterThanOrEqual(started - 1000);
@@ -281,7 +286,9 @@ describe('auth', () => {
   });
 
   it('verifies against the JWKS URL instead, with no secret, when the context sets one', () => {
-    configured.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    // The only secret left is the media signing key (test/cdk/media.test.ts).
+    const secrets = Object.keys(configured.template.findResources('AWS::SecretsManager::Secret'));
+    expect(secrets).toEqual([logicalId(configured.stack, configured.stack.media.signingKey)]);
     const env = envOf(configured, 'notifications-api');
     expect(env).toMatchObject({
       AUTH_JWKS_URL: configuredContext.jwksUrl,
@@ -289,7 +296,8 @@ describe('auth', () => {
       AUTH_JWT_AUDIENCE: configuredContext.jwtAudience,
     });
     expect(env).not.toHaveProperty('AUTH_JWT_SECRET_ARN');
-    expect(statementsOf(configured, 'notifications-api').flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    const secretReads = statementsOf(configured, 'notifications-api').filter((st) => actions(st).some((a) => a.startsWith('secretsmanager:')));
+    expect(secretReads.flatMap(resources)).toEqual([{ Ref: secrets[0] }]);
   });
 
   it('refuses a JWKS URL without both an issuer and an audience, naming the missing context keys', () => {
@@ -534,7 +542,7 @@ describe('least privilege', () => {
   it('gives a function only the services its access kinds name', () => {
     const services = (name: DeployedFunction) =>
       [...new Set(statementsOf(plain, name).flatMap(actions).map((a) => a.split(':')[0]))].sort();
-    // Every HTTP function: s3 (put a big answer under responses/).
+    // Every HTTP function: s3 (put a big answer) and secretsmanager (the media signing key).
     expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     expect(services('ocr-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
@@ -728,7 +736,7 @@ describe('cdk-nag', () => {
       .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
       .flatMap((m) => Object.entries(m.data as Record<string, string>));
     expect(new Set(acknowledged.map(([id]) => id.replace(/^\w+::/, '').replace(/\[.*/, '')))).toEqual(
-      new Set(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4']),
+      new Set(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4', 'AwsSolutions-CFR1', 'AwsSolutions-CFR2', 'AwsSolutions-CFR4']),
     );
     for (const [id, reason] of acknowledged) expect(reason.length, id).toBeGreaterThan(40);
   });
