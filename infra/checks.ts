@@ -6,6 +6,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import type { Media } from './media.ts';
 import { objectGrants } from './permissions.ts';
 
 /**
@@ -27,6 +28,7 @@ export interface Findings {
   audio: s3.IBucket;
   /** Endpoint ARN patterns of the configured SNS platform applications. */
   pushEndpoints: readonly string[];
+  media: Media;
 }
 
 const reasons = {
@@ -47,6 +49,20 @@ const reasons = {
   noResource:
     'X-Ray PutTraceSegments/PutTelemetryRecords (every function, active tracing) and Polly SynthesizeSpeech (audio functions) accept ' +
     'no resource other than *.',
+  mediaKeyRotation:
+    'The media signing key is a CloudFront key-group key, which Secrets Manager cannot rotate: rotating it deploys a second key into ' +
+    'the key group, switches the functions to it and removes the old one once the URLs it signed have expired (infra/media.ts).',
+  mediaGeo:
+    'Readers are anywhere; whether a media request is served is decided by its URL’s signature (the trusted key group), which the ' +
+    'API gives only to callers allowed the book, not by the reader’s country.',
+  mediaWaf:
+    'The media distribution is read-only (GET/HEAD) and serves only URLs signed with its key group: CloudFront refuses any other ' +
+    'request at the edge, before S3. A web ACL for CloudFront must live in us-east-1 (a second stack) and would charge every play ' +
+    'without protecting anything more.',
+  mediaTls:
+    'Media URLs use the distribution’s own *.cloudfront.net name with CloudFront’s default certificate (a custom domain needs a DNS ' +
+    'name and a us-east-1 ACM certificate the project does not have); with it CloudFront keeps TLS 1.0 for old clients, while current ' +
+    'clients negotiate TLS 1.2 or 1.3. HTTP is redirected to HTTPS and every object needs a signed URL.',
   pushEndpoints: 'SNS creates one endpoint per registered device, with an id known only then; the grant is limited to the endpoints of the configured platform application.',
   objectPrefix: (what: string) => `Object keys are unknown in advance; the grant is limited to ${what}, the narrowest resource S3 offers.`,
 };
@@ -60,7 +76,7 @@ function prefixFinding(stack: Stack, bucket: s3.IBucket, prefix: string): string
 
 export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(found.api, 'AwsSolutions-APIG4', reasons.apiAuthorization);
-  for (const fn of found.functions) acknowledge(fn, 'AwsSolutions-L1', reasons.runtime);
+  for (const fn of [...found.functions, found.media.keyGenerator]) acknowledge(fn, 'AwsSolutions-L1', reasons.runtime);
   for (const role of found.roles) acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', reasons.noResource);
   for (const [secret, reason] of [
     [found.secrets.jwt, reasons.jwtRotation],
@@ -69,6 +85,10 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   ] as const) {
     if (secret instanceof secretsmanager.Secret) acknowledge(secret, 'AwsSolutions-SMG4', reason);
   }
+  acknowledge(found.media.signingKey, 'AwsSolutions-SMG4', reasons.mediaKeyRotation);
+  acknowledge(found.media.distribution, 'AwsSolutions-CFR1', reasons.mediaGeo);
+  acknowledge(found.media.distribution, 'AwsSolutions-CFR2', reasons.mediaWaf);
+  acknowledge(found.media.distribution, 'AwsSolutions-CFR4', reasons.mediaTls);
   for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${arn}]`, reasons.pushEndpoints);
   const seen = new Set<string>();
   for (const { bucket, prefix, holds } of Object.values(objectGrants)) {

@@ -63,19 +63,27 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
  *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
  *   `page-image-urls` (`ocr-pages/`), `exports` (`exports/`), `audio` (the audio bucket), `upload-sweep`
- *   (delete only, `ocr/`).
+ *   (delete only, `ocr/`), `responses` (put only, `responses/`).
+ * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
+ *   secret, and the `MEDIA_*` environment variables that come with this kind (stack.ts).
  */
-export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox' | 'audio-queue' | 'speech' | ObjectAccess;
+export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox' | 'audio-queue' | 'speech' | 'media-urls' | ObjectAccess;
+
+/**
+ * What every HTTP function may do to answer: sign media URLs (audio, page images, exports), and put an
+ * answer too big for Lambda's 6 MB under `responses/`, redirecting to its signed URL.
+ */
+export const httpAnswers = ['media-urls', 'responses'] as const satisfies readonly Access[];
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
-  'notifications-api': ['table', 'push'],
-  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'page-image-urls', 'ocr-queue'],
+  'notifications-api': ['table', 'push', ...httpAnswers],
+  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'page-image-urls', 'ocr-queue', ...httpAnswers],
   // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
   // and never calls Stripe (the billing worker invoices).
-  'ocr-callbacks': ['table', 'text-writes'],
-  'ocr-export': ['table', 'text-reads', 'exports'],
-  'billing-webhook': ['table', 'stripe'],
-  'audio-api': ['table', 'audio', 'audio-queue', 'speech'],
+  'ocr-callbacks': ['table', 'text-writes', ...httpAnswers],
+  'ocr-export': ['table', 'text-reads', 'exports', ...httpAnswers],
+  'billing-webhook': ['table', 'stripe', ...httpAnswers],
+  'audio-api': ['table', 'audio', 'audio-queue', 'speech', ...httpAnswers],
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
   'billing-worker': ['billing-outbox', 'stripe'],
   sweeper: ['table', 'upload-sweep'],

@@ -26,6 +26,8 @@ export interface Grantable {
   stripeSecret: secretsmanager.ISecret;
   audio: s3.IBucket;
   audioQueue: sqs.IQueue;
+  /** The private key that signs media URLs (media.ts). */
+  mediaSigningKey: secretsmanager.ISecret;
 }
 
 /** The top folder of a key the code builds, e.g. `ocr-results/` of `ocr-results/<jobId>/<version>.txt`. */
@@ -44,6 +46,8 @@ export const uploadsPrefixes = {
   pageImages: topFolder(pageImagePrefix('job')),
   /** Word documents too large for a response (lib/ocr/export.ts), expired by storage.ts's rule. */
   exports: 'exports/',
+  /** Big API answers handed over through the bucket with a redirect (functions/http), expired after a day. */
+  responses: 'responses/',
 } as const;
 
 /**
@@ -128,6 +132,9 @@ export const objectGrants = {
   'upload-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.files, actions: ['s3:DeleteObject'], holds: 'uploaded files' },
   // The Word export puts a large document and signs a GET URL for it.
   exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:GetObject', 's3:PutObject'], holds: 'large Word exports' },
+  // An HTTP function puts an answer too big for Lambda's response and redirects to a signed media URL
+  // of it: writing only, as the distribution (media.ts) reads it.
+  responses: { bucket: 'uploads', prefix: uploadsPrefixes.responses, actions: ['s3:PutObject'], holds: 'big API answers' },
   // The audio bucket holds nothing but generated MP3s keyed by book id, every key of which the audio
   // functions list, check, put, sign, stream and delete.
   audio: {
@@ -193,6 +200,8 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
   ],
   'audio-queue': (on) => sendTo(on.audioQueue),
+  // Signing media URLs reads the private key and nothing else of Secrets Manager (the MEDIA_* variables come with it, stack.ts).
+  'media-urls': (on) => [new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [on.mediaSigningKey.secretArn] })],
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
   speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
 };

@@ -17,6 +17,7 @@ import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
 import { acknowledgeFindings } from './checks.ts';
 import { access, audioWorkerConcurrency, billingWorkerEveryMinutes, deployedFunctions, sizingOf, sweepEveryMinutes, type DeployedFunction } from './functions.ts';
+import { Media } from './media.ts';
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
@@ -29,6 +30,7 @@ import {
   browserUploads,
   dataTable,
   expiredExportsRule,
+  expiredResponsesRule,
   jobQueue,
   privateBucket,
 } from './storage.ts';
@@ -53,6 +55,8 @@ export class MaktabaStack extends Stack {
   readonly ocrWorker?: OcrWorkerAccess;
   readonly ocrWorkerLambda?: OcrWorkerLambda;
   readonly alarms: Alarms;
+  /** The CloudFront distribution of signed media URLs and its signing key. */
+  readonly media: Media;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Maktaba: OCR, digitized books, text-to-speech and notifications', ...props });
@@ -63,11 +67,12 @@ export class MaktabaStack extends Stack {
     this.table = dataTable(this);
     const accessLogs = accessLogsBucket(this);
     const uploads = privateBucket(this, 'Uploads', accessLogs, {
-      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(uploadsPrefixes.exports)],
+      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(uploadsPrefixes.exports), expiredResponsesRule(uploadsPrefixes.responses)],
       cors: [browserUploads],
     });
     const audio = privateBucket(this, 'Audio', accessLogs);
     this.buckets = { uploads, audio, accessLogs };
+    this.media = new Media(this, 'Media', { uploads, audio, accessLogs });
     // The external worker holds a job while it reads the whole book; it may extend this per message.
     // Also six times the built-in worker's job function timeout (ocr-worker-lambda.ts), as AWS advises.
     const ocrJobs = jobQueue(this, 'OcrJobs', { visibilityTimeout: visibilityFor('job') });
@@ -115,11 +120,13 @@ export class MaktabaStack extends Stack {
     const bundles = bundleFunctionsSync({ functions: deployedFunctions() });
     // Only functions with a route that reads tokens verify them (billing-webhook's Stripe signature does not).
     const verifiesTokens = new Set<string>(routes.filter((r) => r.auth !== 'none').map((r) => r.function));
-    const grantable: Grantable = { table: this.table, pushApplications: settings.pushApplications, uploads, ocrQueue: ocrJobs, stripeSecret, audio, audioQueue: audioJobs };
+    const grantable: Grantable = { table: this.table, pushApplications: settings.pushApplications, uploads, ocrQueue: ocrJobs, stripeSecret, audio, audioQueue: audioJobs, mediaSigningKey: this.media.signingKey };
     const deployed = new Map<DeployedFunction, DeployedLambda>();
     for (const name of deployedFunctions()) {
       const bundle = bundles.find((b) => b.name === name)!;
-      const lambdaFn = this.lambdaFunction(name, path.dirname(bundle.file), environment, settings.reservedConcurrency[name]);
+      // The functions that sign media URLs get the distribution's variables with the key's grant (media-urls).
+      const env = access[name].includes('media-urls') ? { ...environment, ...this.media.environment } : environment;
+      const lambdaFn = this.lambdaFunction(name, path.dirname(bundle.file), env, settings.reservedConcurrency[name]);
       for (const statement of accessStatements(access[name], grantable)) lambdaFn.role.addToPrincipalPolicy(statement);
       if (verifiesTokens.has(name)) jwtSecret?.grantRead(lambdaFn.role);
       this.alarms.watchFunction(pascal(name), lambdaFn.fn);
@@ -183,6 +190,7 @@ export class MaktabaStack extends Stack {
       uploads,
       audio,
       pushEndpoints: settings.pushApplications.map((app) => app.endpointArns),
+      media: this.media,
     });
   }
 

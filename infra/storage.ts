@@ -57,7 +57,10 @@ export function accessLogsBucket(scope: Construct): s3.Bucket {
   });
 }
 
-/** Private, encrypted, HTTPS-only, access-logged; objects are reached through presigned URLs, never publicly. */
+/**
+ * Private, encrypted, HTTPS-only, access-logged; objects are reached through signed URLs (presigned S3
+ * URLs, or the media distribution's, media.ts), never publicly.
+ */
 export function privateBucket(scope: Construct, id: string, logs: s3.IBucket, extra: Partial<s3.BucketProps> = {}): s3.Bucket {
   return new s3.Bucket(scope, id, { ...privateBucketProps, serverAccessLogsBucket: logs, serverAccessLogsPrefix: `${id}/`, ...extra });
 }
@@ -70,6 +73,12 @@ export const abandonedUploadsRule: s3.LifecycleRule = { abortIncompleteMultipart
  * them for a retried download and then removes them (S3 runs expiry about daily, so up to ~2 days).
  */
 export const expiredExportsRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1) });
+
+/**
+ * Big API answers handed over through the bucket (functions/http) are fetched right after the redirect
+ * to them; a day keeps them for a retried fetch, as for exports.
+ */
+export const expiredResponsesRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1) });
 
 /**
  * Browsers POST large files straight to the bucket (presigned POST) and GET page images by presigned

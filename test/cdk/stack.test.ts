@@ -1,9 +1,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { App, Validations, type CfnElement } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import type { Construct } from 'constructs';
+import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routes } from '../../functions/routes.ts';
 import { defaultOutDir } from '../../infra/bundle.ts';
@@ -12,6 +11,7 @@ import { addChecks } from '../../infra/checks.ts';
 import { MaktabaStack } from '../../infra/stack.ts';
 import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 import './ocr-worker-stub.ts';
+import { actions, allStatements, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
 
 /**
  * Template tests. Two synths (each bundles the functions): one with no context, as `npm run synth`
@@ -40,44 +40,6 @@ const configuredContext = {
   // An operator with a worker of their own: the external worker role instead of the built-in worker.
   ocrWorker: 'off',
 };
-
-interface Synth {
-  stack: MaktabaStack;
-  template: Template;
-}
-
-type Statement = { Action: string | string[]; Effect: string; Resource: unknown };
-
-/** Synthesizes with cdk-nag's AwsSolutions checks, as `npm run synth` does: an unacknowledged finding throws. */
-function synth(context: Record<string, string>): Synth {
-  const app = new App({ context });
-  const stack = new MaktabaStack(app, 'Test');
-  addChecks(app);
-  return { stack, template: Template.fromStack(stack) };
-}
-
-const logicalId = (stack: MaktabaStack, construct: Construct): string =>
-  stack.getLogicalId(construct.node.defaultChild as CfnElement);
-
-const fn = (stack: MaktabaStack, name: DeployedFunction) => {
-  const f = stack.functions.get(name);
-  if (!f) throw new Error(`no function ${name}`);
-  return f;
-};
-
-/** Every statement of the inline policies attached to a function's role. */
-function statementsOf(s: Synth, name: DeployedFunction): Statement[] {
-  const role = logicalId(s.stack, fn(s.stack, name).role!);
-  const policies = s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: Match.arrayWith([{ Ref: role }]) } });
-  return Object.values(policies).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
-}
-
-const actions = (s: Statement): string[] => [s.Action].flat();
-const resources = (s: Statement): unknown[] => [s.Resource].flat();
-const allStatements = (t: Template): Statement[] =>
-  Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
-const envOf = (s: Synth, name: DeployedFunction): Record<string, unknown> =>
-  s.template.toJSON().Resources[logicalId(s.stack, fn(s.stack, name))].Properties.Environment.Variables;
 
 let plain: Synth;
 let configured: Synth;
@@ -118,7 +80,8 @@ describe('table', () => {
 describe('buckets', () => {
   it('block public access, are encrypted, retained and deny requests without TLS', () => {
     const buckets = plain.template.findResources('AWS::S3::Bucket');
-    expect(Object.keys(buckets)).toHaveLength(3);
+    // Uploads, audio, the server access logs and the media distribution's logs (test/cdk/media.test.ts).
+    expect(Object.keys(buckets)).toHaveLength(4);
     for (const [id, bucket] of Object.entries(buckets)) {
       expect(bucket.DeletionPolicy).toBe('Retain');
       expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -244,16 +207,20 @@ describe('HTTP API: throttling and reserved concurrency', () => {
 
 describe('functions', () => {
   it('deploys every function as nodejs22.x on arm64 from a bundle built at synth', () => {
-    // With the built-in OCR worker's two functions (its own asset, handlers job and pages).
-    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 2);
+    // With the built-in OCR worker's two functions (its own asset, handlers job and pages) and the
+    // media signing key's generator (inline, run once per deploy, untraced: test/cdk/media.test.ts).
+    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 3);
     plain.template.allResourcesProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       Handler: Match.stringLikeRegexp('^(index|job|pages)\\.handler$'),
       MemorySize: Match.anyValue(),
       LoggingConfig: { LogGroup: Match.anyValue() },
-      TracingConfig: { Mode: 'Active' },
     });
+    const keyGenerator = logicalId(plain.stack, plain.stack.media.keyGenerator);
+    for (const [id, f] of Object.entries(plain.template.findResources('AWS::Lambda::Function'))) {
+      if (id !== keyGenerator) expect(f.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
+    }
     plain.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     for (const name of deployedFunctions()) {
       expect(statSync(path.join(defaultOutDir, name, 'index.mjs')).mtimeMs).toBeGreaterThanOrEqual(started - 1000);
@@ -319,7 +286,9 @@ describe('auth', () => {
   });
 
   it('verifies against the JWKS URL instead, with no secret, when the context sets one', () => {
-    configured.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    // The only secret left is the media signing key (test/cdk/media.test.ts).
+    const secrets = Object.keys(configured.template.findResources('AWS::SecretsManager::Secret'));
+    expect(secrets).toEqual([logicalId(configured.stack, configured.stack.media.signingKey)]);
     const env = envOf(configured, 'notifications-api');
     expect(env).toMatchObject({
       AUTH_JWKS_URL: configuredContext.jwksUrl,
@@ -327,7 +296,8 @@ describe('auth', () => {
       AUTH_JWT_AUDIENCE: configuredContext.jwtAudience,
     });
     expect(env).not.toHaveProperty('AUTH_JWT_SECRET_ARN');
-    expect(statementsOf(configured, 'notifications-api').flatMap(actions).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    const secretReads = statementsOf(configured, 'notifications-api').filter((st) => actions(st).some((a) => a.startsWith('secretsmanager:')));
+    expect(secretReads.flatMap(resources)).toEqual([{ Ref: secrets[0] }]);
   });
 
   it('refuses a JWKS URL without both an issuer and an audience, naming the missing context keys', () => {
@@ -391,11 +361,12 @@ describe('object grants', () => {
    * signs POSTs for them, HEADs and deletes them (presigned uploads), signs GETs for an upload used
    * as a page image and for page images, reads, stores and replaces long texts (PATCH); ocr-callbacks
    * stores and replaces long texts only; ocr-export reads long texts and puts and signs exports; the
-   * audio functions manage the audio bucket's MP3s. ListBucket makes a missing key a 404, not a 403.
+   * audio functions manage the audio bucket's MP3s; every HTTP function may put a big answer under
+   * responses/ (read through the media distribution). ListBucket makes a missing key a 404, not a 403.
    */
   const expected: Record<DeployedFunction, string[]> = {
-    'notifications-api': [],
-    'billing-webhook': [],
+    'notifications-api': ['s3:PutObject uploads/responses/*'],
+    'billing-webhook': ['s3:PutObject uploads/responses/*'],
     'billing-worker': [],
     sweeper: ['s3:DeleteObject uploads/ocr/*'],
     'ocr-api': [
@@ -407,10 +378,17 @@ describe('object grants', () => {
       's3:PutObject uploads/ocr-results/*',
       's3:DeleteObject uploads/ocr-results/*',
       's3:GetObject uploads/ocr-pages/*',
+      's3:PutObject uploads/responses/*',
     ],
-    'ocr-callbacks': ['s3:PutObject uploads/ocr-results/*', 's3:DeleteObject uploads/ocr-results/*'],
-    'ocr-export': ['s3:ListBucket uploads', 's3:GetObject uploads/ocr-results/*', 's3:GetObject uploads/exports/*', 's3:PutObject uploads/exports/*'],
-    'audio-api': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*'],
+    'ocr-callbacks': ['s3:PutObject uploads/ocr-results/*', 's3:DeleteObject uploads/ocr-results/*', 's3:PutObject uploads/responses/*'],
+    'ocr-export': [
+      's3:ListBucket uploads',
+      's3:GetObject uploads/ocr-results/*',
+      's3:GetObject uploads/exports/*',
+      's3:PutObject uploads/exports/*',
+      's3:PutObject uploads/responses/*',
+    ],
+    'audio-api': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*', 's3:PutObject uploads/responses/*'],
     'audio-worker': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*'],
   };
 
@@ -460,6 +438,7 @@ describe('Word export', () => {
   it('expires exports/ in the uploads bucket after a day, and keeps the other rules', () => {
     const rules = plain.template.findResources('AWS::S3::Bucket')[uploadsBucket(plain)]!.Properties.LifecycleConfiguration.Rules;
     expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }));
+    expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'responses/', ExpirationInDays: 1, Status: 'Enabled' }));
     expect(rules).toContainEqual(expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } }));
   });
 });
@@ -563,8 +542,9 @@ describe('least privilege', () => {
   it('gives a function only the services its access kinds name', () => {
     const services = (name: DeployedFunction) =>
       [...new Set(statementsOf(plain, name).flatMap(actions).map((a) => a.split(':')[0]))].sort();
-    expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
-    expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
+    // Every HTTP function: s3 (put a big answer) and secretsmanager (the media signing key).
+    expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
+    expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     expect(services('ocr-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
     expect(services('ocr-callbacks')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     // secretsmanager: the Stripe keys only (it verifies no tokens).
@@ -756,7 +736,7 @@ describe('cdk-nag', () => {
       .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
       .flatMap((m) => Object.entries(m.data as Record<string, string>));
     expect(new Set(acknowledged.map(([id]) => id.replace(/^\w+::/, '').replace(/\[.*/, '')))).toEqual(
-      new Set(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4']),
+      new Set(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4', 'AwsSolutions-CFR1', 'AwsSolutions-CFR2', 'AwsSolutions-CFR4']),
     );
     for (const [id, reason] of acknowledged) expect(reason.length, id).toBeGreaterThan(40);
   });
