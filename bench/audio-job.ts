@@ -15,6 +15,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { EmbeddedStores } from '../infra/local/embedded/index.ts';
 import { functionEnvironment, names } from '../infra/local/state.ts';
+import type { AudioFiles } from '../lib/audio/audio-files.ts';
 import type { AudioJob, AudioJobStore } from '../lib/audio/audio-job.ts';
 import type { JobDeps } from '../lib/audio/jobs.ts';
 import type { Speech, SpeechRequest } from '../lib/audio/speech.ts';
@@ -488,7 +489,7 @@ export async function audioJob(): Promise<AudioJobReport> {
         randomBytes(32).toString('hex'),
       ),
     );
-    const [{ workerHandler }, jobs, { dynamoBookStore }, { dynamoAudioJobStore }, { sqsQueue }, { sequentialObjectIds, newObjectId }, keys, { logger }] =
+    const [{ workerHandler }, jobs, { dynamoBookStore }, { dynamoAudioJobStore }, { sqsQueue }, { sequentialObjectIds, newObjectId }, keys, { logger }, { dynamoAudioFiles }] =
       await Promise.all([
         import('../functions/audio-worker.ts'),
         import('../lib/audio/jobs.ts'),
@@ -498,6 +499,7 @@ export async function audioJob(): Promise<AudioJobReport> {
         import('../lib/ids.ts'),
         import('../lib/audio/audio-key.ts'),
         import('../lib/log.ts'),
+        import('../lib/adapters/dynamo/audio-files.ts'),
       ]);
     // The dead workers' messages each log an error; the report counts failures and errors itself.
     const logLevel = logger.getLevelName();
@@ -523,6 +525,7 @@ export async function audioJob(): Promise<AudioJobReport> {
 
     // The book.
     const books = dynamoBookStore(db);
+    const audioFiles = dynamoAudioFiles(db);
     const now = new Date().toISOString();
     const bookId = newObjectId();
     const lineIds = sequentialObjectIds(lineTotal);
@@ -575,7 +578,7 @@ export async function audioJob(): Promise<AudioJobReport> {
           return done;
         },
       };
-      const baseDeps: JobDeps = { books, audioJobs, audio, speech: async () => speech.speechFor(new Life()), audioQueue: sqsQueue(sqs!, queueUrl), now: () => new Date() };
+      const baseDeps: JobDeps = { books, audioJobs, audio, audioFiles, speech: async () => speech.speechFor(new Life()), audioQueue: sqsQueue(sqs!, queueUrl), now: () => new Date() };
 
       /** N workers over the deps as one generation sees them. */
       const startGeneration = () => {
@@ -584,6 +587,7 @@ export async function audioJob(): Promise<AudioJobReport> {
           books: guarded(books, 'books', life, stats),
           audioJobs: guarded(audioJobs, 'audioJobs', life, stats),
           audio: guarded<Objects>(audio, 'audio', life, stats),
+          audioFiles: guarded<AudioFiles>(audioFiles, 'audioFiles', life, stats),
           speech: async () => speech.speechFor(life),
           audioQueue: guarded<Queue>(baseDeps.audioQueue, 'audioQueue', life, stats),
           now: () => new Date(),

@@ -1,3 +1,4 @@
+import { dynamoAudioFiles } from '../lib/adapters/dynamo/audio-files.ts';
 import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import type { Queue } from '../lib/queue.ts';
@@ -13,6 +14,7 @@ export const audioDeps = once(() => {
     books: dynamoBookStore(core.db),
     audioJobs: dynamoAudioJobStore(core.db),
     audio: audioBucket(core.config.audioBucket),
+    audioFiles: dynamoAudioFiles(core.db),
     speech: speechAdapter,
     audioQueue: onFirstUse<Queue>(async () => {
       const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);

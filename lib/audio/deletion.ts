@@ -1,6 +1,7 @@
 import { findBook, findLine } from './access.ts';
 import { audioKey, bookPrefix, contentHash, fieldPrefix, linePrefix } from './audio-key.ts';
 import type { AudioDeps } from './deps.ts';
+import { removeAudio } from './generate.ts';
 import type { AudioField } from './voices.ts';
 
 /** The three audio deletes (SPEC.md 4.2), editors and admins only; books and lines stay. */
@@ -8,7 +9,7 @@ type Params = Record<string, string | undefined>;
 
 async function deleteUnder(deps: AudioDeps, prefix: string): Promise<number> {
   const keys = (await deps.audio.list(prefix)).map((o) => o.key);
-  return keys.length ? deps.audio.deleteMany(keys) : 0;
+  return keys.length ? removeAudio(deps, keys) : 0;
 }
 
 /** With a voice: that voice's file for the current content (`deletedFiles: 1`); without: every voice (`"all"`). */
@@ -17,7 +18,7 @@ export async function deleteFieldAudio(deps: AudioDeps, params: Params, voice: s
   const line = await findLine(deps, book, params.lineId);
   const field = params.field ?? '';
   if (voice) {
-    await deps.audio.delete(audioKey(book.bookId, line.lineId, field as AudioField, voice, contentHash(line, voice)));
+    await removeAudio(deps, [audioKey(book.bookId, line.lineId, field as AudioField, voice, contentHash(line, voice))]);
     return { success: true, message: `Deleted the ${voice} audio of ${field}`, deletedFiles: 1 };
   }
   await deleteUnder(deps, fieldPrefix(book.bookId, line.lineId, field));
@@ -34,5 +35,7 @@ export async function deleteLineAudio(deps: AudioDeps, params: Params) {
 export async function deleteBookAudio(deps: AudioDeps, params: Params) {
   const book = await findBook(deps, params.bookId);
   const deletedFiles = await deleteUnder(deps, bookPrefix(book.bookId));
+  // With what the record still names that the bucket no longer had (deleted outside the service).
+  await deps.audioFiles.forgetBook(book.bookId);
   return { success: true, message: 'Deleted all audio of the book', deletedFiles };
 }

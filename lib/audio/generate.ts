@@ -1,6 +1,7 @@
 import type { Book, Line } from '../books/book.ts';
 import { badRequest, internal } from '../errors.ts';
 import type { Objects } from '../objects.ts';
+import type { AudioFiles } from './audio-files.ts';
 import { audioKey, contentHash, fieldPrefix, isCurrent, parseAudioKey } from './audio-key.ts';
 import { VoiceRejected, type Speech } from './speech.ts';
 import { audioFields, defaultVoice, isAudioField, isVoiceId, languageOf, voiceIds, type AudioField } from './voices.ts';
@@ -8,6 +9,7 @@ import { audioFields, defaultVoice, isAudioField, isVoiceId, languageOf, voiceId
 /** Making a line field's audio, or finding it already made (SPEC.md 4.2, generation rules). */
 export interface GenerateDeps {
   audio: Objects;
+  audioFiles: AudioFiles;
   speech: () => Promise<Speech>;
 }
 
@@ -37,10 +39,16 @@ export function requireVoice(value: unknown): string {
   return voice;
 }
 
-/** The stored audio of the field for the line's current content, if there is any. */
+/**
+ * The stored audio of the field for the line's current content, if there is any. The bucket is the
+ * truth; the record of the book's files (read by the listings) is put right when it disagrees.
+ */
 export async function storedAudio(deps: GenerateDeps, book: Book, line: Line, field: AudioField, voice: string) {
   const key = audioKey(book.bookId, line.lineId, field, voice, contentHash(line, voice));
-  return (await deps.audio.head(key)) ? key : undefined;
+  const [stored, recorded] = await Promise.all([deps.audio.head(key), deps.audioFiles.has(key)]);
+  if (stored && !recorded) await deps.audioFiles.record([{ key, size: stored.size, lastModified: new Date().toISOString() }]);
+  if (!stored && recorded) await deps.audioFiles.forget([key]);
+  return stored ? key : undefined;
 }
 
 /**
@@ -51,20 +59,28 @@ export async function fieldAudio(deps: GenerateDeps, book: Book, line: Line, fie
   if (!isVoiceId(voice)) throw new VoiceRejected(voice);
   const text = line[field].trim();
   if (!text) throw internal(`The ${field} text of this line is empty`);
-  const storageKey = audioKey(book.bookId, line.lineId, field, voice, contentHash(line, voice));
-  if (await deps.audio.head(storageKey)) return { storageKey, cached: true };
+  const cachedKey = await storedAudio(deps, book, line, field, voice);
+  if (cachedKey) return { storageKey: cachedKey, cached: true };
 
+  const storageKey = audioKey(book.bookId, line.lineId, field, voice, contentHash(line, voice));
   const speech = await deps.speech();
   const mp3 = await speech.synthesize({ text, voice, language: languageOf(field) });
   await deps.audio.put(storageKey, mp3, 'audio/mpeg');
+  await deps.audioFiles.record([{ key: storageKey, size: mp3.byteLength, lastModified: new Date().toISOString() }]);
   const stale = (await deps.audio.list(fieldPrefix(book.bookId, line.lineId, field)))
     .map((o) => o.key)
     .filter((key) => {
       const parts = parseAudioKey(key);
       return parts && !isCurrent(line, parts);
     });
-  if (stale.length) await deps.audio.deleteMany(stale);
+  if (stale.length) await removeAudio(deps, stale);
   return { storageKey, cached: false };
+}
+
+/** Removes audio files: from the record first, so that no listing offers a file already gone. */
+export async function removeAudio(deps: GenerateDeps, keys: readonly string[]): Promise<number> {
+  await deps.audioFiles.forget(keys);
+  return deps.audio.deleteMany(keys);
 }
 
 export const presignAudio = (deps: GenerateDeps, key: string, seconds: number) =>

@@ -23,8 +23,8 @@ export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: st
   await requireReadAccess(deps, caller, book);
   const voice = query.voice || defaultVoice;
   const spoken = voice.toLowerCase();
-  // One listing of the book's audio answers every line, rather than a HEAD per line and field.
-  const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), deps.audio.list(bookPrefix(book.bookId))]);
+  // One query of the book's recorded files in the voice answers every line, not a HEAD per line and field.
+  const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), deps.audioFiles.ofBook(book.bookId, spoken)]);
   const keys = new Set(stored.map((o) => o.key));
   const current = lines.map((line) => {
     const hash = contentHash(line, spoken);
@@ -81,7 +81,7 @@ export async function allAudio(deps: AudioDeps, caller: Caller, bookId: string |
   const voice = query.voice ? query.voice.toLowerCase() : undefined;
   const book = await findBook(deps, bookId);
   await requireReadAccess(deps, caller, book);
-  const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), deps.audio.list(bookPrefix(book.bookId))]);
+  const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), deps.audioFiles.ofBook(book.bookId, voice)]);
 
   const byLine = new Map<string, { object: StoredObject; field: AudioField; voice: string }[]>();
   for (const object of stored) {

@@ -6,6 +6,9 @@ import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
+import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
+import { s3Objects } from '../../lib/adapters/s3/objects.ts';
+import { audioKey, contentHash } from '../../lib/audio/audio-key.ts';
 
 /** `/audio/*` through HTTP (SPEC.md 4.2), with the local speech adapter (espeak-ng) and the local audio worker. */
 const stores = testStores();
@@ -183,6 +186,29 @@ describe('reading audio', () => {
       status: 400,
       body: { invalidFields: ['latin'], availableFields: ['arabic', 'english', 'commentary'] },
     });
+  });
+});
+
+describe('the record of a book\'s audio files', () => {
+  it('lists a file the record missed once it is next asked for, and forgets one gone from the bucket', async () => {
+    const bucket = s3Objects(s3Client(), process.env.AUDIO_BUCKET!);
+    const { bookId, lineIds } = book('pub');
+    const third = (await stores.books.lines(bookId))[2]!;
+    const key = audioKey(bookId, third.lineId, 'arabic', 'shimmer', contentHash(third, 'shimmer'));
+    const shimmer = async () => (await api.call('GET', `/audio/${bookId}/lines-with-audio?voice=shimmer`)).body.lines[2].fields.arabic.hasAudio;
+
+    // Stored but not recorded, as a crash between the put and the record leaves it.
+    await bucket.put(key, new Uint8Array([0xff, 0xfb, 0x90, 0x00]), 'audio/mpeg');
+    expect(await shimmer()).toBe(false);
+    expect((await api.call('GET', `/audio/${bookId}/lines/${lineIds[2]}/arabic/url?voice=shimmer`)).body).toMatchObject({ cached: true });
+    expect(await shimmer()).toBe(true);
+    expect((await api.call('GET', `/audio/${bookId}/all?voice=shimmer`)).body.totalFiles).toBe(1);
+
+    // Deleted from the bucket outside the service: forgotten when it is next asked for.
+    await bucket.delete(key);
+    expect((await api.call('GET', `/audio/${bookId}/lines/${lineIds[2]}/arabic/url?voice=shimmer`)).status).toBe(404);
+    expect(await shimmer()).toBe(false);
+    expect((await api.call('GET', `/audio/${bookId}/all?voice=shimmer`)).body.totalFiles).toBe(0);
   });
 });
 

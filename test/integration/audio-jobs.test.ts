@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
+import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
 import { dynamoAudioJobStore } from '../../lib/adapters/dynamo/audio-jobs.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import type { Speech } from '../../lib/audio/speech.ts';
@@ -19,6 +20,7 @@ async function setUp(lineCount: number) {
     books: stores.books,
     audioJobs,
     audio: s3Objects(s3Client(), process.env.AUDIO_BUCKET!),
+    audioFiles: dynamoAudioFiles(testDb()),
     speech: async () => speech,
     audioQueue: { send: async (body) => (sent.push(body as AudioJobMessage), { messageId: String(sent.length) }) },
     now: () => new Date(),
