@@ -7,7 +7,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { Media } from './media.ts';
-import { objectGrants } from './permissions.ts';
+import { objectGrants, uploadsPrefixes } from './permissions.ts';
 
 /**
  * cdk-nag's AwsSolutions pack runs on every synth (infra/app.ts) and in the CDK tests; any finding
@@ -91,7 +91,9 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(found.media.distribution, 'AwsSolutions-CFR4', reasons.mediaTls);
   for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${arn}]`, reasons.pushEndpoints);
   const seen = new Set<string>();
-  for (const { bucket, prefix, holds } of Object.values(objectGrants)) {
+  // The functions' prefixes, and the one only the OCR worker writes (its page images).
+  const pageImages = { bucket: 'uploads', prefix: uploadsPrefixes.pageImages, holds: 'page images' } as const;
+  for (const { bucket, prefix, holds } of [...Object.values(objectGrants), pageImages]) {
     const finding = prefixFinding(stack, found[bucket], `${prefix}*`);
     if (seen.has(finding)) continue;
     seen.add(finding);

@@ -62,8 +62,9 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
  *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
- *   `page-image-urls` (`ocr-pages/`), `exports` (`exports/`), `audio` (the audio bucket), `upload-sweep`
- *   (delete only, `ocr/`), `responses` (put only, `responses/`).
+ *   `exports` (put only, `exports/`), `audio` (the audio bucket), `upload-sweep` (delete only, `ocr/`),
+ *   `responses` (put only, `responses/`). No function needs a GET grant only to sign a URL: page
+ *   images, exports and big answers are read through the media distribution (media.ts).
  * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
  *   secret, and the `MEDIA_*` environment variables that come with this kind (stack.ts).
  */
@@ -77,7 +78,7 @@ export const httpAnswers = ['media-urls', 'responses'] as const satisfies readon
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],
-  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'page-image-urls', 'ocr-queue', ...httpAnswers],
+  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'ocr-queue', ...httpAnswers],
   // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
   // and never calls Stripe (the billing worker invoices).
   'ocr-callbacks': ['table', 'text-writes', ...httpAnswers],

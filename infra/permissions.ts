@@ -114,7 +114,8 @@ export interface ObjectGrant {
  */
 export const objectGrants = {
   // ocr-api: puts a multipart upload and signs POSTs for large ones; HEADs a presigned upload and
-  // deletes one that breaks the rules; signs a GET for an upload shown as its book's page image.
+  // deletes one that breaks the rules. (An upload shown as its book's page image is read through the
+  // media distribution: its URL is CloudFront's, which needs no S3 grant of the function.)
   'upload-files': {
     bucket: 'uploads',
     prefix: uploadsPrefixes.files,
@@ -126,12 +127,10 @@ export const objectGrants = {
   'text-reads': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:GetObject'], holds: 'long book texts', readsMissing: true },
   // PATCH and the final callback store a new text version and remove the one it replaced; never read.
   'text-writes': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:PutObject', 's3:DeleteObject'], holds: 'long book texts' },
-  // The book read signs GET URLs of the worker's page images; the worker alone writes them (ocr-worker.ts).
-  'page-image-urls': { bucket: 'uploads', prefix: uploadsPrefixes.pageImages, actions: ['s3:GetObject'], holds: 'page images' },
   // The sweeper deletes uploaded files nobody made into a job; it reads and writes no object.
   'upload-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.files, actions: ['s3:DeleteObject'], holds: 'uploaded files' },
-  // The Word export puts a large document and signs a GET URL for it.
-  exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:GetObject', 's3:PutObject'], holds: 'large Word exports' },
+  // The Word export puts a large document; its URL is the media distribution's (media.ts), which reads it.
+  exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:PutObject'], holds: 'large Word exports' },
   // An HTTP function puts an answer too big for Lambda's response and redirects to a signed media URL
   // of it: writing only, as the distribution (media.ts) reads it.
   responses: { bucket: 'uploads', prefix: uploadsPrefixes.responses, actions: ['s3:PutObject'], holds: 'big API answers' },

@@ -358,9 +358,9 @@ describe('object grants', () => {
    * Every S3 action each function may take, on which bucket and key prefix, written out: a grant
    * wider than the code (finding: ocr-callbacks could read, write and delete uploaded files and page
    * images) fails here. Derived from the code paths: ocr-api puts uploaded files (multipart) and
-   * signs POSTs for them, HEADs and deletes them (presigned uploads), signs GETs for an upload used
-   * as a page image and for page images, reads, stores and replaces long texts (PATCH); ocr-callbacks
-   * stores and replaces long texts only; ocr-export reads long texts and puts and signs exports; the
+   * signs POSTs for them, HEADs and deletes them (presigned uploads), reads, stores and replaces long
+   * texts (PATCH); ocr-callbacks stores and replaces long texts only; ocr-export reads long texts and
+   * puts exports; page images and exports are read through the media distribution; the
    * audio functions manage the audio bucket's MP3s; every HTTP function may put a big answer under
    * responses/ (read through the media distribution). ListBucket makes a missing key a 404, not a 403.
    */
@@ -377,14 +377,12 @@ describe('object grants', () => {
       's3:GetObject uploads/ocr-results/*',
       's3:PutObject uploads/ocr-results/*',
       's3:DeleteObject uploads/ocr-results/*',
-      's3:GetObject uploads/ocr-pages/*',
       's3:PutObject uploads/responses/*',
     ],
     'ocr-callbacks': ['s3:PutObject uploads/ocr-results/*', 's3:DeleteObject uploads/ocr-results/*', 's3:PutObject uploads/responses/*'],
     'ocr-export': [
       's3:ListBucket uploads',
       's3:GetObject uploads/ocr-results/*',
-      's3:GetObject uploads/exports/*',
       's3:PutObject uploads/exports/*',
       's3:PutObject uploads/responses/*',
     ],
