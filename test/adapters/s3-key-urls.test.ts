@@ -16,7 +16,8 @@ const clients = {
 const bucket = 'maktaba-audio-123456789012';
 
 const segment = fc.string({ unit: fc.constantFrom(...'abcXYZ019-_.~ !\'()*%+=&?#@:,;$[]ÿ'.split(''), 'ب', 'ة', 'ً', '😀', '\u200f'), minLength: 1, maxLength: 12 });
-const key = fc.array(segment, { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'));
+const key = fc.array(fc.oneof(segment, fc.constantFrom('.', '..', '')), { minLength: 1, maxLength: 4 }).map((parts) => parts.join('/'))
+  .filter((k) => k !== ''); // S3 keys are 1 to 1,024 bytes
 
 const sdkUrl = (client: S3Client, k: string, expiresIn: number, signingDate: Date) =>
   getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: k }), { expiresIn, signingDate });
@@ -32,7 +33,7 @@ describe.each(Object.entries(clients))('presigned GET URLs for many keys, %s', (
         // ... and without the SDK past the first key.
         expect(keySigner(urls[0]!, keys[0]!, (await client.config.credentials()).secretAccessKey)).toBeDefined();
       }),
-      { numRuns: 60 },
+      { numRuns: 200 },
     );
   });
 

@@ -40,22 +40,29 @@ interface Shared {
 }
 
 function shared(sdkUrl: string, firstKey: string, secretAccessKey: string): Shared | undefined {
-  const url = new URL(sdkUrl);
-  const params = [...url.searchParams];
-  const get = (name: string) => url.searchParams.get(name) ?? '';
+  // Split by hand: a URL parser would resolve '.' and '..' segments of a key the SDK signed as they are.
+  const hostAt = sdkUrl.indexOf('://') + 3;
+  const pathAt = sdkUrl.indexOf('/', hostAt);
+  const queryAt = sdkUrl.indexOf('?', pathAt);
+  if (hostAt < 3 || pathAt === -1 || queryAt === -1) return undefined;
+  const [origin, pathname, search] = [sdkUrl.slice(0, pathAt), sdkUrl.slice(pathAt, queryAt), sdkUrl.slice(queryAt)];
+  const searchParams = new URLSearchParams(search);
+  const params = [...searchParams];
+  const get = (name: string) => searchParams.get(name) ?? '';
   const escaped = escapeKey(firstKey);
   // Only the form this code knows: SigV4, the host header alone signed, an unsigned payload.
-  if (get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || get('X-Amz-SignedHeaders') !== 'host' || !url.pathname.endsWith(escaped)) return undefined;
+  if (get('X-Amz-Algorithm') !== 'AWS4-HMAC-SHA256' || get('X-Amz-SignedHeaders') !== 'host' || !pathname.endsWith(escaped)) return undefined;
   const [, date, region, service, terminator] = get('X-Amz-Credential').split('/');
   if (!date || !region || service !== 's3' || terminator !== 'aws4_request') return undefined;
-  const signatureAt = url.search.indexOf('X-Amz-Signature=');
-  const signatureEnd = url.search.indexOf('&', signatureAt);
+  const signatureAt = search.indexOf('X-Amz-Signature=');
+  const signatureEnd = search.indexOf('&', signatureAt);
+  if (signatureAt === -1) return undefined;
   return {
-    origin: url.origin,
-    basePath: url.pathname.slice(0, -escaped.length),
-    host: url.host,
-    queryBefore: url.search.slice(0, signatureAt + 'X-Amz-Signature='.length),
-    queryAfter: signatureEnd === -1 ? '' : url.search.slice(signatureEnd),
+    origin,
+    basePath: pathname.slice(0, -escaped.length),
+    host: origin.slice(hostAt),
+    queryBefore: search.slice(0, signatureAt + 'X-Amz-Signature='.length),
+    queryAfter: signatureEnd === -1 ? '' : search.slice(signatureEnd),
     canonicalQuery: params
       .filter(([name]) => name !== 'X-Amz-Signature')
       .map(([name, value]) => `${rfc3986(name)}=${rfc3986(value)}`)
