@@ -1,18 +1,28 @@
+import { createHash } from 'node:crypto';
 import { GetCommand, paginateQuery, UpdateCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AudioFiles } from '../../audio/audio-files.ts';
 import { parseAudioKey } from '../../audio/audio-key.ts';
+import { voiceIds } from '../../audio/voices.ts';
 import type { StoredObject } from '../../objects.ts';
 import { batchDelete } from './books.ts';
 import { keys, type Key } from './keys.ts';
 import type { Db } from './table.ts';
 
 /**
- * A line's audio files in one voice are one item (keys.ts, "Audio files"): a 6,236-line book is
- * 6,236 items a voice rather than 18,708, so lines-with-audio reads a third of the items. Each file
- * is an attribute named by the key's end (`<field>/<voice>_<hash>.mp3`, never a key attribute's
- * name, as it holds a '/'), so concurrent writers of one line each set their own attribute.
+ * A book's audio files in one voice are one partition of 256 items (keys.ts, "Audio files"), each
+ * line's files in the item its id hashes to. A listing then reads a few hundred items however long
+ * the book, not one per line: DynamoDB bills a Query by its bytes, but DynamoDB Local spends its
+ * time per item and per attribute (one voice of a 6,236-line book: 6,236 items of maps about a
+ * second, 256 items of strings about 0.2 s). Each file is an attribute named by its key after
+ * `<bookId>/` (never a key attribute's name, as it holds a '/') whose value is `<size> <time>`, so
+ * concurrent writers of one item each set their own attribute. An item holds about 3,400 files
+ * within DynamoDB's 400 KB: a book of up to about 290,000 lines (README, "Maxima and caps").
  */
-type FileValue = { size: number; lastModified: string };
+const fileValue = (file: StoredObject) => `${file.size} ${file.lastModified}`;
+function fromValue(key: string, value: unknown): StoredObject {
+  const [size, lastModified] = String(value).split(' ');
+  return { key, size: Number(size), lastModified: lastModified ?? '' };
+}
 
 /** Item writes in flight at once when many files are recorded (a backfill, a bench). */
 const writesInFlight = 8;
@@ -23,10 +33,13 @@ interface Located {
   file: StoredObject;
 }
 
+/** The shard of a line, one of 256: two hex digits of a hash of its id, so any book's lines spread evenly. */
+export const shardOf = (lineId: string): string => createHash('sha256').update(lineId).digest('hex').slice(0, 2);
+
 function locate(file: StoredObject): Located | undefined {
   const parts = parseAudioKey(file.key);
   if (!parts) return undefined;
-  return { item: keys.audioFiles(parts.bookId, parts.voice, parts.lineId), name: file.key.slice(parts.bookId.length + parts.lineId.length + 2), file };
+  return { item: keys.audioFiles(parts.bookId, parts.voice, shardOf(parts.lineId)), name: file.key.slice(parts.bookId.length + 1), file };
 }
 
 /** The files grouped by item, in the order first met. */
@@ -51,14 +64,20 @@ export function dynamoAudioFiles(db: Db): AudioFiles {
   const TableName = db.tableName;
   const names = (group: Located[]) => Object.fromEntries(group.map((at, i) => [`#f${i}`, at.name]));
 
-  async function* items(bookId: string, voice: string | undefined, projection?: Partial<QueryCommandInput>) {
-    const input: QueryCommandInput = {
-      TableName,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.book(bookId).pk, ':prefix': keys.audioFilesPrefix(voice) },
-      ...projection,
+  /** The items of the voice's partition, or of every voice's (read at once). */
+  async function items(bookId: string, voice: string | undefined, projection?: Partial<QueryCommandInput>) {
+    const partition = async (v: string) => {
+      const found: Record<string, unknown>[] = [];
+      const input: QueryCommandInput = {
+        TableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.audioFilesPartition(bookId, v) },
+        ...projection,
+      };
+      for await (const page of paginateQuery({ client: db.client }, input)) found.push(...((page.Items ?? []) as Record<string, unknown>[]));
+      return found;
     };
-    for await (const page of paginateQuery({ client: db.client }, input)) yield* (page.Items ?? []) as Record<string, unknown>[];
+    return (await Promise.all((voice === undefined ? voiceIds : [voice]).map(partition))).flat();
   }
 
   return {
@@ -72,7 +91,7 @@ export function dynamoAudioFiles(db: Db): AudioFiles {
             ExpressionAttributeNames: names(group),
             ExpressionAttributeValues: {
               ':entity': 'AudioFiles',
-              ...Object.fromEntries(group.map((at, i) => [`:f${i}`, { size: at.file.size, lastModified: at.file.lastModified } satisfies FileValue])),
+              ...Object.fromEntries(group.map((at, i) => [`:f${i}`, fileValue(at.file)])),
             },
           }),
         ),
@@ -98,9 +117,7 @@ export function dynamoAudioFiles(db: Db): AudioFiles {
     },
 
     async forgetBook(bookId) {
-      const found: Key[] = [];
-      for await (const item of items(bookId, undefined, { ProjectionExpression: 'pk, sk' })) found.push(item as Key);
-      await batchDelete(db, found);
+      await batchDelete(db, (await items(bookId, undefined, { ProjectionExpression: 'pk, sk' })) as Key[]);
     },
 
     async has(storageKey) {
@@ -114,11 +131,8 @@ export function dynamoAudioFiles(db: Db): AudioFiles {
 
     async ofBook(bookId, voice) {
       const files: StoredObject[] = [];
-      for await (const item of items(bookId, voice)) {
-        const lineId = String(item.sk).slice(String(item.sk).indexOf('#', 'AUDIO#'.length) + 1);
-        for (const [name, value] of Object.entries(item)) {
-          if (isFileName(name)) files.push({ key: `${bookId}/${lineId}/${name}`, ...(value as FileValue) });
-        }
+      for (const item of await items(bookId, voice)) {
+        for (const [name, value] of Object.entries(item)) if (isFileName(name)) files.push(fromValue(`${bookId}/${name}`, value));
       }
       // The bucket lists in key order: by line, field, then voice.
       return files.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

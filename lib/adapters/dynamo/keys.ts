@@ -12,8 +12,8 @@
  * | Device token      | USER#<id>           | DEVICE#<sha256(token)>      | gsi1 DEVICE#<sha256(token)> / <userId>         |
  * | Book              | BOOK#<id>           | BOOK                        |                                                |
  * | Line              | BOOK#<id>           | LINE#<lineId>               | line ids of a book increase in book order      |
- * | Audio files       | BOOK#<id>           | AUDIO#<voice>#<lineId>      | a line's stored MP3s in one voice, one         |
- * |                   |                     |                             | attribute each, so listings read a query       |
+ * | Audio files       | AUDIO#<bookId>#     | <shard 00-ff>               | a book's stored MP3s in one voice, one         |
+ * |                   | <voice>             |                             | attribute each, lines spread by hash           |
  * | Book import       | IMPORT#<importKey>  | IMPORT                      | gsi2 OPENIMPORTS / <startedAt>#<key> until done|
  * | File              | FILE#<id>           | FILE                        |                                                |
  * | BookText          | BOOKTEXT#<id>       | BOOKTEXT                    | gsi1 OWNER#<userId> / <createdAt>#<id>;        |
@@ -81,9 +81,9 @@ export const keys = {
   openImportsIndex: 'OPENIMPORTS',
   line: (bookId: string, lineId: string): Key => ({ pk: `BOOK#${bookId}`, sk: `LINE#${lineId}` }),
   linePrefix: 'LINE#',
-  /** A line's audio files in one voice: a book's files of one voice are one key range, in line order. */
-  audioFiles: (bookId: string, voice: string, lineId: string): Key => ({ pk: `BOOK#${bookId}`, sk: `AUDIO#${voice}#${lineId}` }),
-  audioFilesPrefix: (voice?: string) => (voice === undefined ? 'AUDIO#' : `AUDIO#${voice}#`),
+  /** A share of a book's audio files in one voice (`shard`: 00 to ff); one voice's files are one partition. */
+  audioFiles: (bookId: string, voice: string, shard: string): Key => ({ pk: `AUDIO#${bookId}#${voice}`, sk: shard }),
+  audioFilesPartition: (bookId: string, voice: string) => `AUDIO#${bookId}#${voice}`,
 
   file: (fileId: string): Key => ({ pk: `FILE#${fileId}`, sk: 'FILE' }),
   bookText: (bookTextId: string): Key => ({ pk: `BOOKTEXT#${bookTextId}`, sk: 'BOOKTEXT' }),
