@@ -104,6 +104,11 @@ export interface BreakdownRow {
   /** `audioFiles.ofBook` (one Query per 1 MB of the recorded files). */
   filesMs: number;
   files: number;
+  /**
+   * The same Query of the recorded files, raw (no parsing, no sort): its pages (1 MB each), all of
+   * them, and the first and the last page, to tell the stand-in's cost from the adapter's.
+   */
+  rawQuery: { pages: number; ms: number; firstPageMs: number; lastPageMs: number };
   /** The domain function (lib/audio/listing.ts): both queries (concurrently), signing, building the answer. */
   domainMs: number;
   stringifyMs: number;
@@ -731,11 +736,31 @@ export async function bigBooks(): Promise<BigBooksReport> {
 
     // The listings' work in this process: the queries, the domain function (signing included), and
     // what the HTTP layer does with its answer (stringify, then Brotli 5 or gzip 6 as big-answers.ts).
-    const [{ linesWithAudio, allAudio }, { audioDeps }, { answerRules }] = await Promise.all([
+    const [{ linesWithAudio, allAudio }, { audioDeps }, { answerRules }, { paginateQuery }, { keys: tableKeys }] = await Promise.all([
       import('../lib/audio/listing.ts'),
       import('../functions/audio-deps.ts'),
       import('../functions/http/big-answers.ts'),
+      import('@aws-sdk/lib-dynamodb'),
+      import('../lib/adapters/dynamo/keys.ts'),
     ]);
+    const rawQuery = async (voice: string | undefined) => {
+      const pageMs: number[] = [];
+      const start = performance.now();
+      let t = start;
+      const pages = paginateQuery(
+        { client: db.client },
+        {
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': tableKeys.book(bookId).pk, ':prefix': tableKeys.audioFilesPrefix(voice) },
+        },
+      );
+      for await (const _page of pages) {
+        pageMs.push(performance.now() - t);
+        t = performance.now();
+      }
+      return { pages: pageMs.length, ms: performance.now() - start, firstPageMs: pageMs[0] ?? NaN, lastPageMs: pageMs.at(-1) ?? NaN };
+    };
     const deps = audioDeps();
     const anonymousCaller = { kind: 'anonymous' } as const;
     const breakdown: BreakdownRow[] = [];
@@ -749,6 +774,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
         t = performance.now();
         const files = (await deps.audioFiles.ofBook(bookId, voice)).length;
         const filesMs = performance.now() - t;
+        const raw = await rawQuery(voice);
         const heapBase = process.memoryUsage().heapUsed;
         let heapPeak = heapBase;
         const sample = () => (heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed));
@@ -767,15 +793,18 @@ export async function bigBooks(): Promise<BigBooksReport> {
         t = performance.now();
         const gz = await promisify(gzip)(json, { level: answerRules.gzipLevel });
         const gzipMs = performance.now() - t;
-        samples.push({ linesMs, filesMs, files, domainMs, stringifyMs, jsonBytes: json.length, brMs, brBytes: br.length, gzipMs, gzipBytes: gz.length, heapPeakMb: (heapPeak - heapBase) / 2 ** 20 });
+        samples.push({ linesMs, filesMs, files, rawQuery: raw, domainMs, stringifyMs, jsonBytes: json.length, brMs, brBytes: br.length, gzipMs, gzipBytes: gz.length, heapPeakMb: (heapPeak - heapBase) / 2 ** 20 });
       }
-      const mid = <K extends keyof (typeof samples)[number]>(key: K) => median(samples.map((x) => x[key] as number));
+      type Sample = (typeof samples)[number];
+      const mid = <K extends Exclude<keyof Sample, 'rawQuery'>>(key: K) => median(samples.map((x) => x[key] as number));
+      const midRaw = <K extends keyof Sample['rawQuery']>(key: K) => median(samples.map((x) => x.rawQuery[key]));
       breakdown.push({
         endpoint,
         runs: times,
         linesMs: mid('linesMs'),
         filesMs: mid('filesMs'),
         files: samples[0]!.files,
+        rawQuery: { pages: samples[0]!.rawQuery.pages, ms: midRaw('ms'), firstPageMs: midRaw('firstPageMs'), lastPageMs: midRaw('lastPageMs') },
         domainMs: mid('domainMs'),
         stringifyMs: mid('stringifyMs'),
         jsonBytes: samples[0]!.jsonBytes,
@@ -787,7 +816,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
       });
       const row = breakdown.at(-1)!;
       console.log(
-        `big-books:   in process: ${endpoint}: lines ${ms(row.linesMs)} ms, files ${ms(row.filesMs)} ms, domain ${ms(row.domainMs)} ms, stringify ${ms(row.stringifyMs)} ms, br ${ms(row.brMs)} ms, gzip ${ms(row.gzipMs)} ms`,
+        `big-books:   in process: ${endpoint}: lines ${ms(row.linesMs)} ms, files ${ms(row.filesMs)} ms (raw Query ${row.rawQuery.pages} pages ${ms(row.rawQuery.ms)} ms), domain ${ms(row.domainMs)} ms, stringify ${ms(row.stringifyMs)} ms, br ${ms(row.brMs)} ms, gzip ${ms(row.gzipMs)} ms`,
       );
     }
     await measureBreakdown('lines-with-audio (alloy)', runs, 'alloy', () => linesWithAudio(deps, anonymousCaller, bookId, {}));
@@ -1029,6 +1058,7 @@ export function printBigBooks(report: BigBooksReport): void {
     String(b.runs),
     ms(b.linesMs),
     `${ms(b.filesMs)} (${fmt(b.files)})`,
+    `${b.rawQuery.pages}: ${ms(b.rawQuery.ms)} (${ms(b.rawQuery.firstPageMs)} → ${ms(b.rawQuery.lastPageMs)})`,
     ms(b.domainMs),
     ms(b.stringifyMs),
     fmt(b.jsonBytes),
@@ -1038,7 +1068,7 @@ export function printBigBooks(report: BigBooksReport): void {
     fmt(b.heapPeakMb),
   ]);
   for (const line of table(
-    ['listing', 'runs', 'lines query ms', 'files query ms (files)', 'domain ms', 'stringify ms', 'JSON bytes', 'br ms → bytes', 'gzip ms → bytes', 'br fits (base64)', 'heap growth MB'],
+    ['listing', 'runs', 'lines query ms', 'files query ms (files)', 'raw Query pages: ms (first → last page)', 'domain ms', 'stringify ms', 'JSON bytes', 'br ms → bytes', 'gzip ms → bytes', 'br fits (base64)', 'heap growth MB'],
     breakdown,
     1,
   )) console.log(line);
