@@ -34,6 +34,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printOcr(report);
     return report.ok;
   },
+  'big-books': async () => {
+    const { bigBooks, printBigBooks } = await import('./big-books.ts');
+    const report = await bigBooks();
+    printBigBooks(report);
+    return report.ok;
+  },
 };
 
 const wanted = process.argv.slice(2);
