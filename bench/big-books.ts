@@ -741,7 +741,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
     }
 
     // The listings' work in this process: the queries, the domain function (signing included), and
-    // what the HTTP layer does with its answer (stringify, then Brotli 5 or gzip 6 as big-answers.ts).
+    // what the HTTP layer does with its answer (stringify, then Brotli or gzip as big-answers.ts).
     const [{ linesWithAudio, allAudio }, { audioDeps }, { answerRules }, { paginateQuery }, { keys: tableKeys }] = await Promise.all([
       import('../lib/audio/listing.ts'),
       import('../functions/audio-deps.ts'),
@@ -749,21 +749,20 @@ export async function bigBooks(): Promise<BigBooksReport> {
       import('@aws-sdk/lib-dynamodb'),
       import('../lib/adapters/dynamo/keys.ts'),
     ]);
+    // The recorded files' partitions (one a voice), page by page, as the adapter reads them.
     const rawQuery = async (voice: string | undefined) => {
       const pageMs: number[] = [];
       const start = performance.now();
       let t = start;
-      const pages = paginateQuery(
-        { client: db.client },
-        {
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': tableKeys.book(bookId).pk, ':prefix': tableKeys.audioFilesPrefix(voice) },
-        },
-      );
-      for await (const _page of pages) {
-        pageMs.push(performance.now() - t);
-        t = performance.now();
+      for (const v of voice === undefined ? voiceIds : [voice]) {
+        const pages = paginateQuery(
+          { client: db.client },
+          { TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': tableKeys.audioFilesPartition(bookId, v) } },
+        );
+        for await (const _page of pages) {
+          pageMs.push(performance.now() - t);
+          t = performance.now();
+        }
       }
       return { pages: pageMs.length, ms: performance.now() - start, firstPageMs: pageMs[0] ?? NaN, lastPageMs: pageMs.at(-1) ?? NaN };
     };
@@ -794,10 +793,14 @@ export async function bigBooks(): Promise<BigBooksReport> {
         sample();
         clearInterval(sampler);
         t = performance.now();
-        const br = await promisify(brotliCompress)(json, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: answerRules.brotliQuality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: json.length } });
+        // As big-answers.ts compresses it: the fast settings over a megabyte.
+        const fast = json.length > answerRules.fastAboveBytes;
+        const br = await promisify(brotliCompress)(json, {
+          params: { [zlibConstants.BROTLI_PARAM_QUALITY]: fast ? answerRules.fastBrotliQuality : answerRules.brotliQuality, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: json.length },
+        });
         const brMs = performance.now() - t;
         t = performance.now();
-        const gz = await promisify(gzip)(json, { level: answerRules.gzipLevel });
+        const gz = await promisify(gzip)(json, { level: fast ? answerRules.fastGzipLevel : answerRules.gzipLevel });
         const gzipMs = performance.now() - t;
         samples.push({ linesMs, filesMs, files, rawQuery: raw, domainMs, stringifyMs, jsonBytes: json.length, brMs, brBytes: br.length, gzipMs, gzipBytes: gz.length, heapPeakMb: (heapPeak - heapBase) / 2 ** 20 });
       }

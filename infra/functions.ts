@@ -31,8 +31,10 @@ export const defaultSizing: Sizing = { memoryMb: 512, timeoutSeconds: 10 };
 
 /** Per-function departures from the default (e.g. `ocr-export` builds documents in memory). */
 export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
-  // Synchronous generation of a line's fields (batch), each up to a few Polly calls.
-  'audio-api': { timeoutSeconds: 29 },
+  // Synchronous generation of a line's fields (batch), each up to a few Polly calls; and the
+  // listings of a fully voiced book (`/all` in six voices: 112,248 signed URLs, about 100 MB of JSON
+  // built, compressed and handed over), which need memory and the one full vCPU of 1,769 MB.
+  'audio-api': { memoryMb: 1769, timeoutSeconds: 29 },
   // Importing a book of thousands of pages writes its lines in batches; 29 s is API Gateway's limit.
   'ocr-api': { timeoutSeconds: 29 },
   // A final result may carry every page of a large book (one BatchWriteItem per 25); it never calls Stripe.

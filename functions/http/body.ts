@@ -1,12 +1,13 @@
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { badRequest, payloadTooLarge } from '../../lib/errors.ts';
 
 export const malformedJson = 'Malformed JSON body';
 export const malformedGzip = 'Body is not valid gzip';
+export const malformedBrotli = 'Body is not valid Brotli';
 
 /**
- * A gzip body may inflate to at most this: a 1,000-page book's final result is about 8 MB of JSON,
+ * A compressed body may inflate to at most this: a 2,000-page book's final result is about 17 MB of JSON,
  * and a small compressed body must not become gigabytes in memory (a zip bomb).
  */
 export const maxInflatedBodyBytes = 60 * 1024 * 1024;
@@ -15,22 +16,26 @@ export const inflatedTooLarge = `Body is larger than ${maxInflatedBodyBytes / (1
 const gzipMagic = [0x1f, 0x8b];
 
 /**
- * The request's bytes. A body sent with `Content-Encoding: gzip` (the OCR worker's large final
- * results, which exceed API Gateway's and Lambda's request limits as plain JSON) is inflated here.
- * HTTP APIs pass the compressed bytes through, base64-encoded (the local server does the same); a
- * gateway that already inflated it (REST APIs do) leaves no gzip magic, and the bytes are used as
- * they are.
+ * The request's bytes. A body sent with `Content-Encoding: gzip` or `br` (the OCR worker's large
+ * final results, which exceed API Gateway's and Lambda's request limits as plain JSON; Brotli
+ * carries a 2,000-page book's text where gzip cannot) is inflated here. HTTP APIs pass the
+ * compressed bytes through, base64-encoded (the local server does the same); a gateway that already
+ * inflated a gzip body (REST APIs do) leaves no gzip magic, and the bytes are used as they are.
  */
 function requestBytes(event: APIGatewayProxyEventV2): Buffer {
   const bytes = Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
   const encoding = event.headers?.['content-encoding']?.trim().toLowerCase();
+  const inflate = (run: () => Buffer, malformed: string) => {
+    try {
+      return run();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(inflatedTooLarge);
+      throw badRequest(malformed);
+    }
+  };
+  if (encoding === 'br' && bytes.length > 0) return inflate(() => brotliDecompressSync(bytes, { maxOutputLength: maxInflatedBodyBytes }), malformedBrotli);
   if (encoding !== 'gzip' || bytes[0] !== gzipMagic[0] || bytes[1] !== gzipMagic[1]) return bytes;
-  try {
-    return gunzipSync(bytes, { maxOutputLength: maxInflatedBodyBytes });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw payloadTooLarge(inflatedTooLarge);
-    throw badRequest(malformedGzip);
-  }
+  return inflate(() => gunzipSync(bytes, { maxOutputLength: maxInflatedBodyBytes }), malformedGzip);
 }
 
 /**

@@ -23,14 +23,14 @@ export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: st
   await requireReadAccess(deps, caller, book);
   const voice = query.voice || defaultVoice;
   const spoken = voice.toLowerCase();
-  // One query of the book's recorded files in the voice answers every line, not a HEAD per line and field.
-  const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), deps.audioFiles.ofBook(book.bookId, spoken)]);
-  const keys = new Set(stored.map((o) => o.key));
+  // One query of the book's recorded files in the voice answers every line, not a HEAD per line and
+  // field; they are signed while the lines are still being read (a stale file's URL is dropped below).
+  const signed = deps.audioFiles.ofBook(book.bookId, spoken).then(async (stored) => signedUrls(deps, bookPrefix(book.bookId), stored.map((o) => o.key), urlSeconds.generated));
+  const [lines, urls] = await Promise.all([deps.books.lines(book.bookId), signed]);
   const current = lines.map((line) => {
     const hash = contentHash(line, spoken);
-    return audioFields.map((field) => ({ field, key: audioKey(book.bookId, line.lineId, field, spoken, hash) })).filter(({ key }) => keys.has(key));
+    return audioFields.map((field) => ({ field, key: audioKey(book.bookId, line.lineId, field, spoken, hash) })).filter(({ key }) => urls.has(key));
   });
-  const urls = await signedUrls(deps, bookPrefix(book.bookId), current.flat().map((c) => c.key), urlSeconds.generated);
   return {
     success: true,
     bookId: book.bookId,

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inflatedTooLarge, malformedGzip } from '../../functions/http/body.ts';
+import { inflatedTooLarge, malformedBrotli, malformedGzip } from '../../functions/http/body.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
-import { arabicPage } from '../support/arabic-pages.ts';
+import { arabicPage, arabicProse } from '../support/arabic-pages.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -39,7 +39,7 @@ const post = (body: Buffer, headers: Record<string, string>) =>
     body,
   });
 
-describe('gzip request bodies', () => {
+describe('compressed request bodies', () => {
   it('stores whole the gzip final result of a 1,000-page Arabic book, larger than the request limits as JSON', async () => {
     const job = { jobId: randomUUID(), fileId: newObjectId(), userId: editorId };
     const extractedText = Array.from({ length: 1_000 }, (_, i) => arabicPage(i + 1)).join('\n\n');
@@ -54,6 +54,31 @@ describe('gzip request bodies', () => {
     expect(text.status).toBe(200);
     expect(text.body.data.extractedText).toBe(extractedText);
     expect(text.body.data).toMatchObject({ pageCount: 1_000, status: 'completed', language: 'ar' });
+  });
+
+  it('stores whole the Brotli final result of a 2,000-page book (the worker\'s page cap), which gzip cannot carry', async () => {
+    const job = { jobId: randomUUID(), fileId: newObjectId(), userId: editorId };
+    const extractedText = Array.from({ length: 2_000 }, (_, i) => arabicProse(i + 1)).join('\n\n');
+    const json = Buffer.from(JSON.stringify({ ...job, status: 'completed', extractedText, pageCount: 2_000, language: 'ar', processingTime: 1 }));
+    const brotli = brotliCompressSync(json, { params: { [constants.BROTLI_PARAM_QUALITY]: 9, [constants.BROTLI_PARAM_SIZE_HINT]: json.length } });
+    expect(gzipSync(json).length).toBeGreaterThan(4 * 1024 * 1024); // over the worker's cap on a compressed body
+    expect(brotli.length).toBeLessThan(4 * 1024 * 1024);
+
+    const res = await post(brotli, { 'content-encoding': 'br' });
+    expect(res.status).toBe(201);
+    const text = await api.call('GET', `/ocr/text/${job.jobId}`, { token: editor });
+    expect(text.status).toBe(200);
+    expect(text.body.data.extractedText).toBe(extractedText);
+  }, 60_000);
+
+  it('answers 413 for a Brotli body that inflates past the cap, 400 for one that is not Brotli', async () => {
+    const bomb = brotliCompressSync(Buffer.alloc(100 * 1024 * 1024, 0x20));
+    const tooLarge = await post(bomb, { 'content-encoding': 'br' });
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toEqual({ success: false, message: inflatedTooLarge });
+    const bad = await post(Buffer.from(JSON.stringify({ jobId: randomUUID() })), { 'content-encoding': 'br' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ success: false, message: malformedBrotli });
   });
 
   it('answers 413 in the OCR style for a body that inflates past the cap (a zip bomb), 400 for one that is not gzip', async () => {

@@ -45,7 +45,7 @@ afterAll(async () => {
 const client = (token = editor.token) => httpServiceApi({ baseUrl: api.url, token, pause: async () => {} });
 
 describe('the service API client', () => {
-  it('posts a page, reads the job status, and posts a large final result gzip-compressed', async () => {
+  it('posts a page, reads the job status, and posts a large final result Brotli-compressed', async () => {
     const job = { jobId: randomUUID(), fileId: newObjectId(), userId: editor.userId };
     const sent: Array<{ encoding?: string; bytes: number }> = [];
     const service = httpServiceApi({
@@ -64,7 +64,7 @@ describe('the service API client', () => {
     const answer = await service.postResult({ ...job, status: 'completed', extractedText, pageCount: 1, language: 'ar', processingTime: 5 });
     expect(answer).toHaveProperty('usageInfo');
     // Only the large body went compressed: 2.6 MB of JSON in well under 1 MB.
-    expect(sent.map((s) => s.encoding)).toEqual([undefined, undefined, undefined, 'gzip']);
+    expect(sent.map((s) => s.encoding)).toEqual([undefined, undefined, undefined, 'br']);
     expect(sent[3]!.bytes).toBeLessThan(1024 * 1024);
     expect(await service.jobStatus(job.jobId)).toBe('completed');
     const text = await api.call('GET', `/ocr/text/${job.jobId}`, { token: editor.token });
