@@ -7,7 +7,7 @@ export const malformedGzip = 'Body is not valid gzip';
 export const malformedBrotli = 'Body is not valid Brotli';
 
 /**
- * A compressed body may inflate to at most this: a 2,000-page book's final result is about 17 MB of JSON,
+ * A compressed body may inflate to at most this: a 2,000-page book's final result is about 15 MB of JSON,
  * and a small compressed body must not become gigabytes in memory (a zip bomb).
  */
 export const maxInflatedBodyBytes = 60 * 1024 * 1024;
