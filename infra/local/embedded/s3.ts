@@ -22,6 +22,14 @@ const childScript = `
 const [modulePath, optionsJson] = process.argv.slice(1);
 const { directory, port, buckets } = JSON.parse(optionsJson);
 const S3rver = require(modulePath);
+// s3rver removes a key's directories once they are empty after a delete; a put into the same
+// directory at that moment writes into a directory that is gone, and the unhandled stream error ends
+// the process (seen when page edits race). Empty directories list as nothing, so they stay.
+const Store = require(require('path').join(require('path').dirname(modulePath), 'stores', 'filesystem.js'));
+const unlinkQuietly = (file) => require('fs/promises').unlink(file).catch((e) => { if (e.code !== 'ENOENT') throw e; });
+Store.prototype.deleteObject = async function (bucket, key) {
+  await Promise.all(['object', 'object.md5', 'metadata.json'].map((kind) => unlinkQuietly(this.getResourcePath(bucket, key, kind))));
+};
 process.stdin.on('end', () => process.exit(0)).resume();
 new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) })
   .run()
