@@ -34,8 +34,9 @@ export async function deleteLineAudio(deps: AudioDeps, params: Params) {
 
 export async function deleteBookAudio(deps: AudioDeps, params: Params) {
   const book = await findBook(deps, params.bookId);
-  const deletedFiles = await deleteUnder(deps, bookPrefix(book.bookId));
-  // With what the record still names that the bucket no longer had (deleted outside the service).
+  // The whole record at once (with what it names that the bucket no longer has), before the files.
   await deps.audioFiles.forgetBook(book.bookId);
+  const keys = (await deps.audio.list(bookPrefix(book.bookId))).map((o) => o.key);
+  const deletedFiles = keys.length ? await deps.audio.deleteMany(keys) : 0;
   return { success: true, message: 'Deleted all audio of the book', deletedFiles };
 }

@@ -6,10 +6,14 @@ import { findBook, findLine, requireReadAccess } from './access.ts';
 import { audioKey, bookPrefix, contentHash, linePrefix, parseAudioKey } from './audio-key.ts';
 import type { AudioDeps } from './deps.ts';
 import { fieldFrom, urlSeconds } from './generate.ts';
-import { audioFields, defaultVoice, type AudioField } from './voices.ts';
+import { audioFields, defaultVoice, isVoiceId, type AudioField } from './voices.ts';
 
 /** The audio read endpoints that never generate (SPEC.md 4.2): lines-with-audio, line list, all. */
 const lineContent = (line: Line) => ({ arabic: line.arabic, english: line.english, commentary: line.commentary, rootwords: line.rootwords });
+
+/** The recorded files of a voice; none for a name that is no voice (audio is only ever made in one), without a query. */
+const filesOf = async (deps: AudioDeps, bookId: string, voice: string | undefined) =>
+  voice === undefined || isVoiceId(voice) ? deps.audioFiles.ofBook(bookId, voice) : [];
 
 /** The URLs of a listing's files, all under `prefix`, signed at once (one grant where the store can). */
 async function signedUrls(deps: AudioDeps, prefix: string, keys: string[], seconds: number): Promise<Map<string, string>> {
@@ -25,7 +29,7 @@ export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: st
   const spoken = voice.toLowerCase();
   // One query of the book's recorded files in the voice answers every line, not a HEAD per line and
   // field; they are signed while the lines are still being read (a stale file's URL is dropped below).
-  const signed = deps.audioFiles.ofBook(book.bookId, spoken).then(async (stored) => signedUrls(deps, bookPrefix(book.bookId), stored.map((o) => o.key), urlSeconds.generated));
+  const signed = filesOf(deps, book.bookId, spoken).then(async (stored) => signedUrls(deps, bookPrefix(book.bookId), stored.map((o) => o.key), urlSeconds.generated));
   const [lines, urls] = await Promise.all([deps.books.lines(book.bookId), signed]);
   const current = lines.map((line) => {
     const hash = contentHash(line, spoken);
@@ -81,7 +85,7 @@ export async function allAudio(deps: AudioDeps, caller: Caller, bookId: string |
   const voice = query.voice ? query.voice.toLowerCase() : undefined;
   const book = await findBook(deps, bookId);
   await requireReadAccess(deps, caller, book);
-  const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), deps.audioFiles.ofBook(book.bookId, voice)]);
+  const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), filesOf(deps, book.bookId, voice)]);
 
   const byLine = new Map<string, { object: StoredObject; field: AudioField; voice: string }[]>();
   for (const object of stored) {

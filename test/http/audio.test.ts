@@ -168,6 +168,11 @@ describe('reading audio', () => {
     expect(res.body.lines[0].fields.arabic).toMatchObject({ text: 'إنما الأعمال بالنيات', hasAudio: true, audioUrl: expect.any(String) });
     expect(res.body.lines[1].fields.arabic).toMatchObject({ hasAudio: false, audioUrl: null });
     expect((await api.call('GET', `/audio/${book('pub').bookId}/lines-with-audio?voice=NOVA`)).body.lines[1].fields.arabic.hasAudio).toBe(true);
+    // A voice that is none of the six has no audio, however long its name (it never becomes a key).
+    const unknown = await api.call('GET', `/audio/${book('pub').bookId}/lines-with-audio?voice=${'x'.repeat(3000)}`);
+    expect(unknown.status).toBe(200);
+    expect(unknown.body.lines.every((l: { fields: { arabic: { hasAudio: boolean } } }) => !l.fields.arabic.hasAudio)).toBe(true);
+    expect((await api.call('GET', `/audio/${book('pub').bookId}/all?voice=${'x'.repeat(3000)}`)).body).toMatchObject({ totalFiles: 0, lines: [] });
 
     const list = await api.call('GET', line('pub'));
     expect(list.body.lineContent).toEqual({ arabic: 'إنما الأعمال بالنيات', english: 'Actions are by intentions', commentary: 'The first hadith.', rootwords: '' });

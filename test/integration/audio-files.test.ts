@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
+import { dynamoAudioFiles, shardOf } from '../../lib/adapters/dynamo/audio-files.ts';
 import { newObjectId, sequentialObjectIds } from '../../lib/ids.ts';
 import { testDb } from '../support/stores.ts';
 
@@ -44,4 +44,15 @@ describe('the audio files of a book', () => {
     await files.forgetBook(bookId);
     expect(await files.ofBook(bookId)).toEqual([]);
   }, 60_000);
+
+  it('records and forgets hundreds of files of one item, past what one update expression holds', async () => {
+    const bookId = newObjectId();
+    const sameShard = sequentialObjectIds(40_000).filter((lineId) => shardOf(lineId) === '00').slice(0, 100);
+    expect(sameShard).toHaveLength(100);
+    const keys = sameShard.flatMap((l) => ['arabic', 'english', 'commentary'].map((f) => `${bookId}/${l}/${f}/nova_${'1'.repeat(32)}.mp3`));
+    await files.record(keys.map((k) => file(k)));
+    expect((await files.ofBook(bookId, 'nova')).map((f) => f.key)).toEqual([...keys].sort());
+    await files.forget(keys.slice(0, 250));
+    expect((await files.ofBook(bookId, 'nova')).map((f) => f.key)).toEqual(keys.slice(250).sort());
+  });
 });

@@ -42,16 +42,24 @@ function locate(file: StoredObject): Located | undefined {
   return { item: keys.audioFiles(parts.bookId, parts.voice, shardOf(parts.lineId)), name: file.key.slice(parts.bookId.length + 1), file };
 }
 
-/** The files grouped by item, in the order first met. */
+/**
+ * Attributes one UpdateItem sets or removes: DynamoDB caps an update expression at 4 KB, and
+ * `#f123 = :f123, ` is 16 characters.
+ */
+const filesPerUpdate = 100;
+
+/** The files grouped by item, in the order first met, at most `filesPerUpdate` a group. */
 function byItem(files: readonly StoredObject[]): Located[][] {
   const groups = new Map<string, Located[]>();
   for (const file of files) {
     const at = locate(file);
     if (!at) continue;
     const id = `${at.item.pk}\u0000${at.item.sk}`;
-    groups.set(id, [...(groups.get(id) ?? []), at]);
+    const group = groups.get(id) ?? [];
+    group.push(at);
+    groups.set(id, group);
   }
-  return [...groups.values()];
+  return [...groups.values()].flatMap((group) => Array.from({ length: Math.ceil(group.length / filesPerUpdate) }, (_, i) => group.slice(i * filesPerUpdate, (i + 1) * filesPerUpdate)));
 }
 
 async function inBatches<T>(items: readonly T[], run: (item: T) => Promise<unknown>): Promise<void> {
