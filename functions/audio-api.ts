@@ -6,6 +6,7 @@ import { audioUrl, streamAudio } from '../lib/audio/playback.ts';
 import { audioFields, voices } from '../lib/audio/voices.ts';
 import { audioDeps } from './audio-deps.ts';
 import { audioStyle } from './http/errors.ts';
+import { audioContracts } from './api/audio-api.ts';
 import { httpFunction } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
 
@@ -24,6 +25,7 @@ export const handler = httpFunction({
   name: 'audio-api',
   style: audioStyle,
   authDeps: deps,
+  contracts: audioContracts,
   handlers: {
     'GET /audio/voices': { failure: 'Failed to list voices', run: async () => ({ voices }) },
     'GET /audio/fields': { failure: 'Failed to list fields', run: async () => ({ fields: audioFields }) },

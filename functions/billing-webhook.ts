@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import { dynamoProcessedEvents } from '../lib/adapters/dynamo/stripe-events.ts';
 import { applyStripeEvent, type WebhookEvent } from '../lib/billing/webhook.ts';
 import { badRequest } from '../lib/errors.ts';
+import { billingContracts } from './api/billing-webhook.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { messageStyle } from './http/errors.ts';
 import { httpFunction, type Request } from './http/handler.ts';
@@ -21,7 +22,7 @@ const deps = once(() => {
 });
 
 /** The event, once its `stripe-signature` header proves Stripe sent this exact body. */
-async function verifiedEvent(request: Request): Promise<WebhookEvent> {
+async function verifiedEvent(request: Pick<Request, 'headers' | 'rawBody'>): Promise<WebhookEvent> {
   const secret = await webhookSecret(); // outside the try: a missing secret is ours to fix (500), not the sender's
   const signature = request.headers['stripe-signature'];
   if (!signature) throw badRequest('Invalid signature');
@@ -37,6 +38,7 @@ export const handler = httpFunction({
   name: 'billing-webhook',
   style: messageStyle,
   authDeps: deps,
+  contracts: billingContracts,
   handlers: {
     'POST /billing/webhook': {
       failure: 'Error processing webhook',

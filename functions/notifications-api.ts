@@ -8,7 +8,8 @@ import { dynamoNotificationStore } from '../lib/adapters/dynamo/notifications.ts
 import { logPush } from '../lib/adapters/push/log.ts';
 import { snsPush } from '../lib/adapters/push/sns.ts';
 import { registerDevice, unregisterDevice } from '../lib/notifications/devices.ts';
-import { listNotifications, markAllRead, markRead, readPaging, unreadCount } from '../lib/notifications/inbox.ts';
+import { listNotifications, markAllRead, markRead, unreadCount } from '../lib/notifications/inbox.ts';
+import { notificationContracts } from './api/notifications-api.ts';
 
 /** `/notifications/*` (SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
 const deps = once(() => {
@@ -21,12 +22,13 @@ const deps = once(() => {
   };
 });
 
-const userId = (request: Request) => signedIn(request).userId;
+const userId = (request: Pick<Request, 'caller'>) => signedIn(request).userId;
 
 export const handler = httpFunction({
   name: 'notifications-api',
   style: messageStyle,
   authDeps: deps,
+  contracts: notificationContracts,
   handlers: {
     'POST /notifications/device-token': {
       failure: 'Error registering device token',
@@ -44,7 +46,7 @@ export const handler = httpFunction({
     },
     'GET /notifications': {
       failure: 'Error fetching notifications',
-      run: (request) => listNotifications(deps(), userId(request), readPaging(request.query)),
+      run: (request) => listNotifications(deps(), userId(request), request.query),
     },
     'GET /notifications/unread-count': {
       failure: 'Error fetching unread count',

@@ -15,6 +15,7 @@ import type { Queue } from '../lib/queue.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { onFirstUse, uploadsBucket } from './lazy.ts';
 import { ocrStyle } from './http/errors.ts';
+import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
 import { json, text } from './http/responses.ts';
@@ -70,6 +71,7 @@ export const handler = httpFunction({
   name: 'ocr-api',
   style: ocrStyle,
   authDeps: deps,
+  contracts: ocrApiContracts,
   handlers: {
     'POST /ocr': {
       failure: jobCreationFailed,

@@ -4,6 +4,7 @@ import { recordFinalResult, recordPageResult } from '../lib/ocr/callbacks.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { uploadsBucket } from './lazy.ts';
 import { ocrStyle } from './http/errors.ts';
+import { ocrCallbackContracts } from './api/ocr-callbacks.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
 import { count, metricNames } from './observability.ts';
@@ -24,6 +25,7 @@ export const handler = httpFunction({
   name: 'ocr-callbacks',
   style: ocrStyle,
   authDeps: deps,
+  contracts: ocrCallbackContracts,
   handlers: {
     'POST /ocr/result/page': {
       failure: 'Error processing page result',

@@ -4,6 +4,7 @@ import { exportDocx, type ExportResult } from '../lib/ocr/export.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { uploadsBucket } from './lazy.ts';
 import { ocrStyle } from './http/errors.ts';
+import { ocrExportContracts } from './api/ocr-export.ts';
 import { httpFunction, signedIn } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
 
@@ -41,6 +42,7 @@ export const handler = httpFunction({
   name: 'ocr-export',
   style: ocrStyle,
   authDeps: deps,
+  contracts: ocrExportContracts,
   handlers: {
     'GET /ocr/books/{bookTextId}/export/docx': {
       failure: 'Error exporting book',

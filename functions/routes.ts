@@ -3,7 +3,7 @@
  * the local server dispatches from it, and each function's handler dispatches on its route keys.
  * Paths use API Gateway's `{param}` syntax. It imports nothing so that infra code can read it.
  */
-export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'ocr-export' | 'billing-webhook' | 'audio-api';
+export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'ocr-export' | 'billing-webhook' | 'audio-api' | 'api-docs';
 
 /**
  * How the caller is resolved before the route runs (SPEC.md section 5):
@@ -59,6 +59,10 @@ export const routes: readonly Route[] = [
   { method: 'PUT', path: '/notifications/read-all', function: 'notifications-api', auth: 'required' },
   { method: 'PUT', path: '/notifications/{id}/read', function: 'notifications-api', auth: 'required' },
   { method: 'POST', path: '/billing/webhook', function: 'billing-webhook', auth: 'none' },
+  // Not in SPEC.md: the API describes itself (issue 15; README, "The API document").
+  { method: 'GET', path: '/openapi.json', function: 'api-docs', auth: 'none' },
+  { method: 'GET', path: '/docs', function: 'api-docs', auth: 'none' },
+  { method: 'GET', path: '/docs/{asset}', function: 'api-docs', auth: 'none' },
 ];
 
 export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;

@@ -1,8 +1,8 @@
 import { build, buildSync, type BuildOptions, type Metafile } from 'esbuild';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deployedFunctions } from './functions.ts';
+import { assetFiles, deployedFunctions, type DeployedFunction } from './functions.ts';
 import { projectRoot } from './project-root.ts';
 
 /**
@@ -100,6 +100,10 @@ function prepare(name: string, outDir: string): BuildOptions {
 /** Sizes from the metafile, which is kept beside (not inside) the asset for esbuild's analyzer. */
 function finish(name: string, outDir: string, metafile: Metafile | undefined): BundleResult {
   if (!metafile) throw new Error(`bundle: esbuild returned no metafile for ${name}`);
+  for (const [target, source] of Object.entries(assetFiles[name as DeployedFunction] ?? {})) {
+    mkdirSync(path.dirname(path.join(assetDir(outDir, name), target)), { recursive: true });
+    copyFileSync(path.join(projectRoot, source), path.join(assetDir(outDir, name), target));
+  }
   writeFileSync(path.join(outDir, `${name}.meta.json`), JSON.stringify(metafile));
   const outputs = new Map(Object.entries(metafile.outputs).map(([key, out]) => [path.resolve(projectRoot, key), out]));
   const file = path.join(assetDir(outDir, name), 'index.mjs');

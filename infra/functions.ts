@@ -90,6 +90,20 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
   'billing-worker': ['billing-outbox', 'stripe'],
   sweeper: ['table', 'upload-sweep'],
+  // The document and the reference page: built from code and files of its own asset; it touches nothing.
+  'api-docs': [],
+};
+
+/**
+ * Files a function reads at run time, copied into its asset beside the bundle (asset path → path from
+ * the project root): the reference page's Swagger UI (functions/api-docs.ts), 1.5 MB that no cold
+ * start parses.
+ */
+export const assetFiles: Partial<Record<DeployedFunction, Record<string, string>>> = {
+  'api-docs': {
+    'docs/swagger-ui.css': 'node_modules/swagger-ui-dist/swagger-ui.css',
+    'docs/swagger-ui-bundle.js': 'node_modules/swagger-ui-dist/swagger-ui-bundle.js',
+  },
 };
 
 /** How often the billing worker runs on AWS; the retry schedule's shortest wait is a minute too (lib/billing/invoicing.ts). */

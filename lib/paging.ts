@@ -45,13 +45,10 @@ export function limitOffset(query: Query, defaultLimit = 20) {
   return { limit: queryLimit(query.limit, defaultLimit), offset: queryOffset(query.offset) };
 }
 
-/** `page` (1-based, default 1) and `limit`: the page must start inside the window, else a 400. */
-export function pageLimit(query: Query, defaultLimit = 20) {
-  const limit = queryLimit(query.limit, defaultLimit);
-  const page = queryInt(query.page, 1, 1);
+/** A 1-based `page` of `limit` entries must start inside the window, else a 400. */
+export function checkPage({ page, limit }: { page: number; limit: number }): void {
   const lastPage = Math.floor(maxOffset / limit) + 1;
   if (page > lastPage) throw badRequest(`page must be at most ${lastPage} for limit ${limit}`);
-  return { page, limit };
 }
 
 /** A book read's page window (SPEC.md 4.1): `pageLimit` (1..maxPageLimit, default 50), `pageOffset` (0..maxOffset, default 0). */

@@ -34,8 +34,9 @@ export interface AuthDeps {
 }
 
 /** Resolves the caller for a route's auth mode, or throws AuthRejection with the spec's answer. */
-export async function resolveCaller(deps: AuthDeps, event: APIGatewayProxyEventV2, mode: AuthMode): Promise<Caller> {
+export async function resolveCaller(authDeps: () => Promise<AuthDeps> | AuthDeps, event: APIGatewayProxyEventV2, mode: AuthMode): Promise<Caller> {
   if (mode === 'none') return anonymous;
+  const deps = await authDeps();
   const token = bearerToken(event);
   const lenient = mode === 'optional-lenient';
   if (!token) {

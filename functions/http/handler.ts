@@ -1,14 +1,17 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import * as v from 'valibot';
 import { tracer } from '../../lib/adapters/aws/tracing.ts';
 import type { Caller } from '../../lib/auth/caller.ts';
 import type { User } from '../../lib/auth/users.ts';
 import { config } from '../../lib/config.ts';
+import { badRequest } from '../../lib/errors.ts';
 import { logger } from '../../lib/log.ts';
 import type { Objects } from '../../lib/objects.ts';
 import { uploadsBucket } from '../lazy.ts';
 import { count, metricNames, observed } from '../observability.ts';
+import type { BodyOf, Contract, QueryOf, Schema } from '../api/contract.ts';
 import { routeKey, routes, type FunctionName, type Route } from '../routes.ts';
 import { AuthRejection, resolveCaller, type AuthDeps } from './auth.ts';
 import { fitAnswer } from './big-answers.ts';
@@ -16,28 +19,32 @@ import { parseJsonBody } from './body.ts';
 import { errorResponse, type ErrorStyle } from './errors.ts';
 import { isHttpResult, json, type HttpResult } from './responses.ts';
 
-export interface Request {
+/** A request as its route's handler reads it: query and body as its contract parsed them. */
+export interface Request<C extends Contract = Contract> {
   caller: Caller;
   params: Record<string, string>;
-  query: Record<string, string | undefined>;
-  body: Record<string, unknown>;
+  query: QueryOf<C>;
+  body: BodyOf<C>;
   rawBody: Buffer;
   headers: Record<string, string | undefined>;
 }
 
-export interface RouteHandler {
+export interface RouteHandler<C extends Contract = Contract> {
   /** The operation text of the spec's 500 body for this route. */
   failure: string;
   /** Returns the 200 body, or a full HttpResult for other statuses. */
-  run(request: Request): Promise<unknown>;
+  run(request: Request<C>): Promise<unknown>;
 }
 
-export interface HttpFunctionOptions {
+export interface HttpFunctionOptions<C extends Record<string, Contract>> {
   name: FunctionName;
   style: ErrorStyle;
-  authDeps: () => Promise<AuthDeps> | AuthDeps;
+  /** How tokens are checked; only a function whose routes all have auth `none` goes without. */
+  authDeps?: () => Promise<AuthDeps> | AuthDeps;
+  /** The contracts of this function's routes (functions/api/), by route key. */
+  contracts: C;
   /** One handler per route of this function in the route table, by route key. */
-  handlers: Record<string, RouteHandler>;
+  handlers: { [Key in keyof C]: RouteHandler<C[Key]> };
   /** Where answers too big for Lambda are handed over (big-answers.ts); default the uploads bucket. */
   answers?: () => Objects;
 }
@@ -45,7 +52,7 @@ export interface HttpFunctionOptions {
 let answersBucket: Objects | undefined;
 
 /** The signed-in user of a route whose auth mode guarantees one. */
-export function signedIn(request: Request): User {
+export function signedIn(request: Pick<Request, 'caller'>): User {
   if (request.caller.kind !== 'user') throw new Error('route requires a signed-in caller');
   return request.caller.user;
 }
@@ -54,27 +61,37 @@ export function signedIn(request: Request): User {
  * Builds a function's Lambda handler: API Gateway v2 event in, result out. Dispatches on the event's
  * route key, resolves the caller per the route's auth mode, and maps errors in one place.
  */
-export function httpFunction(options: HttpFunctionOptions) {
+export function httpFunction<C extends Record<string, Contract>>(options: HttpFunctionOptions<C>) {
   const own = new Map<string, Route>(routes.filter((r) => r.function === options.name).map((r) => [routeKey(r), r]));
-  const missing = [...own.keys()].filter((key) => !options.handlers[key]);
-  const extra = Object.keys(options.handlers).filter((key) => !own.has(key));
+  const handlers = options.handlers as Record<string, RouteHandler>;
+  const contractOf = options.contracts as Record<string, Contract>;
+  const missing = [...own.keys()].filter((key) => !handlers[key] || !contractOf[key]);
+  const extra = [...Object.keys(handlers), ...Object.keys(contractOf)].filter((key) => !own.has(key));
   if (missing.length || extra.length) {
-    throw new Error(`${options.name}: handlers do not match the route table (missing ${missing}; extra ${extra})`);
+    throw new Error(`${options.name}: handlers and contracts do not match the route table (missing ${missing}; extra ${extra})`);
   }
+  const authDeps =
+    options.authDeps ??
+    (() => {
+      throw new Error(`${options.name}: a route needs a caller but the function has no authDeps`);
+    });
+  if (!options.authDeps && [...own.values()].some((r) => r.auth !== 'none')) throw new Error(`${options.name}: routes need authDeps`);
 
   const answers = options.answers ?? (() => (answersBucket ??= uploadsBucket(config().uploadsBucket)));
   const dispatch = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
     const route = own.get(event.routeKey);
-    const handler = options.handlers[event.routeKey];
-    if (!route || !handler) return json(404, { message: 'Not Found' });
+    const handler = handlers[event.routeKey];
+    const contract = contractOf[event.routeKey];
+    if (!route || !handler || !contract) return json(404, { message: 'Not Found' });
     try {
-      const caller = await resolveCaller(await options.authDeps(), event, route.auth);
+      const caller = await resolveCaller(authDeps, event, route.auth);
       const { parsedBody, rawBody } = parseJsonBody(event);
+      const query = event.queryStringParameters ?? {};
       const result = await handler.run({
         caller,
         params: (event.pathParameters ?? {}) as Record<string, string>,
-        query: event.queryStringParameters ?? {},
-        body: parsedBody,
+        query: contract.query ? parsed(contract.query, query) : query,
+        body: contract.body?.kind === 'json' && contract.body.parse ? parsed(contract.body.schema, parsedBody) : parsedBody,
         rawBody,
         headers: event.headers ?? {},
       });
@@ -95,6 +112,13 @@ export function httpFunction(options: HttpFunctionOptions) {
     .use(httpRequestContext())
     .use(httpHeaderNormalizer())
     .handler(dispatch);
+}
+
+/** A schema's output, or a 400 with its first issue's message (the contracts write those in the spec's words). */
+function parsed(schema: Schema, input: unknown) {
+  const result = v.safeParse(schema, input, { abortEarly: true });
+  if (!result.success) throw badRequest(result.issues[0].message);
+  return result.output as never;
 }
 
 /** 1 for a response of the status class, else 0: summed a count, averaged a rate. */

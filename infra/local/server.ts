@@ -173,6 +173,8 @@ export async function startLocalServer(options: {
   corsOrigins?: readonly string[];
   /** How long a request waits for its function: the HTTP API's integration timeout unless a test wants less. */
   timeoutMs?: number;
+  /** Sees every answer a function gives, as it leaves the function (the tests hold each to its route's contract). */
+  onAnswer?: (routeKey: string, result: APIGatewayProxyStructuredResultV2) => void;
 }): Promise<{ url: string; port: number; close(): Promise<void> }> {
   const origins = options.corsOrigins ?? ['*'];
   const timeoutMs = options.timeoutMs ?? platformLimits.integrationTimeoutMs;
@@ -200,6 +202,7 @@ export async function startLocalServer(options: {
       }
       const invocation = await invoke(options.handlers[match.route.function], event, match.route.function, timeoutMs);
       if (invocation.outcome === 'failed') throw invocation.error;
+      if (invocation.outcome === 'answered') options.onAnswer?.(match.routeKey, invocation.result);
       send(res, answerFor(match.routeKey, invocation, timeoutMs));
     } catch (error) {
       if (error instanceof MalformedPath) return send(res, jsonMessage(400, 'Bad Request'));

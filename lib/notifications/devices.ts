@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { badRequest } from '../errors.ts';
 import type { Push } from './push.ts';
 
 /** A push device token (SPEC.md 2.11), keyed by (user, token). */
@@ -30,19 +29,9 @@ export interface DeviceStore {
 /** Tokens are keyed by hash: keys stay short and the raw token never appears in a key. */
 export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 
+/** The 400s of the device-token routes (SPEC.md 7), which their contracts give (functions/api/notifications.ts). */
 export const tokenRequired = 'Token is required';
-
-function readToken(body: Record<string, unknown>): string {
-  const { token } = body;
-  if (typeof token !== 'string' || token.trim() === '') throw badRequest(tokenRequired);
-  return token;
-}
-
-function readPlatform(value: unknown): Platform {
-  if (value === undefined || value === null || value === '') return 'ios';
-  if (typeof value === 'string' && (platforms as readonly string[]).includes(value)) return value as Platform;
-  throw badRequest('Platform must be ios or android');
-}
+export const unknownPlatform = 'Platform must be ios or android';
 
 export interface DeviceDeps {
   devices: DeviceStore;
@@ -55,9 +44,7 @@ export interface DeviceDeps {
  * token is one phone: when another account signs in on it, the previous account's record of the
  * token is deactivated, so that account's notifications are not pushed to the new user's phone.
  */
-export async function registerDevice(deps: DeviceDeps, userId: string, body: Record<string, unknown>): Promise<void> {
-  const token = readToken(body);
-  const platform = readPlatform(body.platform);
+export async function registerDevice(deps: DeviceDeps, userId: string, { token, platform }: { token: string; platform: Platform }): Promise<void> {
   const existing = await deps.devices.get(userId, token);
   const reusable = existing?.platform === platform ? existing.endpointId : null;
   const endpointId = await deps.push.register({ userId, platform, token, endpointId: reusable });
@@ -76,7 +63,6 @@ export async function registerDevice(deps: DeviceDeps, userId: string, body: Rec
 }
 
 /** Marks the token inactive; succeeds whether or not it was registered. */
-export async function unregisterDevice(deps: DeviceDeps, userId: string, body: Record<string, unknown>): Promise<void> {
-  const token = readToken(body);
+export async function unregisterDevice(deps: DeviceDeps, userId: string, { token }: { token: string }): Promise<void> {
   await deps.devices.deactivate(userId, token, deps.now().toISOString());
 }

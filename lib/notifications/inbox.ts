@@ -1,7 +1,7 @@
 import type { UserStore } from '../auth/users.ts';
 import { internal, notFound } from '../errors.ts';
 import { isObjectId } from '../ids.ts';
-import { pageLimit } from '../paging.ts';
+import { checkPage } from '../paging.ts';
 import { toView, type ActorView } from './notification.ts';
 import type { NotificationStore } from './store.ts';
 
@@ -13,12 +13,9 @@ export interface InboxDeps {
 
 export const defaultLimit = 20;
 
-export function readPaging(query: Record<string, string | undefined>): { page: number; limit: number } {
-  return pageLimit(query, defaultLimit);
-}
-
 /** Newest first. The inbox is numbered in creation order, so page p is one range of numbers. */
 export async function listNotifications(deps: InboxDeps, recipientId: string, paging: { page: number; limit: number }) {
+  checkPage(paging);
   const { page, limit } = paging;
   const { total } = await deps.notifications.counters(recipientId);
   const totalPages = Math.ceil(total / limit);

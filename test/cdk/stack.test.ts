@@ -368,6 +368,7 @@ describe('object grants', () => {
     'notifications-api': ['s3:PutObject uploads/responses/*'],
     'billing-webhook': ['s3:PutObject uploads/responses/*'],
     'billing-worker': [],
+    'api-docs': [],
     sweeper: ['s3:DeleteObject uploads/ocr/*'],
     'ocr-api': [
       's3:ListBucket uploads',

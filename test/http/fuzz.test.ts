@@ -232,6 +232,7 @@ describe('fuzz of the HTTP layer', () => {
       return (await api.call('GET', `/ocr/books/${job.bookTextId}/export/docx`, { token: token('mo') })).status;
     },
     'audio-api': async () => (await api.call('GET', `/audio/${fx.books.pub!.bookId}/lines-with-audio`)).status,
+    'api-docs': async () => (await api.call('GET', '/openapi.json')).status,
     'billing-webhook': async () => {
       const payload = JSON.stringify({ id: 'evt_fuzz_health', object: 'event', type: 'invoice.created', created: 1_767_225_600, data: { object: {} } });
       const signature = Stripe.webhooks.generateTestHeaderString({ payload, secret: webhookSecret });

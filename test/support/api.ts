@@ -2,10 +2,27 @@ import { SignJWT } from 'jose';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { loadHttpHandlers } from '../../infra/local/functions.ts';
 import { startLocalServer } from '../../infra/local/server.ts';
+import { contractBreach } from './api-contract.ts';
 
-/** The local HTTP server over the real function handlers, as `npm start` serves them. */
+/**
+ * The local HTTP server over the real function handlers, as `npm start` serves them. Every answer a
+ * function gives is held to its route's contract in the OpenAPI document: a breach fails the call
+ * that received it (or any later call), and at the latest `close()`.
+ */
 export async function startApi() {
-  const server = await startLocalServer({ host: '127.0.0.1', port: 0, handlers: await loadHttpHandlers() });
+  const breaches: string[] = [];
+  const server = await startLocalServer({
+    host: '127.0.0.1',
+    port: 0,
+    handlers: await loadHttpHandlers(),
+    onAnswer: (routeKey, result) => {
+      const breach = contractBreach(routeKey, result);
+      if (breach) breaches.push(breach);
+    },
+  });
+  const reportBreaches = () => {
+    if (breaches.length) throw new Error(`answers break the API document:\n${breaches.splice(0).join('\n')}`);
+  };
   const call = async (
     method: string,
     path: string,
@@ -17,10 +34,15 @@ export async function startApi() {
     const body = options.form ?? (options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body));
     const res = await fetch(`${server.url}${path}`, { method, headers, body });
     const text = await res.text();
+    reportBreaches();
     const isJson = res.headers.get('content-type')?.includes('application/json');
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, body: isJson ? JSON.parse(text) : text };
   };
-  return { url: server.url, call, close: server.close };
+  const close = async () => {
+    await server.close();
+    reportBreaches();
+  };
+  return { url: server.url, call, close };
 }
 
 export const tokenFor = (userId: string, expiresIn = 3600) => signToken(process.env.AUTH_JWT_SECRET!, userId, expiresIn);

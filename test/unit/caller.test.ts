@@ -33,7 +33,7 @@ const bearer = async (userId: string) => `Bearer ${await signToken(secret, userI
 
 async function outcome(mode: AuthMode, authorization?: string) {
   try {
-    const caller = await resolveCaller(deps, event(authorization), mode);
+    const caller = await resolveCaller(() => deps, event(authorization), mode);
     return caller.kind === 'user' ? caller.user.role : 'anonymous';
   } catch (error) {
     if (!(error instanceof AuthRejection)) throw error;

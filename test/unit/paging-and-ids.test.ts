@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { isObjectId, sequentialObjectIds } from '../../lib/ids.ts';
-import { readPaging } from '../../lib/notifications/inbox.ts';
+import * as v from 'valibot';
+import { notificationContracts } from '../../functions/api/notifications-api.ts';
 import { calendarMonth, currentPeriod } from '../../lib/billing/subscriptions.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
+
+/** The inbox's query as its contract parses it before the handler runs. */
+const readPaging = (query: Record<string, string>) => v.parse(notificationContracts['GET /notifications'].query, query);
 
 describe('notification paging parameters', () => {
   it('defaults to page 1 of 20', () => {

@@ -1,0 +1,19 @@
+import * as v from 'valibot';
+import { contracts, json } from './contract.ts';
+import { messageErrorAnswer } from './shapes.ts';
+
+/** `POST /billing/webhook`: Stripe's subscription events (README, "Billing"). */
+export const billingContracts = contracts({
+  'POST /billing/webhook': {
+    tag: 'Billing',
+    summary: 'Receive a Stripe event',
+    description:
+      'For Stripe only: authenticated by the `Stripe-Signature` header over the exact body. `customer.subscription.created`, `.updated` and `.deleted` update the user’s subscription; other events are acknowledged and ignored, and a repeated event is applied once.',
+    body: { kind: 'json', schema: v.pipe(v.looseObject({ id: v.string(), type: v.string() }), v.description('A Stripe event object.')), required: true },
+    responses: {
+      200: json('Received.', v.strictObject({ received: v.literal(true) })),
+      400: messageErrorAnswer('`Invalid signature`, or a malformed body.'),
+      500: messageErrorAnswer('`Error processing webhook`: Stripe retries.'),
+    },
+  },
+});

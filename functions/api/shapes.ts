@@ -1,0 +1,91 @@
+import * as v from 'valibot';
+import { unexpectedErrorText } from '../../lib/errors.ts';
+import { maxOffset, queryInt } from '../../lib/paging.ts';
+import { json, type Answer } from './contract.ts';
+
+/** Shapes every group uses. Named ones (`sharedSchemas`) are components of the document. */
+
+export const objectId = v.pipe(v.string(), v.description('An ObjectId: 24 hexadecimal characters.'), v.examples(['66f1c2a9e4b0a1b2c3d4e5f6']));
+export const uuid = v.pipe(v.string(), v.description('A UUID.'), v.examples(['0b6f3c1e-8a2d-4c55-9e0f-3a7b2c1d4e5f']));
+export const timestamp = v.pipe(v.string(), v.description('An ISO 8601 timestamp.'), v.examples(['2026-11-23T09:30:00.000Z']));
+export const nullableTimestamp = v.nullable(timestamp);
+
+/** A path parameter: any text; the domain answers a malformed id as the spec says (often 500). */
+export const pathId = (description: string) => v.pipe(v.string(), v.description(description));
+
+/**
+ * A whole-number query value, read by lib/paging.ts's rule: anything but digits takes the default.
+ * Past `max` it is clamped (`over: 'clamp'`), or refused with a 400 naming the parameter and the
+ * maximum (`over: 'refuse'`, a position past the listing window).
+ */
+export function queryNumber(name: string, o: { fallback: number; min: number; max?: number; over?: 'clamp' | 'refuse'; description: string }) {
+  const max = o.max ?? Number.MAX_SAFE_INTEGER;
+  const read = (value: string | undefined) => queryInt(value, o.fallback, o.min);
+  return v.pipe(
+    // A default, so that the value is never undefined after parsing; '' reads as the fallback.
+    v.optional(v.string(), ''),
+    v.transform((value) => (o.over === 'clamp' ? Math.min(read(value), max) : read(value))),
+    v.number(),
+    v.integer(),
+    v.minValue(o.min),
+    v.maxValue(max, `${name} must be at most ${max}`),
+    v.description(o.description),
+    v.metadata({ default: o.fallback }),
+  );
+}
+
+/** `offset` or `pageOffset`: 0..maxOffset, default 0, refused past the window. */
+export const queryOffset = (name: string, description: string) => queryNumber(name, { fallback: 0, min: 0, max: maxOffset, over: 'refuse', description });
+
+/** A query value that is one of `values` when given; any other value reads as `fallback`. */
+export function queryChoice<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number] | undefined, description: string) {
+  return v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((value: string): T[number] | undefined => ((values as readonly string[]).includes(value) ? (value as T[number]) : fallback)),
+    v.optional(v.picklist(values)),
+    v.description(description),
+    v.metadata(fallback === undefined ? {} : { default: fallback }),
+  );
+}
+
+/** `true` unless the value is something else (SPEC.md: "only the value `true`"). */
+export const queryFlag = (description: string) =>
+  v.pipe(
+    v.optional(v.string(), 'true'),
+    v.transform((value) => value === 'true'),
+    v.boolean(),
+    v.description(description),
+    v.metadata({ default: true }),
+  );
+
+/** The notifications group's error bodies (SPEC.md 7): `{message}`; a 500 adds `error`. */
+const messageError = v.pipe(
+  v.looseObject({ message: v.string(), error: v.optional(v.string()) }),
+  v.description(`A notifications error: \`message\`, and for a 500 the operation in \`message\` and \`error\` (our own words, \`${unexpectedErrorText}\` for anything unexpected).`),
+);
+
+/** The OCR groups' error bodies: the shape of their success bodies (README, "Error bodies"). */
+const ocrError = v.pipe(
+  v.looseObject({ success: v.literal(false), message: v.string(), error: v.optional(v.string()) }),
+  v.description('An OCR error: `success: false` and `message`, plus the spec’s fields where it names them (`error`, `subscriptionRequired`).'),
+);
+
+/** The audio group's error bodies (SPEC.md 7): `{error}` and the spec's fields; a 500 adds `details`. */
+const audioError = v.pipe(
+  v.looseObject({ error: v.string(), details: v.optional(v.string()) }),
+  v.description('An audio error: `error`, plus the spec’s fields (`availableFields`, `availableVoices`, `invalidFields`); a 500 carries `details`.'),
+);
+
+/** A big answer handed over through the bucket (functions/http/big-answers.ts). */
+const handedOver = v.pipe(
+  v.strictObject({ success: v.literal(true), url: v.pipe(v.string(), v.url()) }),
+  v.description('The answer was too large for AWS Lambda even compressed: it waits at `url` (and in `Location`) for five minutes.'),
+);
+
+export const sharedSchemas = { MessageError: messageError, OcrError: ocrError, AudioError: audioError, HandedOver: handedOver };
+
+export const messageErrorAnswer = (description: string): Answer => json(description, messageError);
+export const ocrErrorAnswer = (description: string): Answer => json(description, ocrError);
+export const audioErrorAnswer = (description: string): Answer => json(description, audioError);
+/** The 303 of a JSON answer too large for Lambda. */
+export const handedOverAnswer: Answer = json('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver);
