@@ -64,7 +64,8 @@ const platform = v.pipe(
   v.transform((value) => value || undefined),
   v.optional(v.picklist(platforms, unknownPlatform), 'ios'),
 );
-const deviceToken = v.object({ token, platform });
+// The object's message is a missing key's: no `token` at all.
+const deviceToken = v.object({ token, platform }, tokenRequired);
 const tokenMissing = messageErrorAnswer(`\`${tokenRequired}\`; or an unknown platform.`);
 const failed = messageErrorAnswer('The operation failed.');
 
@@ -80,7 +81,7 @@ export const notificationContracts = contracts({
     tag: 'Notifications',
     summary: 'Unregister a push device token',
     description: 'Marks the device inactive; succeeds even if it was never registered.',
-    body: { kind: 'json', schema: v.object({ token }), parse: true, required: true },
+    body: { kind: 'json', schema: v.object({ token }, tokenRequired), parse: true, required: true },
     responses: { 200: json('Unregistered.', v.strictObject({ message: v.literal('Device token unregistered') })), 400: tokenMissing, 500: failed },
   },
   'GET /notifications': {
