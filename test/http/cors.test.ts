@@ -2,20 +2,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { corsPolicy } from '../../infra/cors.ts';
 import { loadHttpHandlers } from '../../infra/local/functions.ts';
 import { startLocalServer } from '../../infra/local/server.ts';
+import { contractChecks } from '../support/api.ts';
 
 /** A web client on another origin, against the local server (the same policy API Gateway applies on AWS). */
 describe('CORS', () => {
   let open: Awaited<ReturnType<typeof startLocalServer>>;
   let listed: Awaited<ReturnType<typeof startLocalServer>>;
 
+  const { onAnswer, reportBreaches } = contractChecks();
   beforeAll(async () => {
     const handlers = await loadHttpHandlers();
-    open = await startLocalServer({ host: '127.0.0.1', port: 0, handlers });
-    listed = await startLocalServer({ host: '127.0.0.1', port: 0, handlers, corsOrigins: ['https://app.example.com'] });
+    open = await startLocalServer({ host: '127.0.0.1', port: 0, handlers, onAnswer });
+    listed = await startLocalServer({ host: '127.0.0.1', port: 0, handlers, corsOrigins: ['https://app.example.com'], onAnswer });
   });
   afterAll(async () => {
     await open?.close();
     await listed?.close();
+    reportBreaches();
   });
 
   const preflight = (url: string, origin: string) =>

@@ -1,8 +1,23 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { SignJWT } from 'jose';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { loadHttpHandlers } from '../../infra/local/functions.ts';
 import { startLocalServer } from '../../infra/local/server.ts';
 import { contractBreach } from './api-contract.ts';
+
+/** For the local server's `onAnswer`: each answer held to the document; `reportBreaches` throws what broke it. */
+export function contractChecks() {
+  const breaches: string[] = [];
+  return {
+    onAnswer: (routeKey: string, result: APIGatewayProxyStructuredResultV2) => {
+      const breach = contractBreach(routeKey, result);
+      if (breach) breaches.push(breach);
+    },
+    reportBreaches: () => {
+      if (breaches.length) throw new Error(`answers break the API document:\n${breaches.splice(0).join('\n')}`);
+    },
+  };
+}
 
 /**
  * The local HTTP server over the real function handlers, as `npm start` serves them. Every answer a
@@ -10,19 +25,8 @@ import { contractBreach } from './api-contract.ts';
  * that received it (or any later call), and at the latest `close()`.
  */
 export async function startApi() {
-  const breaches: string[] = [];
-  const server = await startLocalServer({
-    host: '127.0.0.1',
-    port: 0,
-    handlers: await loadHttpHandlers(),
-    onAnswer: (routeKey, result) => {
-      const breach = contractBreach(routeKey, result);
-      if (breach) breaches.push(breach);
-    },
-  });
-  const reportBreaches = () => {
-    if (breaches.length) throw new Error(`answers break the API document:\n${breaches.splice(0).join('\n')}`);
-  };
+  const { onAnswer, reportBreaches } = contractChecks();
+  const server = await startLocalServer({ host: '127.0.0.1', port: 0, handlers: await loadHttpHandlers(), onAnswer });
   const call = async (
     method: string,
     path: string,

@@ -23,12 +23,15 @@ describe('route table', () => {
     }
   });
 
-  it('adds to SPEC.md only the presigned upload routes and the Stripe webhook', () => {
+  it('adds to SPEC.md only the presigned upload routes, the Stripe webhook and the API document with its reference page', () => {
     const spec = new Set(specRoutes.map(keyOf));
     expect(routes.map(routeKey).filter((key) => !spec.has(key))).toEqual([
       'POST /ocr/uploads',
       'POST /ocr/uploads/{uploadId}/job',
       'POST /billing/webhook',
+      'GET /openapi.json',
+      'GET /docs',
+      'GET /docs/{asset}',
     ]);
   });
 
