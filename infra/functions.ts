@@ -78,6 +78,12 @@ export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox
  */
 export const httpAnswers = ['media-urls', 'responses'] as const satisfies readonly Access[];
 
+/**
+ * HTTP functions that need none of `httpAnswers`: `api-docs` answers only its own code and files
+ * (the document, the page, Swagger UI's 1.5 MB script), which no client turns into a bigger answer.
+ */
+export const selfContained: readonly DeployedFunction[] = ['api-docs'];
+
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],
   'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'ocr-queue', ...httpAnswers],
@@ -90,7 +96,7 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
   'billing-worker': ['billing-outbox', 'stripe'],
   sweeper: ['table', 'upload-sweep'],
-  // The document and the reference page: built from code and files of its own asset; it touches nothing.
+  // The document and the reference page (selfContained, below): it touches nothing.
   'api-docs': [],
 };
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { Metafile } from 'esbuild';
@@ -14,6 +14,12 @@ import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText } from '../../lib/ocr/book-text.ts';
 import { tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
+
+/** Every file of a bundle's asset, by its path inside it (the reference page's files sit in `docs/`). */
+const filesOf = (bundle: BundleResult): string[] =>
+  readdirSync(dirname(bundle.file), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dirname(bundle.file), join(entry.parentPath, entry.name)));
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -30,7 +36,7 @@ describe('deployable bundles', () => {
 
   it('leaves the GPL-licensed local speech engine out of every bundle', () => {
     for (const bundle of bundles) {
-      for (const file of readdirSync(dirname(bundle.file))) {
+      for (const file of filesOf(bundle)) {
         const code = readFileSync(join(dirname(bundle.file), file), 'utf8');
         // The engine's own sources are full of these names; our adapter only imports the package by name.
         expect(code, `${bundle.name}/${file}`).not.toMatch(/espeak_VOICE|espeak_EVENT|enc_get_out_buf/);
@@ -59,11 +65,25 @@ describe('deployable bundles', () => {
     // A namespace URI that only the docx library writes (into every document.xml).
     const docxMarker = 'schemas.microsoft.com/office/word/2010/wordprocessingCanvas';
     for (const bundle of bundles) {
-      const code = readdirSync(dirname(bundle.file))
+      const code = filesOf(bundle)
         .map((file) => readFileSync(join(dirname(bundle.file), file), 'utf8'))
         .join('\n');
       expect(code.includes(docxMarker), bundle.name).toBe(bundle.name === 'ocr-export');
     }
+  });
+
+  it('serves the document and the reference page’s files from the api-docs bundle and its asset alone', async () => {
+    const bundle = bundles.find((b) => b.name === 'api-docs')!;
+    expect(filesOf(bundle).filter((file) => file.startsWith('docs')).sort()).toEqual(['docs/swagger-ui-bundle.js', 'docs/swagger-ui.css']);
+    const { handler } = (await import(pathToFileURL(bundle.file).href)) as { handler: Handler };
+    const event = (routeKey: string, rawPath: string, pathParameters?: Record<string, string>) =>
+      ({ version: '2.0', routeKey, rawPath, rawQueryString: '', headers: {}, pathParameters, requestContext: { http: { method: 'GET', path: rawPath }, requestId: 'r1' }, isBase64Encoded: false }) as unknown as APIGatewayProxyEventV2;
+    const context = { awsRequestId: 'r1', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+    const css = await handler(event('GET /docs/{asset}', '/docs/swagger-ui.css', { asset: 'swagger-ui.css' }), context);
+    expect(css).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/css; charset=utf-8' } });
+    expect(String(css.body)).toBe(readFileSync(join(dirname(bundle.file), 'docs', 'swagger-ui.css'), 'utf8'));
+    const document = await handler(event('GET /openapi.json', '/openapi.json'), context);
+    expect(JSON.parse(String(document.body))).toMatchObject({ openapi: '3.1.0', info: { title: 'Maktaba API' } });
   });
 
   it('serves a request from the notifications bundle against the real stores', async () => {
