@@ -1,4 +1,4 @@
-import * as v from 'valibot';
+import type * as v from 'valibot';
 
 /**
  * A route's contract (issue 15): what it reads (path, query, body) and every answer it gives, per

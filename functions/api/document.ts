@@ -96,10 +96,11 @@ function parameters(where: 'path' | 'query', schema: ParamsSchema | undefined): 
 
 function requestBody(body: Body | undefined): Json | undefined {
   if (!body) return undefined;
-  if (body.kind === 'multipart') return { required: true, content: { 'multipart/form-data': { schema: schemaOf(body.schema, 'input') } } };
+  // As the service reads them: what a pipeline accepts in the end, with the defaults it applies.
+  if (body.kind === 'multipart') return { required: true, content: { 'multipart/form-data': { schema: schemaOf(body.schema) } } };
   return {
     required: body.required ?? false,
-    content: { 'application/json': { schema: schemaOf(body.schema, 'input'), ...(body.examples && { examples: body.examples }) } },
+    content: { 'application/json': { schema: schemaOf(body.schema), ...(body.examples && { examples: body.examples }) } },
   };
 }
 

@@ -19,19 +19,15 @@ export const pathId = (description: string) => v.pipe(v.string(), v.description(
  * maximum (`over: 'refuse'`, a position past the listing window).
  */
 export function queryNumber(name: string, o: { fallback: number; min: number; max?: number; over?: 'clamp' | 'refuse'; description: string }) {
-  const max = o.max ?? Number.MAX_SAFE_INTEGER;
-  const read = (value: string | undefined) => queryInt(value, o.fallback, o.min);
-  return v.pipe(
-    // A default, so that the value is never undefined after parsing; '' reads as the fallback.
-    v.optional(v.string(), ''),
-    v.transform((value) => (o.over === 'clamp' ? Math.min(read(value), max) : read(value))),
-    v.number(),
-    v.integer(),
-    v.minValue(o.min),
-    v.maxValue(max, `${name} must be at most ${max}`),
-    v.description(o.description),
-    v.metadata({ default: o.fallback }),
-  );
+  const { max } = o;
+  const read = (value: string) => {
+    const n = queryInt(value, o.fallback, o.min);
+    return o.over === 'clamp' && max !== undefined ? Math.min(n, max) : n;
+  };
+  const about = [v.description<number, string>(o.description), v.metadata<number, { default: number }>({ default: o.fallback })] as const;
+  // A default, so that the value is never undefined after parsing; '' reads as the fallback.
+  const number = v.pipe(v.optional(v.string(), ''), v.transform(read), v.number(), v.integer(), v.minValue(o.min));
+  return max === undefined ? v.pipe(number, ...about) : v.pipe(number, v.maxValue(max, `${name} must be at most ${max}`), ...about);
 }
 
 /** `offset` or `pageOffset`: 0..maxOffset, default 0, refused past the window. */

@@ -1,3 +1,4 @@
+import { checkedFetch } from '../support/api.ts';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,7 +50,7 @@ describe('local runtime', () => {
     const token = await cli(['token', ed, '--expires-in', '600'], env);
     expect(token.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     const auth = { authorization: `Bearer ${token.stdout.trim()}` };
-    expect(await (await fetch(`${first.url}/notifications/unread-count`, { headers: auth })).json()).toEqual({ unreadCount: 1 });
+    expect(await (await checkedFetch(`${first.url}/notifications/unread-count`, { headers: auth })).json()).toEqual({ unreadCount: 1 });
 
     const book = JSON.parse((await cli(['book', 'show', out.books.b1.bookId], env)).stdout);
     expect(book).toMatchObject({
@@ -74,13 +75,13 @@ describe('local runtime', () => {
     const mo = out.users.mo as { userId: string; token: string };
     const form = new FormData();
     form.append('file', new Blob(['%PDF-1.4 test'], { type: 'application/pdf' }), 'scan.pdf');
-    const uploaded = await fetch(`${first.url}/ocr`, { method: 'POST', headers: { authorization: `Bearer ${mo.token}` }, body: form });
+    const uploaded = await checkedFetch(`${first.url}/ocr`, { method: 'POST', headers: { authorization: `Bearer ${mo.token}` }, body: form });
     expect(uploaded.status).toBe(201);
     const job = (await uploaded.json()) as { jobId: string; fileId: string };
     const queued = JSON.parse((await cli(['queue', 'peek', 'ocr'], env)).stdout) as { jobId: string }[];
     expect(queued.map((m) => m.jobId)).toContain(job.jobId);
     const callback = (path: string, body: object) =>
-      fetch(`${first.url}${path}`, {
+      checkedFetch(`${first.url}${path}`, {
         method: 'POST',
         headers: { ...auth, 'content-type': 'application/json' },
         body: JSON.stringify({ jobId: job.jobId, fileId: job.fileId, userId: mo.userId, ...body }),
@@ -102,14 +103,14 @@ describe('local runtime', () => {
 
     const second = await startService(env);
     stopService = second.stop;
-    const list = await (await fetch(`${second.url}/notifications`, { headers: auth })).json();
+    const list = await (await checkedFetch(`${second.url}/notifications`, { headers: auth })).json();
     expect(list).toMatchObject({ total: 1, notifications: [{ _id: out.notifications.n1, title: 'Like' }] });
     expect(JSON.parse((await cli(['book', 'show', out.books.b1.bookId], env)).stdout).lines).toHaveLength(2);
     expect(JSON.parse((await cli(['queue', 'peek', 'ocr'], env)).stdout).map((m: { jobId: string }) => m.jobId)).toContain(job.jobId);
 
     expect(JSON.parse((await cli(['user', 'delete', out.users.cara.userId], env)).stdout)).toEqual({ deleted: true });
     const caraToken = (await cli(['token', out.users.cara.userId], env)).stdout.trim();
-    const gone = await fetch(`${second.url}/notifications`, { headers: { authorization: `Bearer ${caraToken}` } });
+    const gone = await checkedFetch(`${second.url}/notifications`, { headers: { authorization: `Bearer ${caraToken}` } });
     expect(gone.status).toBe(404);
     expect(await gone.text()).toBe('User not found');
   }, 180_000);

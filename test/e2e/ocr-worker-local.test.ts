@@ -1,3 +1,4 @@
+import { checkedFetch } from '../support/api.ts';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +45,7 @@ describe('the reference OCR worker under npm start', () => {
     const form = new FormData();
     form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'kitab.pdf');
     form.append('language', 'ar');
-    const upload = await fetch(`${service.url}/ocr`, { method: 'POST', headers: auth, body: form });
+    const upload = await checkedFetch(`${service.url}/ocr`, { method: 'POST', headers: auth, body: form });
     expect(upload.status).toBe(201);
     const job = (await upload.json()) as { jobId: string; bookTextId: string; fileId: string; fileName: string; storageKey: string };
 
@@ -59,7 +60,7 @@ describe('the reference OCR worker under npm start', () => {
       return new Map(pages.map((p) => [p.pageNumber, p.updatedAt]));
     };
     const status = async () =>
-      ((await (await fetch(`${service.url}/ocr/status/${job.jobId}`, { headers: auth })).json()) as { job: { status: string } }).job.status;
+      ((await (await checkedFetch(`${service.url}/ocr/status/${job.jobId}`, { headers: auth })).json()) as { job: { status: string } }).job.status;
     const until = async (done: () => Promise<boolean>, what: string, seconds = 240) => {
       for (const end = Date.now() + seconds * 1000; Date.now() < end; await new Promise((r) => setTimeout(r, 500))) if (await done()) return;
       throw new Error(`timed out waiting for ${what}`);
@@ -74,7 +75,7 @@ describe('the reference OCR worker under npm start', () => {
     stop = service.stop;
     await until(async () => (await status()) === 'completed', 'completed');
 
-    const read = (await (await fetch(`${service.url}/ocr/books/${job.bookTextId}`, { headers: auth })).json()) as {
+    const read = (await (await checkedFetch(`${service.url}/ocr/books/${job.bookTextId}`, { headers: auth })).json()) as {
       book: { extractedText: string; pageCount: number; pages: { pageNumber: number; text: string; imageUrl: string | null }[] };
     };
     expect(read.book.pageCount).toBe(pageCount);

@@ -3,6 +3,7 @@ import { SignJWT } from 'jose';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { loadHttpHandlers } from '../../infra/local/functions.ts';
 import { startLocalServer } from '../../infra/local/server.ts';
+import { matchRoute } from '../../infra/local/router.ts';
 import { contractBreach } from './api-contract.ts';
 
 /** For the local server's `onAnswer`: each answer held to the document; `reportBreaches` throws what broke it. */
@@ -47,6 +48,23 @@ export async function startApi() {
     reportBreaches();
   };
   return { url: server.url, call, close };
+}
+
+/**
+ * `fetch` for a test that calls a running service it did not start in-process (`npm start`): the
+ * answer is held to the document on the client's side, as the server-side hook does for startApi.
+ */
+export async function checkedFetch(url: string, init?: RequestInit): Promise<Response> {
+  const res = await fetch(url, init);
+  const { pathname } = new URL(url);
+  const match = matchRoute(init?.method ?? 'GET', pathname);
+  if (!match) return res;
+  const bytes = Buffer.from(await res.clone().arrayBuffer());
+  // fetch has already undone any Content-Encoding.
+  const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== 'content-encoding'));
+  const breach = contractBreach(match.routeKey, { statusCode: res.status, headers, body: bytes.toString('base64'), isBase64Encoded: true });
+  if (breach) throw new Error(`answer breaks the API document: ${breach}`);
+  return res;
 }
 
 export const tokenFor = (userId: string, expiresIn = 3600) => signToken(process.env.AUTH_JWT_SECRET!, userId, expiresIn);
