@@ -11,7 +11,12 @@ import type { Caller } from '../lib/auth/caller.ts';
 import type { User } from '../lib/auth/users.ts';
 import type { BookText, FileRecord, OcrStatus, Visibility } from '../lib/ocr/book-text.ts';
 import { maxWindow } from '../lib/paging.ts';
+import * as v from 'valibot';
+import { ocrApiContracts } from '../functions/api/ocr-api.ts';
 import { quiet, setEnv, startBenchStores } from './env.ts';
+
+/** The catalogue's query as its contract reads it before the handler runs. */
+const listing = (query: Record<string, string>) => v.parse(ocrApiContracts['GET /ocr/books'].query, query);
 
 /**
  * The catalogue listing (`GET /ocr/books`, DESIGN.md section 4 and 8): what a page costs as the
@@ -517,7 +522,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
           for (let run = 0; run <= runs; run++) {
             meter = newMeter();
             const t = performance.now();
-            answer = await listBooks(deps, callers[callerName], variant.query);
+            answer = await listBooks(deps, callers[callerName], listing(variant.query));
             const ms = performance.now() - t;
             if (run > 0) {
               times.push(ms);
@@ -571,7 +576,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
       sweep[size] = { checked: 0, wrong: 0 };
       for (const query of sweepQueries) {
         for (const callerName of ['anonymous', 'member', 'editor'] as const) {
-          const answer = await listBooks(deps, callers[callerName], query);
+          const answer = await listBooks(deps, callers[callerName], listing(query));
           const want = expected(cat, oracle, member, callerName, query);
           const gotIds = answer.books.map((b) => b.bookTextId);
           sweep[size].checked++;
@@ -610,7 +615,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
       .slice(0, 20)
       .map((b) => b.bookTextId);
-    const firstPage = (await listBooks({ ocr: dynamoOcrStore(large.db), users: dynamoUserStore(large.db) }, callers.anonymous, {})).books.map((b) => b.bookTextId);
+    const firstPage = (await listBooks({ ocr: dynamoOcrStore(large.db), users: dynamoUserStore(large.db) }, callers.anonymous, listing({}))).books.map((b) => b.bookTextId);
     // A filtered total counts the matches within the listing window: the newest maxWindow public books.
     const seededEn = large.cat.books
       .filter((b) => b.visibility === 'public')

@@ -38,7 +38,7 @@ export function authAnswers(mode: AuthMode): Record<number, Answer> {
     case 'optional-lenient':
       return {};
     case 'optional':
-      return { 403: { kind: 'text', description: 'The token is invalid or expired.', texts: [authTexts.invalidToken] } };
+      return { 403: { kind: 'text', description: 'The token is invalid or expired.', texts: [authTexts.invalidToken] }, 404: userGone };
     case 'required':
       return { 401: noToken, 403: { kind: 'text', description: 'The token is invalid or expired.', texts: [authTexts.invalidToken] }, 404: userGone };
     case 'editor':

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { unexpectedErrorText } from '../../lib/errors.ts';
-import { maxOffset, queryInt } from '../../lib/paging.ts';
+import { splitList } from '../../lib/ocr/job-fields.ts';
+import { defaultListLimit, maxLimit, maxOffset, queryInt } from '../../lib/paging.ts';
 import { json, type Answer } from './contract.ts';
 
 /** Shapes every group uses. Named ones (`sharedSchemas`) are components of the document. */
@@ -26,8 +27,8 @@ export function queryNumber(name: string, o: { fallback: number; min: number; ma
   };
   const about = [v.description<number, string>(o.description), v.metadata<number, { default: number }>({ default: o.fallback })] as const;
   // A default, so that the value is never undefined after parsing; '' reads as the fallback.
-  const number = v.pipe(v.optional(v.string(), ''), v.transform(read), v.number(), v.integer(), v.minValue(o.min));
-  return max === undefined ? v.pipe(number, ...about) : v.pipe(number, v.maxValue(max, `${name} must be at most ${max}`), ...about);
+  const number = v.pipe(v.optional(v.string(), ''), v.transform(read), v.number(), v.minValue(o.min));
+  return max === undefined ? v.pipe(number, v.integer(), ...about) : v.pipe(number, v.maxValue(max, `${name} must be at most ${max}`), v.integer(), ...about);
 }
 
 /** `offset` or `pageOffset`: 0..maxOffset, default 0, refused past the window. */
@@ -85,3 +86,40 @@ export const ocrErrorAnswer = (description: string): Answer => json(description,
 export const audioErrorAnswer = (description: string): Answer => json(description, audioError);
 /** The 303 of a JSON answer too large for Lambda. */
 export const handedOverAnswer: Answer = json('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver);
+
+// OCR helpers
+
+/** A list's `limit` (SPEC.md 8): default 20, larger values read as `maxLimit` (README, "Maxima and caps"). */
+export const listLimit = queryNumber('limit', {
+  fallback: defaultListLimit,
+  min: 1,
+  max: maxLimit,
+  over: 'clamp',
+  description: `Page size: a whole number, at most ${maxLimit} (larger values read as ${maxLimit}); anything else reads as ${defaultListLimit}.`,
+});
+
+/** A list's `offset`: 0..maxOffset, refused past the listing window. */
+export const listOffset = queryOffset('offset', `Entries to skip: a whole number, at most ${maxOffset} (400 past it); anything else reads as 0.`);
+
+/** Free text; empty reads as absent. */
+export const queryText = (description: string) =>
+  v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((value) => value || undefined),
+    v.optional(v.string()),
+    v.description(description),
+  );
+
+/** A comma-separated list, trimmed, empties dropped; a repeated parameter reaches the function joined by commas (API Gateway), so both forms read alike. */
+export const queryList = (description: string) =>
+  v.pipe(v.optional(v.string(), ''), v.transform((value: string) => splitList(value)), v.array(v.string()), v.description(description));
+
+/** One of `values` when given (empty reads as absent); any other value is a 400 `<name> must be one of ...`. */
+export function queryOneOf<const T extends readonly [string, ...string[]]>(name: string, values: T, description: string) {
+  return v.pipe(
+    v.optional(v.string(), ''),
+    v.transform((value) => value || undefined),
+    v.optional(v.picklist(values, `${name} must be one of ${values.join(', ')}`)),
+    v.description(description),
+  );
+}

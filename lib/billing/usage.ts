@@ -44,7 +44,8 @@ export interface UsageLog {
  * billing worker has yet to invoice it; `invoiced` the provider holds the invoice; `invoice_failed`
  * every attempt failed (an alarm tells the operator).
  */
-export type PaymentStatus = 'not_required' | 'pending' | 'invoiced' | 'invoice_failed';
+export const paymentStatuses = ['not_required', 'pending', 'invoiced', 'invoice_failed'] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
 
 export interface UsageStore {
   /**

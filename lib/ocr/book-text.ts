@@ -4,7 +4,8 @@ import { textKey } from './text-storage.ts';
 /** Digitized books (SPEC.md 2.1-2.5): the File, the BookText and its pages, and the store they live in. */
 export const ocrStatuses = ['pending', 'processing', 'completed', 'failed', 'submission_failed'] as const;
 export type OcrStatus = (typeof ocrStatuses)[number];
-export type Visibility = 'public' | 'private';
+export const visibilities = ['private', 'public'] as const;
+export type Visibility = (typeof visibilities)[number];
 
 export const isOcrStatus = (value: unknown): value is OcrStatus => ocrStatuses.includes(value as OcrStatus);
 

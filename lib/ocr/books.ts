@@ -4,7 +4,6 @@ import { forbidden, notFound } from '../errors.ts';
 import { checkId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
-import { pageWindow as pageWindowOf } from '../paging.ts';
 import { metadataView, type BookText, type FileRecord, type OcrStore } from './book-text.ts';
 import { canManage } from './jobs.ts';
 import { isOwnImage, legacyPages, pageImagePrefix, type BookTextPage } from './page.ts';
@@ -77,13 +76,18 @@ const identity = (book: BookText, file: FileFields | undefined) => ({
   fileSize: file?.fileSize ?? null,
 });
 
-export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, query: Record<string, string | undefined>) {
+/** `GET /ocr/books/:bookTextId`'s query as its contract reads it (functions/api/ocr-api.ts). */
+export interface BookReading {
+  pageLimit: number;
+  pageOffset: number;
+  includeText: boolean;
+}
+
+export async function readBook(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, { pageLimit, pageOffset, includeText }: BookReading) {
   const book = await findBookText(deps.ocr, bookTextId);
   const manager = managedBy(caller, book);
   if (book.visibility !== 'public' && !manager) throw forbidden('Unauthorized to view this book');
 
-  const { pageLimit, pageOffset } = pageWindowOf(query);
-  const includeText = (query.includeText ?? 'true') === 'true';
   const [file, owner, window, extractedText] = await Promise.all([
     deps.ocr.getFile(book.fileId),
     deps.users.get(book.userId),

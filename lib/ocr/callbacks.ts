@@ -77,6 +77,8 @@ export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<
   return { success: true };
 }
 
+export const resultSaved = 'OCR result saved successfully';
+
 export interface ResultAnswer {
   message: string;
   bookTextId: string;
@@ -150,7 +152,7 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise
   if (result.status === 'completed' && pages > 0) {
     usageInfo = await chargePages(deps, book, String(body.userId), pages, at);
   }
-  return { message: 'OCR result saved successfully', bookTextId: book.bookTextId, status, usageInfo };
+  return { message: resultSaved, bookTextId: book.bookTextId, status, usageInfo };
 }
 
 /** What metadata.usageError says when usage could not be recorded (the cause is in the log). */

@@ -1,9 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { isStaff, type UserStore } from '../auth/users.ts';
-import { limitOffset } from '../paging.ts';
 import { isOcrStatus, type CatalogueOrder, type CatalogueView, type OcrStore } from './book-text.ts';
 import { listItem, managedBy } from './books.ts';
-import { splitList } from './job-fields.ts';
 
 /** Listing digitized books (SPEC.md 4.1 `GET /ocr/books`). */
 export interface CatalogueDeps {
@@ -11,7 +9,12 @@ export interface CatalogueDeps {
   users: UserStore;
 }
 
-const sorts: Record<string, { order: CatalogueOrder; descending: boolean }> = {
+/** SPEC.md 4.1's `sort` values; any other reads as `date_desc`. */
+export const catalogueSorts = ['date_asc', 'date_desc', 'name_asc', 'name_desc', 'pages_asc', 'pages_desc'] as const;
+export type CatalogueSort = (typeof catalogueSorts)[number];
+export const defaultCatalogueSort: CatalogueSort = 'date_desc';
+
+const sorts: Record<CatalogueSort, { order: CatalogueOrder; descending: boolean }> = {
   date_asc: { order: 'date', descending: false },
   date_desc: { order: 'date', descending: true },
   name_asc: { order: 'name', descending: false },
@@ -20,23 +23,35 @@ const sorts: Record<string, { order: CatalogueOrder; descending: boolean }> = {
   pages_desc: { order: 'pages', descending: true },
 };
 
+/**
+ * `GET /ocr/books`'s query as its contract reads it (functions/api/ocr-api.ts): `status` as sent,
+ * `tags` and `categories` split on commas (a repeated parameter reaches the function joined by commas).
+ */
+export interface CatalogueListing {
+  status?: string;
+  language?: string;
+  sort?: CatalogueSort;
+  tags: string[];
+  categories: string[];
+  limit: number;
+  offset: number;
+}
+
 /** Anonymous callers see public books, members public books and their own, editors and admins all. */
 export function catalogueView(caller: Caller): CatalogueView {
   if (caller.kind === 'anonymous') return { kind: 'public' };
   return isStaff(caller.user) ? { kind: 'all' } : { kind: 'publicAndOwn', ownerId: caller.user.userId };
 }
 
-export async function listBooks(deps: CatalogueDeps, caller: Caller, query: Record<string, string | undefined>) {
-  const { limit, offset } = limitOffset(query);
-  const status = query.status || undefined;
+export async function listBooks(deps: CatalogueDeps, caller: Caller, query: CatalogueListing) {
+  const { status, language, tags, categories, limit, offset } = query;
   // No book has a status outside the five, so nothing matches it.
   if (status !== undefined && !isOcrStatus(status)) return { success: true, total: 0, limit, offset, books: [] };
 
   const { total, items } = await deps.ocr.catalogue({
     view: catalogueView(caller),
-    ...(sorts[query.sort ?? ''] ?? sorts.date_desc!),
-    // Repeated parameters reach the function joined by commas (API Gateway), so both forms split alike.
-    filter: { status, language: query.language || undefined, tags: splitList(query.tags), categories: splitList(query.categories) },
+    ...sorts[query.sort ?? defaultCatalogueSort],
+    filter: { status, language, tags, categories },
     limit,
     offset,
   });

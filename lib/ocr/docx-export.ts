@@ -6,7 +6,7 @@ import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, TextRun, type
  * bundle carries it (test/e2e/bundle.test.ts checks).
  */
 
-export const docxContentType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+export { docxContentType } from './export-rules.ts';
 
 export interface DocxOptions {
   includeTitlePage: boolean;

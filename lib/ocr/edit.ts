@@ -99,6 +99,8 @@ function readEdit(body: Body, bookTextId: string, at: string) {
   };
 }
 
+export const bookUpdated = 'Book updated successfully';
+
 export async function editBook(deps: BookEditDeps, user: User, bookTextId: string | undefined, body: Body) {
   const book = await findBookText(deps.ocr, bookTextId);
   if (!canManage(user, book)) throw forbidden('Unauthorized to update this book');
@@ -125,7 +127,7 @@ export async function editBook(deps: BookEditDeps, user: User, bookTextId: strin
 
   return {
     success: true,
-    message: 'Book updated successfully',
+    message: bookUpdated,
     book: {
       bookTextId: book.bookTextId,
       jobId: book.jobId,

@@ -5,7 +5,8 @@ import { forbidden } from '../errors.ts';
 import type { Objects } from '../objects.ts';
 import type { OcrStore } from './book-text.ts';
 import { findBookText } from './books.ts';
-import { buildDocx, docxContentType, type DocxOptions } from './docx-export.ts';
+import { buildDocx, type DocxOptions } from './docx-export.ts';
+import { docxContentType, exportUrlSeconds, maxInlineBytes } from './export-rules.ts';
 import { canManage, pagesOf } from './jobs.ts';
 import { fullText } from './text-storage.ts';
 import { requireSubscription } from './upload.ts';
@@ -17,32 +18,11 @@ export interface ExportDeps {
   subscriptions: SubscriptionStore;
 }
 
-/**
- * Largest document answered in the response itself. Lambda's synchronous response is capped at 6 MB
- * and binary travels base64 (4/3 larger): 4,000,000 bytes become 5,333,336, which leaves ~950 KB for
- * the headers and the JSON envelope. Larger documents go through the uploads bucket.
- */
-export const maxInlineBytes = 4_000_000;
-/** A presigned URL is a bearer credential for a private book: short, but enough to start a download. */
-export const exportUrlSeconds = 300;
+export { exportUrlSeconds, maxInlineBytes } from './export-rules.ts';
 
 export type ExportResult =
   | { kind: 'inline'; bytes: Uint8Array; contentDisposition: string }
   | { kind: 'stored'; url: string; key: string };
-
-const flag = (value: string | undefined): boolean => value === undefined || value === 'true';
-
-/** The query (SPEC.md 4.1): flags default on and only the string `true` keeps them on; fontSize in half-points. */
-export function exportOptions(query: Record<string, string | undefined>): DocxOptions {
-  const asked = query.fontSize === undefined || query.fontSize.trim() === '' ? NaN : Number(query.fontSize);
-  const fontSize = Number.isFinite(asked) ? Math.min(40, Math.max(16, Math.round(asked))) : 24;
-  return {
-    includeTitlePage: flag(query.includeTitlePage),
-    includePageHeadings: flag(query.includePageHeadings),
-    pageBreaks: flag(query.pageBreaks),
-    fontSize,
-  };
-}
 
 /**
  * The download's name without `.docx`: the file name without its extension (a final `.` and 1 to 10
@@ -63,13 +43,13 @@ export function exportFileName(fileName: string | null | undefined): string {
 /** As the spec words it: the name percent-encoded (UTF-8), so the header stays ASCII whatever the script. */
 export const attachment = (name: string): string => `attachment; filename="${encodeURIComponent(name)}.docx"`;
 
-export async function exportDocx(deps: ExportDeps, user: User, bookTextId: string, query: Record<string, string | undefined>): Promise<ExportResult> {
+/** `options` as the route's contract reads its query (functions/api/ocr-export.ts). */
+export async function exportDocx(deps: ExportDeps, user: User, bookTextId: string, options: DocxOptions): Promise<ExportResult> {
   await requireSubscription(deps.subscriptions, user, 'An active subscription is required to export books to Word');
   const book = await findBookText(deps.ocr, bookTextId);
   // A public book is readable by anyone, but exporting it is the owner's (and staff's) alone.
   if (!canManage(user, book)) throw forbidden('Unauthorized to export this book');
 
-  const options = exportOptions(query);
   const [file, pages] = await Promise.all([deps.ocr.getFile(book.fileId), pagesOf(deps, book)]);
   const fileName = file?.fileName ?? book.fileName ?? '';
   const bytes = await buildDocx(

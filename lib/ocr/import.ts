@@ -43,6 +43,8 @@ export const maxImportCharacters = 5_000_000;
 /** An import not finished this long after its last start was abandoned: the sweeper removes its lines. */
 export const abandonedImportSeconds = 24 * 60 * 60;
 
+export const bookImported = 'Book imported successfully';
+
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
@@ -88,7 +90,7 @@ export async function importBook(deps: ImportDeps, user: User, bookTextId: strin
   const importKey = importKeyOf([book.bookTextId, user.userId, title, author, pages.map((p) => p.text)]);
   const at = deps.now().toISOString();
   const started = await deps.books.beginImport(importKey, at, importBookId(importKey));
-  const done = { success: true, message: 'Book imported successfully', bookId: started.bookId };
+  const done = { success: true, message: bookImported, bookId: started.bookId };
   if (started.state === 'done') return done;
 
   const bookId = started.bookId;

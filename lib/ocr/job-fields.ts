@@ -26,6 +26,9 @@ export interface JobFields {
   metadata: Record<string, unknown>;
 }
 
+/** SPEC.md 4.1's defaults for the fields not sent (visibility: anything but `public` is private). */
+export const jobFieldDefaults = { language: 'ar', author: 'Unknown', visibility: 'private' } as const;
+
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
 
 /** `"a, b,,c"` -> `['a', 'b', 'c']`; an array is taken as it is. */
@@ -54,11 +57,11 @@ function jobMetadata(value: unknown): Record<string, unknown> {
 export function parseJobFields(raw: RawJobFields): JobFields {
   return {
     fileName: text(raw.fileName),
-    language: text(raw.language) ?? 'ar',
-    author: text(raw.author) ?? 'Unknown',
+    language: text(raw.language) ?? jobFieldDefaults.language,
+    author: text(raw.author) ?? jobFieldDefaults.author,
     tags: splitList(raw.tags),
     categories: splitList(raw.categories),
-    visibility: raw.visibility === 'public' ? 'public' : 'private',
+    visibility: raw.visibility === 'public' ? 'public' : jobFieldDefaults.visibility,
     customPrompt: text(raw.customPrompt),
     metadata: jobMetadata(raw.jobMetadata),
   };

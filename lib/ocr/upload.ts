@@ -22,6 +22,7 @@ export interface UploadDeps {
 }
 
 export const jobCreationFailed = 'Error creating OCR job';
+export const jobCreated = 'OCR job created successfully';
 
 /** The File and pending BookText were saved but the job message was not sent (the spec's 500). */
 export class JobNotQueued extends DomainError {
@@ -168,7 +169,7 @@ export async function createJob(
   }
 
   return {
-    message: 'OCR job created successfully',
+    message: jobCreated,
     jobId: bookText.jobId,
     bookTextId: bookText.bookTextId,
     fileId: file.fileId,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isObjectId, sequentialObjectIds } from '../../lib/ids.ts';
 import * as v from 'valibot';
 import { notificationContracts } from '../../functions/api/notifications-api.ts';
+import { ocrApiContracts } from '../../functions/api/ocr-api.ts';
 import { calendarMonth, currentPeriod } from '../../lib/billing/subscriptions.ts';
 import { parseCatalogue } from '../../lib/billing/tiers.ts';
 
@@ -19,6 +20,36 @@ describe('notification paging parameters', () => {
   });
   it('caps the page size at 100', () => {
     expect(readPaging({ limit: '5000' }).limit).toBe(100);
+  });
+});
+
+/** An OCR route's query as its contract parses it: the output, or the 400's text (the first issue's message). */
+function readOcr(key: 'GET /ocr/jobs' | 'GET /ocr/books' | 'GET /ocr/books/{bookTextId}', query: Record<string, string>) {
+  const result = v.safeParse(ocrApiContracts[key].query, query, { abortEarly: true });
+  return result.success ? result.output : result.issues[0].message;
+}
+
+describe('OCR paging and filters (README, "Maxima and caps")', () => {
+  const nines = '9'.repeat(400);
+  it('lists 20 from 0 by default, caps the size at 100 and refuses a start past the window', () => {
+    expect(readOcr('GET /ocr/jobs', {})).toEqual({ status: undefined, limit: 20, offset: 0 });
+    expect(readOcr('GET /ocr/jobs', { limit: nines, offset: '10000' })).toMatchObject({ limit: 100, offset: 10_000 });
+    expect(readOcr('GET /ocr/jobs', { limit: '1.5', offset: '-1' })).toMatchObject({ limit: 20, offset: 0 });
+    for (const offset of ['10001', nines]) expect(readOcr('GET /ocr/books', { offset })).toBe('offset must be at most 10000');
+  });
+  it('refuses a job status outside the five, its own text first; the catalogue keeps it (it matches no book)', () => {
+    expect(readOcr('GET /ocr/jobs', { status: 'done', offset: nines })).toBe('status must be one of pending, processing, completed, failed, submission_failed');
+    expect(readOcr('GET /ocr/jobs', { status: '' })).toMatchObject({ status: undefined });
+    expect(readOcr('GET /ocr/books', { status: 'archived' })).toMatchObject({ status: 'archived' });
+  });
+  it('splits tags and categories on commas (a repeated parameter arrives joined) and falls back to the newest first', () => {
+    expect(readOcr('GET /ocr/books', { tags: 'fiqh, history,,', categories: 'a', sort: 'constructor' })).toMatchObject({ tags: ['fiqh', 'history'], categories: ['a'], sort: 'date_desc' });
+    expect(readOcr('GET /ocr/books', { sort: 'pages_asc', language: '' })).toMatchObject({ sort: 'pages_asc', language: undefined, tags: [] });
+  });
+  it('reads a book window of 50 pages from 0, at most 200, with the text unless includeText is not `true`', () => {
+    expect(readOcr('GET /ocr/books/{bookTextId}', {})).toEqual({ pageLimit: 50, pageOffset: 0, includeText: true });
+    expect(readOcr('GET /ocr/books/{bookTextId}', { pageLimit: '5000', includeText: 'false' })).toMatchObject({ pageLimit: 200, includeText: false });
+    expect(readOcr('GET /ocr/books/{bookTextId}', { pageOffset: nines })).toBe('pageOffset must be at most 10000');
   });
 });
 
