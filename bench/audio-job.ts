@@ -658,7 +658,7 @@ export async function audioJob(): Promise<AudioJobReport> {
         };
       }
 
-      const { jobId } = await jobs.startBookJob(baseDeps, bookId, { voice });
+      const { jobId } = await jobs.startBookJob(baseDeps, bookId, voice);
       let timer: NodeJS.Timeout | undefined;
       const outcome = await Promise.race([
         end,

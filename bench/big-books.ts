@@ -828,9 +828,9 @@ export async function bigBooks(): Promise<BigBooksReport> {
         `big-books:   in process: ${endpoint}: lines ${ms(row.linesMs)} ms, files ${ms(row.filesMs)} ms (raw Query ${row.rawQuery.pages} pages ${ms(row.rawQuery.ms)} ms), domain ${ms(row.domainMs)} ms, stringify ${ms(row.stringifyMs)} ms, br ${ms(row.brMs)} ms, gzip ${ms(row.gzipMs)} ms`,
       );
     }
-    await measureBreakdown('lines-with-audio (alloy)', runs, 'alloy', () => linesWithAudio(deps, anonymousCaller, bookId, {}));
-    await measureBreakdown('/all?voice=nova', runs, 'nova', () => allAudio(deps, anonymousCaller, bookId, { voice: 'nova' }));
-    await measureBreakdown('/all (6 voices)', 1, undefined, () => allAudio(deps, anonymousCaller, bookId, {}));
+    await measureBreakdown('lines-with-audio (alloy)', runs, 'alloy', () => linesWithAudio(deps, anonymousCaller, bookId, { voice: 'alloy' }));
+    await measureBreakdown('/all?voice=nova', runs, 'nova', () => allAudio(deps, anonymousCaller, bookId, { fields: audioFields, voice: 'nova' }));
+    await measureBreakdown('/all (6 voices)', 1, undefined, () => allAudio(deps, anonymousCaller, bookId, { fields: audioFields }));
 
     // -------------------------------------------------------------------------------------------
     // 4. The big edits and the import (after the reads, which checked the text as made).

@@ -6,7 +6,7 @@ import { audioUrl, streamAudio } from '../lib/audio/playback.ts';
 import { audioFields, voices } from '../lib/audio/voices.ts';
 import { audioDeps } from './audio-deps.ts';
 import { audioStyle } from './http/errors.ts';
-import { audioContracts } from './api/audio-api.ts';
+import { audioContracts, audioFailures as failures } from './api/audio-api.ts';
 import { httpFunction } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
 
@@ -27,49 +27,49 @@ export const handler = httpFunction({
   authDeps: deps,
   contracts: audioContracts,
   handlers: {
-    'GET /audio/voices': { failure: 'Failed to list voices', run: async () => ({ voices }) },
-    'GET /audio/fields': { failure: 'Failed to list fields', run: async () => ({ fields: audioFields }) },
+    'GET /audio/voices': { failure: failures['GET /audio/voices'], run: async () => ({ voices }) },
+    'GET /audio/fields': { failure: failures['GET /audio/fields'], run: async () => ({ fields: audioFields }) },
     'POST /audio/{bookId}/generate': {
-      failure: 'Failed to start audio generation',
-      run: (request) => startBookJob(deps(), request.params.bookId, request.body),
+      failure: failures['POST /audio/{bookId}/generate'],
+      run: (request) => startBookJob(deps(), request.params.bookId, request.body.voice),
     },
-    'GET /audio/jobs/{jobId}': { failure: 'Failed to fetch job', run: (request) => readJob(deps(), request.params.jobId) },
-    'GET /audio/jobs': { failure: 'Failed to fetch jobs', run: () => listJobs(deps()) },
+    'GET /audio/jobs/{jobId}': { failure: failures['GET /audio/jobs/{jobId}'], run: (request) => readJob(deps(), request.params.jobId) },
+    'GET /audio/jobs': { failure: failures['GET /audio/jobs'], run: () => listJobs(deps()) },
     'GET /audio/{bookId}/lines-with-audio': {
-      failure: 'Failed to fetch lines with audio',
+      failure: failures['GET /audio/{bookId}/lines-with-audio'],
       run: (request) => linesWithAudio(deps(), request.caller, request.params.bookId, request.query),
     },
     'POST /audio/{bookId}/lines/{lineId}/batch': {
-      failure: 'Failed to generate audio',
+      failure: failures['POST /audio/{bookId}/lines/{lineId}/batch'],
       run: (request) => generateBatch(deps(), request.params, request.body),
     },
     'POST /audio/{bookId}/lines/{lineId}/{field}': {
-      failure: 'Failed to generate audio',
+      failure: failures['POST /audio/{bookId}/lines/{lineId}/{field}'],
       run: (request) => generateOne(deps(), request.params, request.body),
     },
     'GET /audio/{bookId}/lines/{lineId}/{field}/stream': {
-      failure: 'Failed to stream audio',
+      failure: failures['GET /audio/{bookId}/lines/{lineId}/{field}/stream'],
       run: async (request) => mp3(await streamAudio(deps(), request.caller, request.params, request.query)),
     },
     'GET /audio/{bookId}/lines/{lineId}/{field}/url': {
-      failure: 'Failed to get audio URL',
+      failure: failures['GET /audio/{bookId}/lines/{lineId}/{field}/url'],
       run: (request) => audioUrl(deps(), request.caller, request.params, request.query),
     },
     'GET /audio/{bookId}/lines/{lineId}': {
-      failure: 'Failed to list line audio',
+      failure: failures['GET /audio/{bookId}/lines/{lineId}'],
       run: (request) => lineAudioList(deps(), request.caller, request.params),
     },
     'DELETE /audio/{bookId}/lines/{lineId}/{field}': {
-      failure: 'Failed to delete audio',
-      run: (request) => deleteFieldAudio(deps(), request.params, request.query.voice || undefined),
+      failure: failures['DELETE /audio/{bookId}/lines/{lineId}/{field}'],
+      run: (request) => deleteFieldAudio(deps(), request.params, request.query.voice),
     },
     'DELETE /audio/{bookId}/lines/{lineId}': {
-      failure: 'Failed to delete line audio',
+      failure: failures['DELETE /audio/{bookId}/lines/{lineId}'],
       run: (request) => deleteLineAudio(deps(), request.params),
     },
-    'DELETE /audio/{bookId}': { failure: 'Failed to delete book audio', run: (request) => deleteBookAudio(deps(), request.params) },
+    'DELETE /audio/{bookId}': { failure: failures['DELETE /audio/{bookId}'], run: (request) => deleteBookAudio(deps(), request.params) },
     'GET /audio/{bookId}/all': {
-      failure: 'Failed to fetch book audio',
+      failure: failures['GET /audio/{bookId}/all'],
       run: (request) => allAudio(deps(), request.caller, request.params.bookId, request.query),
     },
   },

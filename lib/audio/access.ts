@@ -13,15 +13,18 @@ export interface AccessDeps {
   subscriptions: SubscriptionStore;
 }
 
+export const bookNotFound = 'Book not found';
+export const lineNotFound = 'Line not found';
+
 export async function findBook(deps: Pick<AccessDeps, 'books'>, bookId: string | undefined): Promise<Book> {
   const book = await deps.books.get(checkId(bookId, 'book'));
-  if (!book) throw notFound('Book not found');
+  if (!book) throw notFound(bookNotFound);
   return book;
 }
 
 export async function findLine(deps: Pick<AccessDeps, 'books'>, book: Book, lineId: string | undefined): Promise<Line> {
   const line = await deps.books.line(book.bookId, checkId(lineId, 'line'));
-  if (!line) throw notFound('Line not found');
+  if (!line) throw notFound(lineNotFound);
   return line;
 }
 
@@ -32,20 +35,22 @@ export function canManageBook(caller: Caller, book: Book): boolean {
   return role === 'admin' || book.ownerId === userId || book.contributors.includes(userId);
 }
 
+export const subscribersOnly = 'This book is available to subscribers only';
+
 /**
  * Throws 404 for a private book the caller may not read, and 402 with the spec's body for a
  * subscriber-only book the caller has no active creator subscription at the required tier for.
  */
 export async function requireReadAccess(deps: AccessDeps, caller: Caller, book: Book): Promise<void> {
   if (canManageBook(caller, book)) return;
-  if (book.visibility === 'private') throw notFound('Book not found');
+  if (book.visibility === 'private') throw notFound(bookNotFound);
   if (book.accessModel !== 'creator_subscription') return;
 
   const subscription = caller.kind === 'user' ? await deps.subscriptions.getCreatorSubscription(caller.user.userId, book.ownerId) : undefined;
   if (subscription && isActive(subscription) && (!book.requiredSubscriptionTier || subscription.tier === book.requiredSubscriptionTier)) return;
 
   const creator = await deps.users.get(book.ownerId);
-  throw new DomainError('payment_required', 'This book is available to subscribers only', {
+  throw new DomainError('payment_required', subscribersOnly, {
     requiresSubscription: true,
     contentType: 'book',
     contentId: book.bookId,

@@ -4,7 +4,7 @@ import type { Objects } from '../objects.ts';
 import type { AudioFiles } from './audio-files.ts';
 import { audioKey, contentHash, fieldPrefix, isCurrent, parseAudioKey } from './audio-key.ts';
 import { VoiceRejected, type Speech } from './speech.ts';
-import { audioFields, defaultVoice, isAudioField, isVoiceId, languageOf, voiceIds, type AudioField } from './voices.ts';
+import { audioFields, defaultVoice, isAudioField, isVoiceId, languageOf, voiceIds, type AudioField, type VoiceId } from './voices.ts';
 
 /** Making a line field's audio, or finding it already made (SPEC.md 4.2, generation rules). */
 export interface GenerateDeps {
@@ -27,16 +27,34 @@ export const fieldFrom = (value: unknown): AudioField | undefined => {
   return isAudioField(field) ? field : undefined;
 };
 
+/** The audio group's 400 texts (SPEC.md 7); the answers add the lists named beside them. */
+export const invalidField = 'Invalid field'; // availableFields
+export const invalidVoice = 'Invalid voice'; // availableVoices
+export const invalidFields = 'Invalid fields'; // invalidFields, availableFields
+
 export function requireField(value: unknown): AudioField {
   const field = fieldFrom(value);
-  if (!field) throw badRequest('Invalid field', { availableFields: audioFields });
+  if (!field) throw badRequest(invalidField, { availableFields: audioFields });
   return field;
 }
 
-export function requireVoice(value: unknown): string {
+export function requireVoice(value: unknown): VoiceId {
   const voice = value === undefined || value === null || value === '' ? defaultVoice : value;
-  if (!isVoiceId(voice)) throw badRequest('Invalid voice', { availableVoices: voiceIds });
+  if (!isVoiceId(voice)) throw badRequest(invalidVoice, { availableVoices: voiceIds });
   return voice;
+}
+
+/** A voice the spec does not validate (batch, whole-book jobs): any non-empty text, else `alloy`. */
+export const unvalidatedVoice = (value: unknown): string => (typeof value === 'string' && value !== '' ? value : defaultVoice);
+
+/**
+ * Field names as a client lists them (batch `fields`, `/all` `fields`): each one of the three in any
+ * case, else the 400 naming the invalid ones; the answer uses each lower-case name once.
+ */
+export function knownFields(names: readonly string[]): AudioField[] {
+  const invalid = names.filter((f) => !fieldFrom(f));
+  if (invalid.length) throw badRequest(invalidFields, { invalidFields: invalid, availableFields: audioFields });
+  return [...new Set(names.map((f) => fieldFrom(f)!))];
 }
 
 /**

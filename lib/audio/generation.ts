@@ -1,11 +1,11 @@
 import { isStaff, type User } from '../auth/users.ts';
-import { badRequest, DomainError, internal } from '../errors.ts';
+import { DomainError, internal } from '../errors.ts';
 import { logger } from '../log.ts';
 import { VoiceRejected } from './speech.ts';
 import { findBook, findLine } from './access.ts';
 import type { AudioDeps } from './deps.ts';
-import { fieldAudio, fieldFrom, presignAudio, requireField, requireVoice, urlSeconds, type FieldAudio } from './generate.ts';
-import { audioFields, defaultVoice, type AudioField } from './voices.ts';
+import { fieldAudio, knownFields, presignAudio, requireField, requireVoice, unvalidatedVoice, urlSeconds, type FieldAudio } from './generate.ts';
+import type { AudioField } from './voices.ts';
 
 /** `POST /audio/:bookId/lines/:lineId/:field` (editors and admins; only the role is checked). */
 export async function generateOne(deps: AudioDeps, params: Record<string, string | undefined>, body: Record<string, unknown>) {
@@ -23,22 +23,27 @@ export async function generateOne(deps: AudioDeps, params: Record<string, string
     storageKey: audio.storageKey,
     audioUrl: await presignAudio(deps, audio.storageKey, urlSeconds.generated),
     cached: audio.cached,
-    message: audio.cached ? 'Audio retrieved from cache' : 'Audio generated successfully',
+    message: audio.cached ? generatedMessages.cached : generatedMessages.generated,
   };
 }
 
+export const generatedMessages = { cached: 'Audio retrieved from cache', generated: 'Audio generated successfully' } as const;
+
+/** The batch's default fields (SPEC.md 4.2). */
+export const batchDefaultFields: readonly AudioField[] = ['arabic', 'english'];
+export const fieldsNotStrings = 'fields must be an array of strings';
+
 function batchFields(value: unknown): AudioField[] {
-  if (value === undefined || value === null) return ['arabic', 'english'];
-  if (!Array.isArray(value) || value.some((f) => typeof f !== 'string')) throw internal('fields must be an array of strings');
-  const invalidFields = (value as string[]).filter((f) => !fieldFrom(f));
-  if (invalidFields.length) throw badRequest('Invalid fields', { invalidFields, availableFields: audioFields });
-  return [...new Set((value as string[]).map((f) => fieldFrom(f)!))];
+  if (value === undefined || value === null) return [...batchDefaultFields];
+  // SPEC.md 4.2: a 500, not a 400.
+  if (!Array.isArray(value) || value.some((f) => typeof f !== 'string')) throw internal(fieldsNotStrings);
+  return knownFields(value as string[]);
 }
 
 /** `POST /audio/:bookId/lines/:lineId/batch`: each field on its own; one field's failure fails only that field. */
 export async function generateBatch(deps: AudioDeps, params: Record<string, string | undefined>, body: Record<string, unknown>) {
   const fields = batchFields(body.fields);
-  const voice = typeof body.voice === 'string' && body.voice !== '' ? body.voice : defaultVoice;
+  const voice = unvalidatedVoice(body.voice);
   const book = await findBook(deps, params.bookId);
   const line = await findLine(deps, book, params.lineId);
 

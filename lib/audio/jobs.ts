@@ -8,7 +8,7 @@ import { findBook } from './access.ts';
 import { jobView, type AudioJob, type AudioJobStore } from './audio-job.ts';
 import { fieldAudio, type GenerateDeps } from './generate.ts';
 import { VoiceRejected } from './speech.ts';
-import { audioFields, defaultVoice } from './voices.ts';
+import { audioFields } from './voices.ts';
 
 /**
  * Whole-book audio jobs (SPEC.md 4.2, state table 3.2). A book of thousands of lines cannot be
@@ -31,10 +31,12 @@ export type AudioJobMessage =
   | { kind: 'plan'; jobId: string }
   | { kind: 'chunk'; jobId: string; bookId: string; voice: string; chunk: number; lineIds: string[] };
 
-/** `POST /audio/:bookId/generate`: stores a pending job and answers at once. */
-export async function startBookJob(deps: JobDeps, bookId: string | undefined, body: Record<string, unknown>) {
+/**
+ * `POST /audio/:bookId/generate`: stores a pending job and answers at once. The voice is any text
+ * (SPEC.md 4.2: "not validated"); its contract reads a missing, empty or non-string one as `alloy`.
+ */
+export async function startBookJob(deps: JobDeps, bookId: string | undefined, voice: string) {
   const book = await findBook(deps, bookId);
-  const voice = typeof body.voice === 'string' && body.voice !== '' ? body.voice : defaultVoice;
   const at = deps.now().toISOString();
   const job: AudioJob = { _id: newObjectId(), bookId: book.bookId, voice, status: 'pending', progress: 0, createdAt: at, updatedAt: at, __v: 0 };
   await deps.audioJobs.create(job);
@@ -42,9 +44,11 @@ export async function startBookJob(deps: JobDeps, bookId: string | undefined, bo
   return { success: true, jobId: job._id };
 }
 
+export const jobNotFound = 'Job not found';
+
 export async function readJob(deps: Pick<JobDeps, 'audioJobs'>, jobId: string | undefined) {
   const job = await deps.audioJobs.get(checkId(jobId, 'job'));
-  if (!job) throw notFound('Job not found');
+  if (!job) throw notFound(jobNotFound);
   return jobView(job);
 }
 

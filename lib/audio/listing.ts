@@ -1,12 +1,11 @@
 import type { Caller } from '../auth/caller.ts';
 import type { Line } from '../books/book.ts';
-import { badRequest } from '../errors.ts';
 import type { StoredObject } from '../objects.ts';
 import { findBook, findLine, requireReadAccess } from './access.ts';
 import { audioKey, bookPrefix, contentHash, linePrefix, parseAudioKey } from './audio-key.ts';
 import type { AudioDeps } from './deps.ts';
-import { fieldFrom, urlSeconds } from './generate.ts';
-import { audioFields, defaultVoice, isVoiceId, type AudioField } from './voices.ts';
+import { knownFields, urlSeconds } from './generate.ts';
+import { audioFields, isVoiceId, type AudioField } from './voices.ts';
 
 /** The audio read endpoints that never generate (SPEC.md 4.2): lines-with-audio, line list, all. */
 const lineContent = (line: Line) => ({ arabic: line.arabic, english: line.english, commentary: line.commentary, rootwords: line.rootwords });
@@ -22,10 +21,10 @@ async function signedUrls(deps: AudioDeps, prefix: string, keys: string[], secon
 }
 
 /** `GET /audio/:bookId/lines-with-audio`: every line, each field with whether it has audio for the voice. */
-export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: string | undefined, query: Record<string, string | undefined>) {
+export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: string | undefined, { voice }: { voice: string }) {
   const book = await findBook(deps, bookId);
   await requireReadAccess(deps, caller, book);
-  const voice = query.voice || defaultVoice;
+  // Echoed as sent (the contract reads none as `alloy`), matched in lower case (SPEC.md 4.2).
   const spoken = voice.toLowerCase();
   // One query of the book's recorded files in the voice answers every line, not a HEAD per line and
   // field; they are signed while the lines are still being read (a stale file's URL is dropped below).
@@ -71,18 +70,20 @@ export async function lineAudioList(deps: AudioDeps, caller: Caller, params: Rec
   return { success: true, bookId: book.bookId, lineId: line.lineId, audioFiles, lineContent: lineContent(line) };
 }
 
-function requestedFields(value: string | undefined): AudioField[] {
+/**
+ * `/all`'s `fields` (comma-separated, any case; none or empty: all three). Its contract's query
+ * schema reads it, so the 400 naming the invalid fields comes before the book is looked up.
+ */
+export function requestedFields(value: string | undefined): AudioField[] {
   if (value === undefined || value.trim() === '') return [...audioFields];
-  const names = value.split(',').map((f) => f.trim()).filter(Boolean);
-  const invalidFields = names.filter((f) => !fieldFrom(f));
-  if (invalidFields.length) throw badRequest('Invalid fields', { invalidFields, availableFields: audioFields });
-  return [...new Set(names.map((f) => fieldFrom(f)!))];
+  return knownFields(value.split(',').map((f) => f.trim()).filter(Boolean));
 }
 
-/** `GET /audio/:bookId/all`: the lines that have stored audio in the asked fields (and voice), in book order. */
-export async function allAudio(deps: AudioDeps, caller: Caller, bookId: string | undefined, query: Record<string, string | undefined>) {
-  const fields = requestedFields(query.fields);
-  const voice = query.voice ? query.voice.toLowerCase() : undefined;
+/**
+ * `GET /audio/:bookId/all`: the lines that have stored audio in the asked fields (and voice), in
+ * book order. `voice` is in lower case, and none means every voice.
+ */
+export async function allAudio(deps: AudioDeps, caller: Caller, bookId: string | undefined, { fields, voice }: { fields: readonly AudioField[]; voice?: string | undefined }) {
   const book = await findBook(deps, bookId);
   await requireReadAccess(deps, caller, book);
   const [lines, stored] = await Promise.all([deps.books.lines(book.bookId), filesOf(deps, book.bookId, voice)]);

@@ -1,8 +1,14 @@
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { audioContracts } from '../../functions/api/audio-api.ts';
 import type { AudioDeps } from '../../lib/audio/deps.ts';
 import { allAudio, linesWithAudio } from '../../lib/audio/listing.ts';
 import type { Book, Line } from '../../lib/books/book.ts';
 import { newObjectId } from '../../lib/ids.ts';
+
+/** The queries as the routes' contracts parse them before the handlers run. */
+const linesQuery = (query: Record<string, string>) => v.parse(audioContracts['GET /audio/{bookId}/lines-with-audio'].query, query);
+const allQuery = (query: Record<string, string>) => v.parse(audioContracts['GET /audio/{bookId}/all'].query, query);
 
 /** The listings' rules on in-memory fakes: no store is asked about a voice that is none of the six. */
 const bookId = newObjectId();
@@ -26,16 +32,16 @@ describe('audio listings', () => {
   it('lists no audio for a voice that is none of the six, without asking the store', async () => {
     const { deps, asked } = fakes();
     const voice = 'x'.repeat(3000);
-    const listed = await linesWithAudio(deps, { kind: 'anonymous' }, bookId, { voice });
+    const listed = await linesWithAudio(deps, { kind: 'anonymous' }, bookId, linesQuery({ voice }));
     expect(listed.lines[0]!.fields.arabic).toEqual({ text: 'الدين النصيحة', hasAudio: false, audioUrl: null });
-    expect(await allAudio(deps, { kind: 'anonymous' }, bookId, { voice })).toMatchObject({ totalFiles: 0, lines: [] });
+    expect(await allAudio(deps, { kind: 'anonymous' }, bookId, allQuery({ voice }))).toMatchObject({ totalFiles: 0, lines: [] });
     expect(asked).toEqual([]);
   });
 
   it('asks for one voice, in lower case, or for every voice', async () => {
     const { deps, asked } = fakes();
-    await linesWithAudio(deps, { kind: 'anonymous' }, bookId, { voice: 'NOVA' });
-    await allAudio(deps, { kind: 'anonymous' }, bookId, {});
+    await linesWithAudio(deps, { kind: 'anonymous' }, bookId, linesQuery({ voice: 'NOVA' }));
+    await allAudio(deps, { kind: 'anonymous' }, bookId, allQuery({}));
     expect(asked).toEqual(['nova', undefined]);
   });
 });
