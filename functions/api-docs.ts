@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import { apiDocsContracts, docsAssets, type DocsAsset } from './api/api-docs.ts';
 import { openApiDocument } from './api/document.ts';
 import { once } from './deps.ts';
-import { messageStyle } from './http/errors.ts';
 import { httpFunction } from './http/handler.ts';
 import { json, type HttpResult } from './http/responses.ts';
 
@@ -81,7 +80,6 @@ const pageSecurity = {
 
 export const handler = httpFunction({
   name: 'api-docs',
-  style: messageStyle,
   contracts: apiDocsContracts,
   handlers: {
     'GET /openapi.json': { failure: 'Error building the API document', run: async () => cached('application/json; charset=utf-8', document(), 300) },

@@ -5,7 +5,6 @@ import { allAudio, lineAudioList, linesWithAudio } from '../lib/audio/listing.ts
 import { audioUrl, streamAudio } from '../lib/audio/playback.ts';
 import { audioFields, voices } from '../lib/audio/voices.ts';
 import { audioDeps } from './audio-deps.ts';
-import { audioStyle } from './http/errors.ts';
 import { audioContracts, audioFailures as failures } from './api/audio-api.ts';
 import { httpFunction } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
@@ -23,7 +22,6 @@ const mp3 = (bytes: Uint8Array): HttpResult => ({
 
 export const handler = httpFunction({
   name: 'audio-api',
-  style: audioStyle,
   authDeps: deps,
   contracts: audioContracts,
   handlers: {

@@ -4,7 +4,6 @@ import { applyStripeEvent, type WebhookEvent } from '../lib/billing/webhook.ts';
 import { badRequest } from '../lib/errors.ts';
 import { billingContracts } from './api/billing-webhook.ts';
 import { deps as coreDeps, once } from './deps.ts';
-import { messageStyle } from './http/errors.ts';
 import { httpFunction, type Request } from './http/handler.ts';
 import { stripeApi, webhookSecret } from './stripe.ts';
 
@@ -36,7 +35,6 @@ async function verifiedEvent(request: Pick<Request, 'headers' | 'rawBody'>): Pro
 
 export const handler = httpFunction({
   name: 'billing-webhook',
-  style: messageStyle,
   authDeps: deps,
   contracts: billingContracts,
   handlers: {

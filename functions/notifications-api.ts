@@ -1,4 +1,3 @@
-import { messageStyle } from './http/errors.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { SNSClient } from '@aws-sdk/client-sns';
 import { deps as coreDeps, once } from './deps.ts';
@@ -26,7 +25,6 @@ const userId = (request: Pick<Request, 'caller'>) => signedIn(request).userId;
 
 export const handler = httpFunction({
   name: 'notifications-api',
-  style: messageStyle,
   authDeps: deps,
   contracts: notificationContracts,
   handlers: {

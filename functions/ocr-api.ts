@@ -14,7 +14,6 @@ import { UploadRejected } from '../lib/ocr/upload-rules.ts';
 import type { Queue } from '../lib/queue.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { onFirstUse, uploadsBucket } from './lazy.ts';
-import { ocrStyle } from './http/errors.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
@@ -69,7 +68,6 @@ async function uploadMultipart(request: Request) {
 
 export const handler = httpFunction({
   name: 'ocr-api',
-  style: ocrStyle,
   authDeps: deps,
   contracts: ocrApiContracts,
   handlers: {

@@ -3,7 +3,6 @@ import { dynamoUsageStore } from '../lib/adapters/dynamo/usage.ts';
 import { recordFinalResult, recordPageResult } from '../lib/ocr/callbacks.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { uploadsBucket } from './lazy.ts';
-import { ocrStyle } from './http/errors.ts';
 import { ocrCallbackContracts } from './api/ocr-callbacks.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
@@ -23,7 +22,6 @@ const deps = once(() => {
 
 export const handler = httpFunction({
   name: 'ocr-callbacks',
-  style: ocrStyle,
   authDeps: deps,
   contracts: ocrCallbackContracts,
   handlers: {

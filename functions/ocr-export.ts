@@ -3,7 +3,6 @@ import { docxContentType } from '../lib/ocr/docx-export.ts';
 import { exportDocx, type ExportResult } from '../lib/ocr/export.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { uploadsBucket } from './lazy.ts';
-import { ocrStyle } from './http/errors.ts';
 import { ocrExportContracts } from './api/ocr-export.ts';
 import { httpFunction, signedIn } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
@@ -40,7 +39,6 @@ function respond(result: ExportResult): HttpResult {
 
 export const handler = httpFunction({
   name: 'ocr-export',
-  style: ocrStyle,
   authDeps: deps,
   contracts: ocrExportContracts,
   handlers: {

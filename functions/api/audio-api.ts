@@ -226,8 +226,11 @@ export const audioContracts = contracts({
       // Any voice goes; one that is missing, empty or not text reads as the default, as before.
       schema: v.object({
         voice: v.pipe(
-          v.fallback(v.optional(v.pipe(v.string(), v.description(`A voice id, default \`${defaultVoice}\`; not validated.`)), defaultVoice), defaultVoice),
+          v.fallback(v.optional(v.string(), defaultVoice), defaultVoice),
           v.transform((value: string) => unvalidatedVoice(value)),
+          v.string(),
+          v.description(`A voice id, default \`${defaultVoice}\`; not validated.`),
+          v.metadata({ default: defaultVoice }),
         ),
       }),
       parse: true,

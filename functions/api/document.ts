@@ -1,8 +1,10 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import { authTexts } from '../http/auth.ts';
+import { inflatedTooLarge, malformedBrotli, malformedGzip, malformedJson } from '../http/body.ts';
 import { routeKey, routes, type AuthMode, type Route } from '../routes.ts';
 import { tags, type Answer, type Body, type Contract, type ParamsSchema, type Schema } from './contract.ts';
 import { allContracts, components } from './all.ts';
+import { errorAnswerOf } from './shapes.ts';
 
 /**
  * The OpenAPI 3.1 document (issue 15), made from the route table and the routes' contracts: nothing
@@ -106,14 +108,20 @@ function requestBody(body: Body | undefined): Json | undefined {
 
 const textSchema = (texts: readonly string[] | undefined) => (texts ? { type: 'string', enum: [...new Set(texts)] } : { type: 'string' });
 
-/** One status's answers as a response object: one media type each, plain texts merged. */
+/** One status's answers as a response object: one media type each, JSON schemas as `anyOf`, plain texts merged. */
 function response(answers: readonly Answer[]): Json {
   const content: Record<string, Json> = {};
   const texts: string[] = [];
   let anyText = false;
+  const jsons = answers.filter((a): a is Extract<Answer, { kind: 'json' }> => a.kind === 'json');
+  if (jsons.length) {
+    const schemas = [...new Map(jsons.map((a) => [a.schema, schemaOf(a.schema)])).values()];
+    const examples = Object.assign({}, ...jsons.map((a) => a.examples ?? {})) as Record<string, unknown>;
+    content['application/json'] = { schema: schemas.length === 1 ? schemas[0] : { anyOf: schemas }, ...(Object.keys(examples).length && { examples }) };
+  }
   for (const answer of answers) {
     if (answer.kind === 'json') {
-      content['application/json'] = { schema: schemaOf(answer.schema), ...(answer.examples && { examples: answer.examples }) };
+      continue;
     } else if (answer.kind === 'binary') {
       content[answer.contentType] = { schema: { type: 'string', contentMediaType: answer.contentType } };
     } else {
@@ -125,12 +133,26 @@ function response(answers: readonly Answer[]): Json {
   return { description: answers.map((a) => a.description).join(' Or: '), content };
 }
 
-/** The contract's answers and the auth layer's, by status. */
-export function answersOf(contract: Contract, mode: AuthMode): Map<number, Answer[]> {
+/**
+ * What the HTTP layer answers on any route before the route runs (functions/http/body.ts): a body
+ * sent as JSON that is not, or compressed and not inflating, is a 400; one inflating past the limit
+ * a 413. Added where a contract says nothing of the status.
+ */
+function bodyAnswers(route: Route): Record<number, Answer> {
+  const error = errorAnswerOf(route.function);
+  return {
+    400: error(`The body is not what its headers say: \`${malformedJson}\`, \`${malformedGzip}\` or \`${malformedBrotli}\`.`),
+    413: error(`\`${inflatedTooLarge}\`.`),
+  };
+}
+
+/** The contract's answers, the HTTP layer's and the auth layer's, by status. */
+export function answersOf(contract: Contract, route: Route): Map<number, Answer[]> {
   const byStatus = new Map<number, Answer[]>();
   const add = (status: number, answer: Answer | readonly Answer[]) => byStatus.set(status, [...(byStatus.get(status) ?? []), ...[answer].flat()]);
   for (const [status, answer] of Object.entries(contract.responses)) add(Number(status), answer);
-  for (const [status, answer] of Object.entries(authAnswers(mode))) add(Number(status), answer);
+  for (const [status, answer] of Object.entries(bodyAnswers(route))) if (!(status in contract.responses)) add(Number(status), answer);
+  for (const [status, answer] of Object.entries(authAnswers(route.auth))) add(Number(status), answer);
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 
@@ -146,7 +168,7 @@ function operation(route: Route, contract: Contract): Json {
     'x-maktaba-function': route.function,
     ...(contract.params || contract.query ? { parameters: [...parameters('path', contract.params), ...parameters('query', contract.query)] } : {}),
     ...(contract.body && { requestBody: requestBody(contract.body) }),
-    responses: Object.fromEntries([...answersOf(contract, route.auth)].map(([status, answers]) => [String(status), response(answers)])),
+    responses: Object.fromEntries([...answersOf(contract, route)].map(([status, answers]) => [String(status), response(answers)])),
   };
 }
 

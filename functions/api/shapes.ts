@@ -1,5 +1,7 @@
 import * as v from 'valibot';
 import { unexpectedErrorText } from '../../lib/errors.ts';
+import { audioStyle, messageStyle, ocrStyle, styleOf, type ErrorStyle } from '../http/errors.ts';
+import type { FunctionName } from '../routes.ts';
 import { splitList } from '../../lib/ocr/job-fields.ts';
 import { defaultListLimit, maxLimit, maxOffset, queryInt } from '../../lib/paging.ts';
 import { json, type Answer } from './contract.ts';
@@ -84,6 +86,14 @@ export const sharedSchemas = { MessageError: messageError, OcrError: ocrError, A
 export const messageErrorAnswer = (description: string): Answer => json(description, messageError);
 export const ocrErrorAnswer = (description: string): Answer => json(description, ocrError);
 export const audioErrorAnswer = (description: string): Answer => json(description, audioError);
+const errorAnswerByStyle = new Map<ErrorStyle, (description: string) => Answer>([
+  [messageStyle, messageErrorAnswer],
+  [ocrStyle, ocrErrorAnswer],
+  [audioStyle, audioErrorAnswer],
+]);
+/** A function's error answer, in its group's style (functions/http/errors.ts). */
+export const errorAnswerOf = (name: FunctionName) => errorAnswerByStyle.get(styleOf[name])!;
+
 /** The 303 of a JSON answer too large for Lambda. */
 export const handedOverAnswer: Answer = json('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver);
 

@@ -1,4 +1,5 @@
 import { DomainError, shownMessage, type ErrorKind } from '../../lib/errors.ts';
+import type { FunctionName } from '../routes.ts';
 import { json, type HttpResult } from './responses.ts';
 
 export const statusOf: Record<ErrorKind, number> = {
@@ -54,4 +55,15 @@ export const ocrStyle: ErrorStyle = {
 export const audioStyle: ErrorStyle = {
   body: (error) => (error.kind === 'payment_required' ? { ...error.fields, message: error.message } : { error: error.message, ...error.fields }),
   internal: (failure, detail) => ({ error: failure, details: detail }),
+};
+
+/** Each function's error style: its group's (SPEC.md 7). */
+export const styleOf: Record<FunctionName, ErrorStyle> = {
+  'ocr-api': ocrStyle,
+  'ocr-callbacks': ocrStyle,
+  'ocr-export': ocrStyle,
+  'audio-api': audioStyle,
+  'notifications-api': messageStyle,
+  'billing-webhook': messageStyle,
+  'api-docs': messageStyle,
 };

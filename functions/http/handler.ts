@@ -16,7 +16,7 @@ import { routeKey, routes, type FunctionName, type Route } from '../routes.ts';
 import { AuthRejection, resolveCaller, type AuthDeps } from './auth.ts';
 import { fitAnswer } from './big-answers.ts';
 import { parseJsonBody } from './body.ts';
-import { errorResponse, type ErrorStyle } from './errors.ts';
+import { errorResponse, styleOf } from './errors.ts';
 import { isHttpResult, json, type HttpResult } from './responses.ts';
 
 /** A request as its route's handler reads it: query and body as its contract parsed them. */
@@ -38,7 +38,6 @@ export interface RouteHandler<C extends Contract = Contract> {
 
 export interface HttpFunctionOptions<C extends Record<string, Contract>> {
   name: FunctionName;
-  style: ErrorStyle;
   /** How tokens are checked; only a function whose routes all have auth `none` goes without. */
   authDeps?: () => Promise<AuthDeps> | AuthDeps;
   /** The contracts of this function's routes (functions/api/), by route key. */
@@ -98,7 +97,7 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
       return await fitAnswer(isHttpResult(result) ? result : json(200, result), event.headers?.['accept-encoding'], answers);
     } catch (error) {
       if (error instanceof AuthRejection) return error.response;
-      const response = errorResponse(error, options.style, handler.failure);
+      const response = errorResponse(error, styleOf[options.name], handler.failure);
       if (response.statusCode >= 500) {
         // The request's ids and route are on every line already (see httpRequestContext).
         logger.error(handler.failure, { error: error as Error });

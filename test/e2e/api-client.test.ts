@@ -73,22 +73,23 @@ describe('a client generated from the document', () => {
   it('type-checks its calls and refuses wrong ones, then calls the API', async () => {
     const types = astToString(await openapiTS(openApiDocument() as never));
     writeFileSync(path.join(dir, 'api-types.ts'), types);
-    writeFileSync(path.join(dir, 'client.ts'), clientSource);
+    writeFileSync(path.join(dir, 'client.mts'), clientSource);
 
     const tsc = path.join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc');
     const options = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--allowImportingTsExtensions', '--skipLibCheck', '--types', 'node'];
-    const checked = await run(tsc, [...options, 'client.ts']);
+    const checked = await run(tsc, [...options, 'client.mts']);
     expect(`${checked.stdout}${checked.stderr}`).toBe('');
 
     // Without the expectations, the two wrong calls are errors: the types do refuse them.
-    writeFileSync(path.join(dir, 'client.ts'), clientSource.replaceAll('// @ts-expect-error', '//'));
-    const refused = await run(tsc, [...options, 'client.ts']);
+    writeFileSync(path.join(dir, 'client.mts'), clientSource.replaceAll('// @ts-expect-error', '//'));
+    const refused = await run(tsc, [...options, 'client.mts']);
     expect(String(refused.stdout).match(/error TS\d+/g)).toHaveLength(2);
 
-    writeFileSync(path.join(dir, 'client.ts'), clientSource);
+    writeFileSync(path.join(dir, 'client.mts'), clientSource);
     const fixture = await seed(testStores(), { users: [{ key: 'reader', username: 'reader' }] }, { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) });
     const tsx = path.join(projectRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-    const called = await run(tsx, ['client.ts'], { API_URL: api.url, API_TOKEN: fixture.users.reader!.token });
+    const called = await run(tsx, ['client.mts'], { API_URL: api.url, API_TOKEN: fixture.users.reader!.token });
+    expect(String(called.stderr)).not.toMatch(/Error/);
     const result = JSON.parse(called.stdout.trim().split('\n').at(-1)!);
     expect(result).toMatchObject({ ids: ['alloy', 'echo', 'fable', 'onyx', 'nova', 'shimmer'], names: ['arabic', 'english', 'commentary'], inboxStatus: 200, total: 0, missingStatus: 404 });
   }, 120_000);
