@@ -144,7 +144,7 @@ const playbackVoice = v.pipe(
   v.metadata({ default: defaultVoice }),
 );
 
-/** The url endpoint's lifetime: whole seconds as lib/paging.ts reads numbers, held to 1 s..7 days (S3's limit). */
+/** The url endpoint's lifetime: whole seconds as lib/paging.ts reads numbers, held to 1 s..7 days (the longest a signed URL lives). */
 const expires = v.pipe(
   v.optional(v.string(), ''),
   v.transform((value) => Math.min(Math.max(queryInt(value, urlSeconds.defaultExpires, 0), 1), maxExpires)),
@@ -153,7 +153,7 @@ const expires = v.pipe(
   v.minValue(1),
   v.maxValue(maxExpires),
   v.description(
-    `The URL’s lifetime in seconds (SPEC.md 8). Anything but digits reads as ${urlSeconds.defaultExpires}; 0 reads as 1 and more than ${maxExpires} (7 days, S3’s limit) as ${maxExpires}.`,
+    `The URL’s lifetime in seconds (SPEC.md 8). Anything but digits reads as ${urlSeconds.defaultExpires}; 0 reads as 1 and more than ${maxExpires} (7 days, the longest a signed URL lives) as ${maxExpires}.`,
   ),
   v.metadata({ default: urlSeconds.defaultExpires }),
 );

@@ -84,7 +84,7 @@ const PresignedUpload = v.pipe(
     storageKey: v.string(),
     expiresAt: timestamp,
     url: v.string(),
-    fields: v.pipe(v.record(v.string(), v.string()), v.description('Form fields to send, in this order, before the file (an S3 presigned POST).')),
+    fields: v.pipe(v.record(v.string(), v.string()), v.description('Form fields to send, in this order, before the file (a presigned POST to the bucket).')),
   }),
   v.description('Where to send the file: a multipart POST to `url` with `fields` then `file`, before `expiresAt`.'),
 );
