@@ -5,6 +5,10 @@ import { ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
 import type { Answer } from './contract.ts';
 import { nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
 
+/** A job's identity and its file, and its times, as every job and book view shows them. */
+const jobFile = { jobId: uuid, fileId: objectId, fileName: v.nullable(v.string()) };
+const jobTimes = { createdAt: timestamp, updatedAt: timestamp, completedAt: nullableTimestamp };
+
 /**
  * The shapes the OCR contracts share (SPEC.md 2.1-2.5, 4.1), each a component of the document.
  * Answer bodies are strict, so an undocumented field fails the HTTP tests; a key only the owner,
@@ -91,16 +95,12 @@ const PresignedUpload = v.pipe(
 
 const JobStatus = v.pipe(
   v.strictObject({
-    jobId: uuid,
-    fileId: objectId,
-    fileName: v.nullable(v.string()),
+    ...jobFile,
     status: OcrStatus,
     language: v.string(),
     pageCount: v.number(),
     processingTime: v.nullable(v.number()),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    completedAt: nullableTimestamp,
+    ...jobTimes,
     hasFullText: v.pipe(v.boolean(), v.description('Whether the whole text is in object storage (over 10,000 characters).')),
   }),
   v.description('A job’s progress, without its text.'),
@@ -113,9 +113,7 @@ const JobPage = v.pipe(
 
 const JobText = v.pipe(
   v.strictObject({
-    jobId: uuid,
-    fileId: objectId,
-    fileName: v.nullable(v.string()),
+    ...jobFile,
     extractedText: v.pipe(v.string(), v.description('The whole text, from storage when the record holds only a preview.')),
     language: v.string(),
     pageCount: v.number(),
@@ -126,21 +124,17 @@ const JobText = v.pipe(
   v.description('A job’s whole text and every page, in page order; empty or partial while the job runs.'),
 );
 
+/** What a job list and the book catalogue show of each entry. */
+const listed = { status: OcrStatus, language: v.string(), tags: words, categories: words, pageCount: v.number(), processingTime: v.nullable(v.number()) };
+
 const JobListItem = v.pipe(
   v.strictObject({
     jobId: uuid,
     bookTextId: objectId,
     fileId: objectId,
     fileName: v.nullable(v.string()),
-    status: OcrStatus,
-    language: v.string(),
-    tags: words,
-    categories: words,
-    pageCount: v.number(),
-    processingTime: v.nullable(v.number()),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    completedAt: nullableTimestamp,
+    ...listed,
+    ...jobTimes,
   }),
   v.description('One of the caller’s jobs.'),
 );
@@ -148,9 +142,7 @@ const JobListItem = v.pipe(
 /** The fields every book answer opens with; the File's are null for a BookText without one (an orphan's). */
 const identity = {
   bookTextId: objectId,
-  jobId: uuid,
-  fileId: objectId,
-  fileName: v.nullable(v.string()),
+  ...jobFile,
   author: v.nullable(v.string()),
   fileType: v.nullable(v.string()),
   fileSize: v.nullable(v.number()),
@@ -163,18 +155,11 @@ const BookListItem = v.pipe(
     userId: objectId,
     username: v.nullable(v.string()),
     userEmail: ownerOnly(v.nullable(v.string()), 'The owner’s email.'),
-    status: OcrStatus,
-    language: v.string(),
-    tags: words,
-    categories: words,
-    pageCount: v.number(),
-    processingTime: v.nullable(v.number()),
+    ...listed,
     metadata: ownerOnly(BookMetadata, 'The metadata.'),
     visibility: Visibility,
     hasFullText: v.boolean(),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    completedAt: nullableTimestamp,
+    ...jobTimes,
   }),
   v.description('A digitized book in the catalogue (SPEC.md 4.1 `GET /ocr/books`).'),
 );
@@ -210,9 +195,7 @@ const BookTextView = v.pipe(
     status: OcrStatus,
     processingTime: v.nullable(v.number()),
     metadata: ownerOnly(BookMetadata, 'The metadata.'),
-    createdAt: timestamp,
-    updatedAt: timestamp,
-    completedAt: nullableTimestamp,
+    ...jobTimes,
     visibility: Visibility,
   }),
   v.description('A digitized book with one window of its pages (SPEC.md 4.1 `GET /ocr/books/:bookTextId`).'),
@@ -221,9 +204,7 @@ const BookTextView = v.pipe(
 const EditedBook = v.pipe(
   v.strictObject({
     bookTextId: objectId,
-    jobId: uuid,
-    fileId: objectId,
-    fileName: v.nullable(v.string()),
+    ...jobFile,
     author: v.pipe(v.nullable(v.string()), v.description('Null for a book without a File (an orphan’s).')),
     visibility: Visibility,
     language: v.string(),
