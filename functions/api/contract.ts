@@ -21,11 +21,12 @@ export interface Example {
   value: unknown;
 }
 
-/** One way a route answers a status: JSON, plain text (one of `texts` when known) or bytes. */
-export type Answer =
-  | { kind: 'json'; description: string; schema: Schema; examples?: Record<string, Example> }
-  | { kind: 'text'; description: string; texts?: readonly string[] }
-  | { kind: 'binary'; description: string; contentType: string };
+/** One way a route answers a status: JSON, plain text (one of `texts` when known) or bytes; `headers` by name, with what each says. */
+export type Answer = { description: string; headers?: Record<string, string> } & (
+  | { kind: 'json'; schema: Schema; examples?: Record<string, Example> }
+  | { kind: 'text'; texts?: readonly string[] }
+  | { kind: 'binary'; contentType: string }
+);
 
 export const json = (description: string, schema: Schema, examples?: Record<string, Example>): Answer => ({ kind: 'json', description, schema, ...(examples && { examples }) });
 export const text = (description: string, texts?: readonly string[]): Answer => ({ kind: 'text', description, ...(texts && { texts }) });

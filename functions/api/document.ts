@@ -120,17 +120,19 @@ function response(answers: readonly Answer[]): Json {
     content['application/json'] = { schema: schemas.length === 1 ? schemas[0] : { anyOf: schemas }, ...(Object.keys(examples).length && { examples }) };
   }
   for (const answer of answers) {
-    if (answer.kind === 'json') {
-      continue;
-    } else if (answer.kind === 'binary') {
-      content[answer.contentType] = { schema: { type: 'string', contentMediaType: answer.contentType } };
-    } else {
+    if (answer.kind === 'binary') content[answer.contentType] = { schema: { type: 'string', contentMediaType: answer.contentType } };
+    if (answer.kind === 'text') {
       anyText ||= !answer.texts;
       texts.push(...(answer.texts ?? []));
     }
   }
   if (answers.some((a) => a.kind === 'text')) content['text/plain'] = { schema: textSchema(anyText ? undefined : texts) };
-  return { description: answers.map((a) => a.description).join(' Or: '), content };
+  const headers = Object.assign({}, ...answers.map((a) => a.headers ?? {})) as Record<string, string>;
+  return {
+    description: answers.map((a) => a.description).join(' Or: '),
+    ...(Object.keys(headers).length && { headers: Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) }),
+    content,
+  };
 }
 
 /**

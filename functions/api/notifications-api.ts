@@ -1,10 +1,9 @@
 import * as v from 'valibot';
-import { defaultLimit } from '../../lib/notifications/inbox.ts';
 import { notificationTypes } from '../../lib/notifications/notification.ts';
 import { platforms, tokenRequired, unknownPlatform } from '../../lib/notifications/devices.ts';
-import { maxLimit, maxOffset } from '../../lib/paging.ts';
+import { maxOffset } from '../../lib/paging.ts';
 import { contracts, json } from './contract.ts';
-import { messageErrorAnswer, nullableTimestamp, objectId, pathId, queryNumber, timestamp } from './shapes.ts';
+import { listLimit, messageErrorAnswer, nullableTimestamp, objectId, pathId, queryNumber, timestamp } from './shapes.ts';
 
 /** `/notifications/*` (SPEC.md 4.3): the inbox and push device tokens. */
 
@@ -90,7 +89,7 @@ export const notificationContracts = contracts({
     description: 'Newest first, by page.',
     query: v.object({
       page: queryNumber('page', { fallback: 1, min: 1, description: `1-based page. The page must start within the first ${maxOffset} notifications (400 otherwise).` }),
-      limit: queryNumber('limit', { fallback: defaultLimit, min: 1, max: maxLimit, over: 'clamp', description: `Page size, at most ${maxLimit} (larger values read as ${maxLimit}).` }),
+      limit: listLimit,
     }),
     responses: {
       200: json(

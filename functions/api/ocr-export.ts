@@ -42,7 +42,10 @@ export const ocrExportContracts = contracts({
     }),
     responses: {
       200: binary('The document.', docxContentType),
-      303: json(`A document over ${maxInlineBytes} bytes (too large for a Lambda answer): follow \`Location\`, a signed URL of the document.`, StoredExport),
+      303: {
+        ...json(`A document over ${maxInlineBytes} bytes (too large for a Lambda answer): follow \`Location\`, a signed URL of the document.`, StoredExport),
+        headers: { Location: `The signed URL of the document, valid ${exportUrlSeconds} seconds.` },
+      },
       400: badRequestAnswer(),
       403: ocrErrorAnswer(
         'No active subscription (`error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true`), or `Unauthorized to export this book`: not the owner, an editor or an admin.',

@@ -95,9 +95,12 @@ const errorAnswerByStyle = new Map<ErrorStyle, (description: string) => Answer>(
 export const errorAnswerOf = (name: FunctionName) => errorAnswerByStyle.get(styleOf[name])!;
 
 /** The 303 of a JSON answer too large for Lambda. */
-export const handedOverAnswer: Answer = json('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver);
+export const handedOverAnswer: Answer = {
+  ...json('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver),
+  headers: { Location: 'The signed URL of the answer, valid five minutes.' },
+};
 
-// OCR helpers
+// Listing queries
 
 /** A list's `limit` (SPEC.md 8): default 20, larger values read as `maxLimit` (README, "Maxima and caps"). */
 export const listLimit = queryNumber('limit', {

@@ -11,8 +11,6 @@ export interface InboxDeps {
   now: () => Date;
 }
 
-export const defaultLimit = 20;
-
 /** Newest first. The inbox is numbered in creation order, so page p is one range of numbers. */
 export async function listNotifications(deps: InboxDeps, recipientId: string, paging: { page: number; limit: number }) {
   checkPage(paging);

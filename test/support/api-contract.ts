@@ -38,12 +38,14 @@ export function contractBreach(routeKey: string, result: APIGatewayProxyStructur
   const operation = ((document.paths as Record<string, Record<string, Json>>)[path] ?? {})[method.toLowerCase()];
   if (!operation) return `${routeKey} is not in the document`;
   const status = String(result.statusCode ?? 200);
-  const responses = operation.responses as Record<string, { content?: Record<string, unknown> }>;
+  const responses = operation.responses as Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
   const documented = responses[status];
   const where = `${routeKey} ${status}`;
   if (!documented) return `${where}: status not documented (documented: ${Object.keys(responses).join(', ')}); body ${String(result.body).slice(0, 300)}`;
   const header = (name: string) => Object.entries(result.headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1]?.toString().toLowerCase();
   const mediaType = (header('content-type') ?? '').split(';')[0]!.trim();
+  const missingHeaders = Object.keys(documented.headers ?? {}).filter((name) => header(name.toLowerCase()) === undefined);
+  if (missingHeaders.length) return `${where}: documented headers missing: ${missingHeaders.join(', ')}`;
   const content = documented.content ?? {};
   if (!(mediaType in content)) return `${where}: content type ${mediaType || '(none)'} not documented (documented: ${Object.keys(content).join(', ')})`;
   const bytes = bodyBytes(result, header);
