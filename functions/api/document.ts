@@ -12,6 +12,7 @@ import { errorAnswerOf } from './shapes.ts';
  * used to check every answer of the HTTP tests (test/support/api-contract.ts).
  */
 
+/** The package's version (a test keeps them equal); SPEC.md 9 shows no versioning scheme. */
 export const apiVersion = '0.1.0';
 
 type Json = Record<string, unknown>;

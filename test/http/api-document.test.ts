@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -34,6 +34,8 @@ describe('GET /openapi.json', () => {
     expect(res.contentType).toMatch(/^application\/json/);
     expect(res.body).toEqual(document);
     expect(res.body.openapi).toBe('3.1.0');
+    // The document's version is the package's.
+    expect(res.body.info.version).toBe(JSON.parse(readFileSync(path.join(projectRoot, 'package.json'), 'utf8')).version);
   });
 });
 
