@@ -10,14 +10,13 @@ import { importBook } from '../lib/ocr/import.ts';
 import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/presigned-upload.ts';
 import { createJob, jobCreationFailed, requireSubscription, snapshotForUpload } from '../lib/ocr/upload.ts';
-import { UploadRejected } from '../lib/ocr/upload-rules.ts';
 import type { Queue } from '../lib/queue.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { onFirstUse, uploadsBucket } from './lazy.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
-import { json, text } from './http/responses.ts';
+import { json } from './http/responses.ts';
 
 /** `ocr-api` (DESIGN.md section 1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
 const deps = once(() => {
@@ -36,16 +35,6 @@ const deps = once(() => {
     books: dynamoBookStore(core.db),
   };
 });
-
-/** The spec answers a refused file (type or size) with a plain-text 500, as its upload parser did. */
-async function plainTextRejections(run: () => Promise<unknown>) {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof UploadRejected) return text(500, error.message);
-    throw error;
-  }
-}
 
 /** `POST /ocr`: subscription first, then the form; the file is stored before the records that point at it. */
 async function uploadMultipart(request: Request) {
@@ -73,26 +62,24 @@ export const handler = httpFunction({
   handlers: {
     'POST /ocr': {
       failure: jobCreationFailed,
-      run: (request) => plainTextRejections(() => uploadMultipart(request)),
+      run: uploadMultipart,
     },
     'POST /ocr/uploads': {
       failure: 'Error creating upload',
-      run: (request) =>
-        plainTextRejections(async () => {
-          const user = signedIn(request);
-          await requireSubscription(deps().subscriptions, user);
-          return json(201, await requestUpload(deps(), user, request.body));
-        }),
+      run: async (request) => {
+        const user = signedIn(request);
+        await requireSubscription(deps().subscriptions, user);
+        return json(201, await requestUpload(deps(), user, request.body));
+      },
     },
     'POST /ocr/uploads/{uploadId}/job': {
       failure: jobCreationFailed,
-      run: (request) =>
-        plainTextRejections(async () => {
-          const user = signedIn(request);
-          const gate = await requireSubscription(deps().subscriptions, user);
-          const fields = parseJobFields(request.body);
-          return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields, gate));
-        }),
+      run: async (request) => {
+        const user = signedIn(request);
+        const gate = await requireSubscription(deps().subscriptions, user);
+        const fields = parseJobFields(request.body);
+        return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields, gate));
+      },
     },
     'GET /ocr/status/{jobId}': {
       failure: 'Error fetching job status',

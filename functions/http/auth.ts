@@ -2,8 +2,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { anonymous, type Caller } from '../../lib/auth/caller.ts';
 import { InvalidTokenError, type VerifyToken } from '../../lib/auth/tokens.ts';
 import { isStaff, type User, type UserStore } from '../../lib/auth/users.ts';
+import { DomainError, type ErrorKind } from '../../lib/errors.ts';
 import type { AuthMode } from '../routes.ts';
-import { text, type HttpResult } from './responses.ts';
 
 /** The auth layer's answers: plain text, exactly as SPEC.md section 7 writes them. */
 export const authTexts = {
@@ -13,14 +13,8 @@ export const authTexts = {
   userGone: 'User not found',
 } as const;
 
-/** Thrown to answer the request at once with the auth layer's response. */
-export class AuthRejection extends Error {
-  constructor(readonly response: HttpResult) {
-    super(String(response.body));
-  }
-}
-
-const reject = (status: number, body: string) => new AuthRejection(text(status, body));
+/** The auth layer's refusals: plain text, whatever the route's group (SPEC.md 7). */
+const reject = (kind: ErrorKind, message: string) => new DomainError(kind, message, { body: 'plain-text' });
 
 export function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
   const header = event.headers?.authorization ?? event.headers?.Authorization;
@@ -33,7 +27,7 @@ export interface AuthDeps {
   users: UserStore;
 }
 
-/** Resolves the caller for a route's auth mode, or throws AuthRejection with the spec's answer. */
+/** Resolves the caller for a route's auth mode, or throws the spec's plain-text refusal. */
 export async function resolveCaller(authDeps: () => Promise<AuthDeps> | AuthDeps, event: APIGatewayProxyEventV2, mode: AuthMode): Promise<Caller> {
   if (mode === 'none') return anonymous;
   const deps = await authDeps();
@@ -41,7 +35,7 @@ export async function resolveCaller(authDeps: () => Promise<AuthDeps> | AuthDeps
   const lenient = mode === 'optional-lenient';
   if (!token) {
     if (mode === 'optional' || lenient) return anonymous;
-    throw reject(401, authTexts.noToken);
+    throw reject('unauthenticated', authTexts.noToken);
   }
   let userId: string;
   try {
@@ -49,14 +43,14 @@ export async function resolveCaller(authDeps: () => Promise<AuthDeps> | AuthDeps
   } catch (error) {
     if (!(error instanceof InvalidTokenError)) throw error;
     if (lenient) return anonymous;
-    throw reject(403, authTexts.invalidToken);
+    throw reject('forbidden', authTexts.invalidToken);
   }
   const user: User | undefined = await deps.users.get(userId);
   if (!user) {
     // A deleted user's token stays cryptographically valid; it no longer names anyone.
     if (lenient) return anonymous;
-    throw reject(404, authTexts.userGone);
+    throw reject('not_found', authTexts.userGone);
   }
-  if (mode === 'editor' && !isStaff(user)) throw reject(403, authTexts.noPermission);
+  if (mode === 'editor' && !isStaff(user)) throw reject('forbidden', authTexts.noPermission);
   return { kind: 'user', user };
 }

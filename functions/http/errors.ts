@@ -1,6 +1,6 @@
 import { DomainError, shownMessage, type ErrorKind } from '../../lib/errors.ts';
 import type { FunctionName } from '../routes.ts';
-import { json, type HttpResult } from './responses.ts';
+import { json, text, type HttpResult } from './responses.ts';
 
 export const statusOf: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -31,12 +31,19 @@ export const messageStyle: ErrorStyle = {
   internal: (failure, detail) => ({ message: failure, error: detail }),
 };
 
+/** The answer an error carries: its status, in the body it asks for; anything else is the group's 500. */
 export function errorResponse(error: unknown, style: ErrorStyle, failure: string): HttpResult {
-  if (error instanceof DomainError && error.kind !== 'internal') {
-    return json(statusOf[error.kind], style.body(error, failure));
+  if (error instanceof DomainError) {
+    const status = statusOf[error.kind];
+    if (error.body === 'plain-text') return text(status, error.message);
+    if (error.body === 'fields') return json(status, { ...error.fields, message: error.message });
+    if (error.kind !== 'internal') return json(status, style.body(error, failure));
   }
   return json(500, style.internal(failure, shownMessage(error)));
 }
+
+/** Whether a failure is ours to look into (logged as an error): anything but a DomainError saying otherwise. */
+export const isLogged = (error: unknown): boolean => !(error instanceof DomainError) || error.logged;
 
 /**
  * The OCR groups: the spec shows few OCR error bodies (section 7), so every one takes the shape of
@@ -49,11 +56,11 @@ export const ocrStyle: ErrorStyle = {
 };
 
 /**
- * The audio group (SPEC.md section 7): `{error}` plus the spec's extra fields, the 402 body with its
- * `message`, and for 500 `{error: <operation>, details: <detail>}`.
+ * The audio group (SPEC.md section 7): `{error}` plus the spec's extra fields, and for 500
+ * `{error: <operation>, details: <detail>}` (the 402 writes its own fields: lib/audio/access.ts).
  */
 export const audioStyle: ErrorStyle = {
-  body: (error) => (error.kind === 'payment_required' ? { ...error.fields, message: error.message } : { error: error.message, ...error.fields }),
+  body: (error) => ({ error: error.message, ...error.fields }),
   internal: (failure, detail) => ({ error: failure, details: detail }),
 };
 

@@ -13,10 +13,10 @@ import { uploadsBucket } from '../lazy.ts';
 import { count, metricNames, observed } from '../observability.ts';
 import type { BodyOf, Contract, QueryOf, Schema } from '../api/contract.ts';
 import { routeKey, routes, type FunctionName, type Route } from '../routes.ts';
-import { AuthRejection, resolveCaller, type AuthDeps } from './auth.ts';
+import { resolveCaller, type AuthDeps } from './auth.ts';
 import { fitAnswer } from './big-answers.ts';
 import { parseJsonBody } from './body.ts';
-import { errorResponse, styleOf } from './errors.ts';
+import { errorResponse, isLogged, styleOf } from './errors.ts';
 import { isHttpResult, json, type HttpResult } from './responses.ts';
 
 /** A request as its route's handler reads it: query and body as its contract parsed them. */
@@ -96,9 +96,8 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
       });
       return await fitAnswer(isHttpResult(result) ? result : json(200, result), event.headers?.['accept-encoding'], answers);
     } catch (error) {
-      if (error instanceof AuthRejection) return error.response;
       const response = errorResponse(error, styleOf[options.name], handler.failure);
-      if (response.statusCode >= 500) {
+      if (response.statusCode >= 500 && isLogged(error)) {
         // The request's ids and route are on every line already (see httpRequestContext).
         logger.error(handler.failure, { error: error as Error });
       }

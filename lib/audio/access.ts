@@ -50,11 +50,15 @@ export async function requireReadAccess(deps: AccessDeps, caller: Caller, book: 
   if (subscription && isActive(subscription) && (!book.requiredSubscriptionTier || subscription.tier === book.requiredSubscriptionTier)) return;
 
   const creator = await deps.users.get(book.ownerId);
+  // SPEC.md 4.2: the 402 body is these fields with the message, not the audio group's `{error}`.
   throw new DomainError('payment_required', subscribersOnly, {
-    requiresSubscription: true,
-    contentType: 'book',
-    contentId: book.bookId,
-    requiredSubscriptionTier: book.requiredSubscriptionTier,
-    creator: creator ? { _id: creator.userId, username: creator.username, profilePicture: creator.profilePicture } : { _id: book.ownerId },
+    body: 'fields',
+    fields: {
+      requiresSubscription: true,
+      contentType: 'book',
+      contentId: book.bookId,
+      requiredSubscriptionTier: book.requiredSubscriptionTier,
+      creator: creator ? { _id: creator.userId, username: creator.username, profilePicture: creator.profilePicture } : { _id: book.ownerId },
+    },
   });
 }

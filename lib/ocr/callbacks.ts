@@ -97,13 +97,7 @@ function readResult(body: Body) {
   // Caps are 400s (README, "maxima and caps"); a malformed field stays the spec's validation 500.
   checkPageCount(pages?.length ?? 0, 'pages');
   const pageItems = ((pages ?? []) as Body[]).map((p, i) => {
-    let pageNumber: number;
-    try {
-      pageNumber = pageNumberOf(p.pageNumber, `pages[${i}].pageNumber`);
-    } catch (error) {
-      throw internal((error as Error).message);
-    }
-    checkPageRange(pageNumber, `pages[${i}].pageNumber`);
+    const pageNumber = checkPageRange(pageNumberOf(p.pageNumber, `pages[${i}].pageNumber`, internal), `pages[${i}].pageNumber`);
     checkPageText(optionalString(p.text), `pages[${i}].text`);
     return { pageNumber, fields: pageFields(p) };
   });

@@ -1,5 +1,5 @@
 import type { User } from '../auth/users.ts';
-import { DomainError, forbidden, internal } from '../errors.ts';
+import { forbidden, internal } from '../errors.ts';
 import type { Objects } from '../objects.ts';
 import type { BookEdit, OcrStore, PageChange, Visibility } from './book-text.ts';
 import { findBookText } from './books.ts';
@@ -49,13 +49,7 @@ function pageFields(value: unknown, where: string): PageFields {
 
 /** A malformed page number is the validation 500; one past the range is a 400 (README, "maxima and caps"). */
 function pageNumber(value: unknown, where: string): number {
-  let n: number;
-  try {
-    n = pageNumberOf(value, where);
-  } catch (error) {
-    throw error instanceof DomainError ? invalid(error.message) : error;
-  }
-  return checkPageRange(n, where);
+  return checkPageRange(pageNumberOf(value, where, invalid), where);
 }
 
 /** Later entries for the same page win: one write per page. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { badRequest } from '../errors.ts';
+import { badRequest, type DomainError } from '../errors.ts';
 
 /**
  * A BookText page (SPEC.md 2.3), modelled once: its number range, its id, its defaults, the legacy
@@ -42,10 +42,14 @@ export interface PageFields {
 /** SPEC.md 2.3: text empty, no image, AI-generated. */
 export const pageDefaults = { text: '', storageKey: null, isAIGenerated: true } as const satisfies Required<PageFields>;
 
-/** A page number: a whole number from 0, as a number or a numeric string; `where` names it in the 400. */
-export function pageNumberOf(value: unknown, where: string): number {
+/**
+ * A page number: a whole number from 0, as a number or a numeric string; `where` names it in the
+ * error. A malformed one is a 400 by default; the final result and page edits answer it with the
+ * spec's validation 500 (`refuse: internal`).
+ */
+export function pageNumberOf(value: unknown, where: string, refuse: (message: string) => DomainError = badRequest): number {
   const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw badRequest(`${where} must be a whole number, 0 or more`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw refuse(`${where} must be a whole number, 0 or more`);
   return n;
 }
 

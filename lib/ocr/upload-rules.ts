@@ -39,7 +39,8 @@ export function uploadRejection(type: string, size: number, maxBytes = maxUpload
  */
 export class UploadRejected extends DomainError {
   constructor(message: string) {
-    super('internal', message);
+    // The client's file, not our failure: not logged as an error.
+    super('internal', message, { body: 'plain-text', logged: false });
     this.name = 'UploadRejected';
   }
 }

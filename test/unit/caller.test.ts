@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { AuthRejection, authTexts, resolveCaller } from '../../functions/http/auth.ts';
+import { authTexts, resolveCaller } from '../../functions/http/auth.ts';
+import { errorResponse, messageStyle } from '../../functions/http/errors.ts';
+import { DomainError } from '../../lib/errors.ts';
 import type { AuthMode } from '../../functions/routes.ts';
 import { createTokenVerifier, signToken } from '../../lib/auth/tokens.ts';
 import type { Role, User, UserStore } from '../../lib/auth/users.ts';
@@ -36,8 +38,11 @@ async function outcome(mode: AuthMode, authorization?: string) {
     const caller = await resolveCaller(() => deps, event(authorization), mode);
     return caller.kind === 'user' ? caller.user.role : 'anonymous';
   } catch (error) {
-    if (!(error instanceof AuthRejection)) throw error;
-    return `${error.response.statusCode} ${error.response.body}`;
+    if (!(error instanceof DomainError)) throw error;
+    // As any route answers it, whatever its group: plain text.
+    const response = errorResponse(error, messageStyle, 'unused');
+    expect(response.headers?.['content-type']).toMatch(/^text\/plain/);
+    return `${response.statusCode} ${response.body}`;
   }
 }
 
