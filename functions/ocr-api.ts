@@ -1,15 +1,14 @@
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
-import { badRequest } from '../lib/errors.ts';
-import { parseJobFields, uploadKey } from '../lib/ocr/job-fields.ts';
+import { parseJobFields } from '../lib/ocr/job-fields.ts';
 import { readBook } from '../lib/ocr/books.ts';
 import { listBooks } from '../lib/ocr/catalogue.ts';
 import { editBook } from '../lib/ocr/edit.ts';
 import { importBook } from '../lib/ocr/import.ts';
 import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/presigned-upload.ts';
-import { createJob, jobCreationFailed, requireSubscription, snapshotForUpload } from '../lib/ocr/upload.ts';
+import { createJobFromForm, jobCreationFailed, requireSubscription } from '../lib/ocr/upload.ts';
 import type { Queue } from '../lib/queue.ts';
 import { deps as coreDeps, once } from './deps.ts';
 import { onFirstUse, uploadsBucket } from './lazy.ts';
@@ -36,23 +35,12 @@ const deps = once(() => {
   };
 });
 
-/** `POST /ocr`: subscription first, then the form; the file is stored before the records that point at it. */
+/** `POST /ocr`: the subscription before the form is read (SPEC.md 4.1), then the domain. */
 async function uploadMultipart(request: Request) {
-  const d = deps();
   const user = signedIn(request);
-  const gate = await requireSubscription(d.subscriptions, user);
+  const gate = await requireSubscription(deps().subscriptions, user);
   const form = await parseMultipart(request.rawBody, request.headers['content-type']);
-  if (!form.file) throw badRequest('No file uploaded');
-  const fields = parseJobFields(form.fields);
-  const usageInfo = await snapshotForUpload(d, user, gate);
-  const stored = {
-    storageKey: uploadKey(form.file.fileName),
-    originalName: form.file.fileName,
-    fileType: form.file.mimeType,
-    fileSize: form.file.size,
-  };
-  await d.uploads.put(stored.storageKey, form.file.data, stored.fileType);
-  return json(201, await createJob(d, user, stored, fields, usageInfo, { removeObjectOnFailure: true }));
+  return json(201, await createJobFromForm(deps(), user, gate, form.file, form.fields));
 }
 
 export const handler = httpFunction({

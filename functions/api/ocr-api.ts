@@ -1,11 +1,11 @@
 import * as v from 'valibot';
-import { ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
+import { maxClientMetadataBytes, ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
 import { catalogueSorts, defaultCatalogueSort } from '../../lib/ocr/catalogue.ts';
 import { bookUpdated } from '../../lib/ocr/edit.ts';
 import { bookImported } from '../../lib/ocr/import.ts';
 import { jobFieldDefaults } from '../../lib/ocr/job-fields.ts';
 import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/page.ts';
-import { jobCreated, jobCreationFailed } from '../../lib/ocr/upload.ts';
+import { jobCreated, jobCreationFailed, noFileUploaded } from '../../lib/ocr/upload.ts';
 import { acceptedUploadTypes, maxOpenUploads, tooLargeMessage } from '../../lib/ocr/upload-rules.ts';
 import { defaultPageLimit, maxOffset, maxPageLimit } from '../../lib/paging.ts';
 import { contracts, json, text } from './contract.ts';
@@ -173,7 +173,7 @@ export const ocrApiContracts = contracts({
     body: { kind: 'multipart', schema: uploadForm },
     responses: {
       201: json('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
-      400: badRequestAnswer('`No file uploaded`; a body that is not `multipart/form-data`; `jobMetadata` over 16,384 bytes of JSON'),
+      400: badRequestAnswer(`\`${noFileUploaded}\`; a body that is not \`multipart/form-data\`; \`jobMetadata\` over ${maxClientMetadataBytes.toLocaleString('en')} bytes of JSON`),
       403: subscriptionRequired,
       413: tooLargeAnswer,
       500: [

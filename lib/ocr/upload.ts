@@ -2,13 +2,13 @@ import { isStaff, type User } from '../auth/users.ts';
 import { isActive, type Subscription, type SubscriptionStore } from '../billing/subscriptions.ts';
 import type { TierCatalogue } from '../billing/tiers.ts';
 import { usageSnapshot, type UsageSnapshot } from '../billing/usage.ts';
-import { DomainError, forbidden, internal } from '../errors.ts';
+import { badRequest, DomainError, forbidden, internal } from '../errors.ts';
 import { newJobId, newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import type { Queue } from '../queue.ts';
 import { newBookText, type FileRecord, type OcrStore } from './book-text.ts';
-import type { JobFields } from './job-fields.ts';
+import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './job-fields.ts';
 
 /** Creating an OCR job (SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
 export interface UploadDeps {
@@ -189,4 +189,28 @@ export async function snapshotForUpload(deps: UploadDeps, user: User, gate: Gate
     logger.error('Reading usage failed', { userId: user.userId, error: error as Error });
     throw internal('Usage could not be read');
   }
+}
+
+/** A file as the form carried it (the multipart parser has already held it to the upload rules). */
+export interface FormFile {
+  fileName: string;
+  mimeType: string;
+  size: number;
+  data: Uint8Array;
+}
+
+export const noFileUploaded = 'No file uploaded';
+
+/**
+ * `POST /ocr` once the subscription gate has passed and the form is read (SPEC.md 4.1): the fields
+ * are checked and the usage snapshot taken before anything is stored, and the file is stored before
+ * the records that point at it. The presigned path's twin is `createJobFromUpload`.
+ */
+export async function createJobFromForm(deps: UploadDeps, user: User, gate: Gate, file: FormFile | undefined, rawFields: RawJobFields): Promise<CreatedJob> {
+  if (!file) throw badRequest(noFileUploaded);
+  const fields = parseJobFields(rawFields);
+  const usageInfo = await snapshotForUpload(deps, user, gate);
+  const stored = { storageKey: uploadKey(file.fileName), originalName: file.fileName, fileType: file.mimeType, fileSize: file.size };
+  await deps.uploads.put(stored.storageKey, file.data, stored.fileType);
+  return createJob(deps, user, stored, fields, usageInfo, { removeObjectOnFailure: true });
 }
