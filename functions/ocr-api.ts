@@ -12,8 +12,9 @@ import { createJobFromUpload, requestUpload } from '../lib/ocr/presigned-upload.
 import { createJob, jobCreationFailed, requireSubscription, snapshotForUpload } from '../lib/ocr/upload.ts';
 import { UploadRejected } from '../lib/ocr/upload-rules.ts';
 import type { Queue } from '../lib/queue.ts';
-import { deps as coreDeps, once } from './deps.ts';
-import { onFirstUse, uploadsBucket } from './lazy.ts';
+import { once, onFirstUse } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
+import { bucketObjects } from './buckets.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
@@ -26,7 +27,7 @@ const deps = once(() => {
   return {
     ...core,
     ocr: dynamoOcrStore(core.db),
-    uploads: uploadsBucket(bucket),
+    uploads: bucketObjects(bucket),
     uploadsBucket: bucket,
     ocrQueue: onFirstUse<Queue>(async () => {
       const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);
