@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { once, onceAsync } from '../lib/lazy.ts';
 import { apiDocsContracts, docsAssets, type DocsAsset } from './api/api-docs.ts';
 import { openApiDocument } from './api/document.ts';
-import { once } from './deps.ts';
 import { httpFunction } from './http/handler.ts';
 import { json, type HttpResult } from './http/responses.ts';
 
@@ -48,7 +48,7 @@ const init = `window.ui = SwaggerUIBundle({
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Where Swagger UI's files are: beside the bundle when deployed, else in node_modules. */
-const assetDir = once(async () => {
+const assetDir = onceAsync(async () => {
   const beside = path.join(here, 'docs');
   try {
     await readFile(path.join(beside, 'swagger-ui.css'));

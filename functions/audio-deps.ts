@@ -2,8 +2,9 @@ import { dynamoAudioFiles } from '../lib/adapters/dynamo/audio-files.ts';
 import { dynamoAudioJobStore } from '../lib/adapters/dynamo/audio-jobs.ts';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import type { Queue } from '../lib/queue.ts';
-import { deps as coreDeps, once } from './deps.ts';
-import { audioBucket, onFirstUse } from './lazy.ts';
+import { once, onFirstUse } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
+import { bucketObjects } from './buckets.ts';
 import { speechAdapter } from './speech.ts';
 
 /** What audio-api and audio-worker work with: books, audio jobs, the audio bucket, speech and the audio queue. */
@@ -13,7 +14,7 @@ export const audioDeps = once(() => {
     ...core,
     books: dynamoBookStore(core.db),
     audioJobs: dynamoAudioJobStore(core.db),
-    audio: audioBucket(core.config.audioBucket),
+    audio: bucketObjects(core.config.audioBucket),
     audioFiles: dynamoAudioFiles(core.db),
     speech: speechAdapter,
     audioQueue: onFirstUse<Queue>(async () => {

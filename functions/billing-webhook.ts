@@ -3,7 +3,8 @@ import { dynamoProcessedEvents } from '../lib/adapters/dynamo/stripe-events.ts';
 import { applyStripeEvent, type WebhookEvent } from '../lib/billing/webhook.ts';
 import { badRequest } from '../lib/errors.ts';
 import { billingContracts } from './api/billing-webhook.ts';
-import { deps as coreDeps, once } from './deps.ts';
+import { once } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
 import { httpFunction, type Request } from './http/handler.ts';
 import { stripeApi, webhookSecret } from './stripe.ts';
 

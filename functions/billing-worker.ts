@@ -5,7 +5,8 @@ import { dynamoInvoiceOutbox } from '../lib/adapters/dynamo/billing-outbox.ts';
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
 import { invoicePending, type InvoicingDeps, type InvoicingReport } from '../lib/billing/invoicing.ts';
 import { usageInfoOf } from '../lib/billing/usage.ts';
-import { deps as coreDeps, once } from './deps.ts';
+import { once } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
 import { count, metricNames, observed, seconds } from './observability.ts';
 import { billingAdapter } from './stripe.ts';
 

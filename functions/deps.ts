@@ -5,12 +5,7 @@ import { dynamoUserStore } from '../lib/adapters/dynamo/users.ts';
 import { createTokenVerifier } from '../lib/auth/tokens.ts';
 import { parseCatalogue } from '../lib/billing/tiers.ts';
 import { config } from '../lib/config.ts';
-
-/** A value built on first use and kept for the life of the process (one cold start). */
-export function once<T>(build: () => T): () => T {
-  let built: { value: T } | undefined;
-  return () => (built ??= { value: build() }).value;
-}
+import { once } from '../lib/lazy.ts';
 
 /**
  * The composition root shared by every function: configuration, the table, users, subscriptions and

@@ -1,6 +1,7 @@
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { deps as coreDeps, once } from './deps.ts';
+import { once } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
 import { traced } from '../lib/adapters/aws/tracing.ts';
 import { dynamoDeviceStore } from '../lib/adapters/dynamo/devices.ts';
 import { dynamoNotificationStore } from '../lib/adapters/dynamo/notifications.ts';

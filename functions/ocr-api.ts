@@ -10,8 +10,9 @@ import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/presigned-upload.ts';
 import { createJobFromForm, jobCreationFailed, requireSubscription } from '../lib/ocr/upload.ts';
 import type { Queue } from '../lib/queue.ts';
-import { deps as coreDeps, once } from './deps.ts';
-import { onFirstUse, uploadsBucket } from './lazy.ts';
+import { once, onFirstUse } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
+import { bucketObjects } from './buckets.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
@@ -24,7 +25,7 @@ const deps = once(() => {
   return {
     ...core,
     ocr: dynamoOcrStore(core.db),
-    uploads: uploadsBucket(bucket),
+    uploads: bucketObjects(bucket),
     uploadsBucket: bucket,
     ocrQueue: onFirstUse<Queue>(async () => {
       const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../lib/adapters/sqs/queue.ts'), import('../lib/adapters/aws/sqs-client.ts')]);

@@ -1,8 +1,9 @@
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
 import { dynamoUsageStore } from '../lib/adapters/dynamo/usage.ts';
 import { recordFinalResult, recordPageResult } from '../lib/ocr/callbacks.ts';
-import { deps as coreDeps, once } from './deps.ts';
-import { uploadsBucket } from './lazy.ts';
+import { once } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
+import { bucketObjects } from './buckets.ts';
 import { ocrCallbackContracts } from './api/ocr-callbacks.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
@@ -14,7 +15,7 @@ const deps = once(() => {
   return {
     ...core,
     ocr: dynamoOcrStore(core.db),
-    uploads: uploadsBucket(core.config.uploadsBucket),
+    uploads: bucketObjects(core.config.uploadsBucket),
     // Records usage and its invoicing task only: billing-worker invoices, off the request path.
     usage: dynamoUsageStore(core.db),
   };

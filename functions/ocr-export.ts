@@ -1,8 +1,9 @@
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
 import { docxContentType } from '../lib/ocr/docx-export.ts';
 import { exportDocx, type ExportResult } from '../lib/ocr/export.ts';
-import { deps as coreDeps, once } from './deps.ts';
-import { uploadsBucket } from './lazy.ts';
+import { once } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
+import { bucketObjects } from './buckets.ts';
 import { ocrExportContracts } from './api/ocr-export.ts';
 import { httpFunction, signedIn } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
@@ -10,7 +11,7 @@ import type { HttpResult } from './http/responses.ts';
 /** `ocr-export` (DESIGN.md section 1): the Word export, the one function that carries the docx library. */
 const deps = once(() => {
   const core = coreDeps();
-  return { ...core, ocr: dynamoOcrStore(core.db), uploads: uploadsBucket(core.config.uploadsBucket) };
+  return { ...core, ocr: dynamoOcrStore(core.db), uploads: bucketObjects(core.config.uploadsBucket) };
 });
 
 /**

@@ -1,25 +1,18 @@
 import type { Speech } from '../lib/audio/speech.ts';
 import { traced } from '../lib/adapters/aws/tracing.ts';
 import { config } from '../lib/config.ts';
-
-let speech: Promise<Speech> | undefined;
+import { onceAsync } from '../lib/lazy.ts';
 
 /**
  * The text-to-speech adapter, loaded on first use: Polly on AWS; espeak-ng locally. The local one is
  * GPL-3.0 and marked external in infra/bundle.ts, so no Lambda bundle carries it.
  */
-export function speechAdapter(): Promise<Speech> {
-  speech ??= (async () => {
-    if (config().adapters === 'local') {
-      const { espeakSpeech } = await import('../lib/adapters/speech/espeak.ts');
-      return espeakSpeech();
-    }
-    const [{ PollyClient }, { parseVoiceMap, pollySpeech }] = await Promise.all([import('@aws-sdk/client-polly'), import('../lib/adapters/speech/polly.ts')]);
-    // The adapter retries throttling itself, with backoff; the SDK's own retries would multiply its attempts.
-    return pollySpeech(traced(new PollyClient({ maxAttempts: 1 })), { voiceMap: parseVoiceMap(config().voiceMap) });
-  })().catch((error: unknown) => {
-    speech = undefined;
-    throw error;
-  });
-  return speech;
-}
+export const speechAdapter = onceAsync(async (): Promise<Speech> => {
+  if (config().adapters === 'local') {
+    const { espeakSpeech } = await import('../lib/adapters/speech/espeak.ts');
+    return espeakSpeech();
+  }
+  const [{ PollyClient }, { parseVoiceMap, pollySpeech }] = await Promise.all([import('@aws-sdk/client-polly'), import('../lib/adapters/speech/polly.ts')]);
+  // The adapter retries throttling itself, with backoff; the SDK's own retries would multiply its attempts.
+  return pollySpeech(traced(new PollyClient({ maxAttempts: 1 })), { voiceMap: parseVoiceMap(config().voiceMap) });
+});

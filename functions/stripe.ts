@@ -3,6 +3,7 @@ import { readSecret } from '../lib/adapters/aws/secrets.ts';
 import { ledgerBilling } from '../lib/adapters/billing/ledger.ts';
 import type { Billing } from '../lib/billing/billing.ts';
 import { config } from '../lib/config.ts';
+import { onceAsync } from '../lib/lazy.ts';
 import { deps } from './deps.ts';
 
 /**
@@ -28,16 +29,8 @@ async function loadKeys(): Promise<StripeKeys> {
   return { secretKey: secretKey ?? stored.secretKey, webhookSecret: webhookSecret ?? stored.webhookSecret };
 }
 
-let keys: Promise<StripeKeys> | undefined;
-
-/** Read once per cold start; a failed read is forgotten so that the next request tries again. */
-function stripeKeys(): Promise<StripeKeys> {
-  keys ??= loadKeys().catch((error: unknown) => {
-    keys = undefined;
-    throw error;
-  });
-  return keys;
-}
+/** Read once per cold start; a failed read is tried again by the next request. */
+const stripeKeys = onceAsync(loadKeys);
 
 export async function webhookSecret(): Promise<string> {
   const { webhookSecret } = await stripeKeys();
@@ -45,16 +38,13 @@ export async function webhookSecret(): Promise<string> {
   return webhookSecret;
 }
 
-let client: Stripe | undefined;
-
-export async function stripeApi(): Promise<Stripe> {
-  if (client) return client;
+export const stripeApi = onceAsync(async (): Promise<Stripe> => {
   const { secretKey } = await stripeKeys();
   if (!secretKey) throw new Error('No Stripe secret key configured (STRIPE_SECRET_KEY or STRIPE_SECRET_ARN)');
   // Loaded on first use: the SDK is large, and the local runtime never needs it.
   const { stripeClient } = await import('../lib/adapters/billing/stripe.ts');
-  return (client ??= stripeClient(secretKey));
-}
+  return stripeClient(secretKey);
+});
 
 /** Overage invoicing: the table's ledger for the local runtime, Stripe on AWS. */
 export async function billingAdapter(): Promise<Billing> {

@@ -3,8 +3,9 @@ import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
 import { sweepImports } from '../lib/ocr/import.ts';
 import { sweepUploads } from '../lib/ocr/presigned-upload.ts';
-import { deps as coreDeps, once } from './deps.ts';
-import { uploadsBucket } from './lazy.ts';
+import { once } from '../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
+import { bucketObjects } from './buckets.ts';
 import { observed } from './observability.ts';
 
 /**
@@ -17,7 +18,7 @@ const deps = once(() => {
   return {
     now: core.now,
     pendingUploads: dynamoUploadStore(core.db),
-    uploads: uploadsBucket(core.config.uploadsBucket),
+    uploads: bucketObjects(core.config.uploadsBucket),
     books: dynamoBookStore(core.db),
   };
 });

@@ -1,6 +1,10 @@
+import { once } from './lazy.ts';
+
 /**
- * Runtime configuration, read from the environment once per cold start.
- * The CDK stack and the local runtime set the same variables; nothing else reads process.env.
+ * Runtime configuration, read from the environment on first use and kept for the container (once
+ * per cold start): the local runtime and the tests set the environment before that first use. The
+ * CDK stack (infra/stack.ts) and the local runtime (infra/local/state.ts) set these variables;
+ * lib/ and functions/ read no others, save those of the SDK and Powertools (AWS_*, LOG_LEVEL).
  */
 export type AuthConfig =
   | { mode: 'secret'; secret?: string; secretArn?: string; issuer?: string; audience?: string }
@@ -87,9 +91,4 @@ export function readConfig(): Config {
   };
 }
 
-let cached: Config | undefined;
-export const config = (): Config => (cached ??= readConfig());
-/** For tests and the local runtime, which set the environment after import. */
-export const resetConfig = (): void => {
-  cached = undefined;
-};
+export const config = once(readConfig);

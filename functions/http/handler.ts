@@ -7,9 +7,10 @@ import type { Caller } from '../../lib/auth/caller.ts';
 import type { User } from '../../lib/auth/users.ts';
 import { config } from '../../lib/config.ts';
 import { badRequest } from '../../lib/errors.ts';
+import { once } from '../../lib/lazy.ts';
 import { logger } from '../../lib/log.ts';
 import type { Objects } from '../../lib/objects.ts';
-import { uploadsBucket } from '../lazy.ts';
+import { bucketObjects } from '../buckets.ts';
 import { count, metricNames, observed } from '../observability.ts';
 import type { BodyOf, Contract, QueryOf, Schema } from '../api/contract.ts';
 import { routeKey, routes, type FunctionName, type Route } from '../routes.ts';
@@ -48,7 +49,8 @@ export interface HttpFunctionOptions<C extends Record<string, Contract>> {
   answers?: () => Objects;
 }
 
-let answersBucket: Objects | undefined;
+/** The default place for big answers: one per container, shared by every handler. */
+const answersBucket = once((): Objects => bucketObjects(config().uploadsBucket));
 
 /** The signed-in user of a route whose auth mode guarantees one. */
 export function signedIn(request: Pick<Request, 'caller'>): User {
@@ -76,7 +78,7 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
     });
   if (!options.authDeps && [...own.values()].some((r) => r.auth !== 'none')) throw new Error(`${options.name}: routes need authDeps`);
 
-  const answers = options.answers ?? (() => (answersBucket ??= uploadsBucket(config().uploadsBucket)));
+  const answers = options.answers ?? answersBucket;
   const dispatch = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
     const route = own.get(event.routeKey);
     const handler = handlers[event.routeKey];

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import type { AuthConfig } from '../config.ts';
+import { onceAsync } from '../lazy.ts';
 
 /**
  * Bearer token verification with jose against an explicit algorithm allow-list: a shared secret
@@ -50,17 +51,9 @@ export function createTokenVerifier(auth: AuthConfig, loadSecret: () => Promise<
     const jwks: JWTVerifyGetKey = createRemoteJWKSet(new URL(auth.jwksUrl));
     verify = (token) => jwtVerify(token, jwks, { ...options, algorithms: jwksAlgorithms });
   } else {
-    let key: Promise<Uint8Array> | undefined;
-    verify = async (token) => {
-      // Loaded once per container; a failed load is forgotten so the next request tries again.
-      key ??= loadSecret()
-        .then((secret) => new TextEncoder().encode(secret))
-        .catch((error: unknown) => {
-          key = undefined;
-          throw error;
-        });
-      return jwtVerify(token, await key, { ...options, algorithms: secretAlgorithms });
-    };
+    // Loaded once per container; a failed load is tried again by the next request.
+    const key = onceAsync(async () => new TextEncoder().encode(await loadSecret()));
+    verify = async (token) => jwtVerify(token, await key(), { ...options, algorithms: secretAlgorithms });
   }
   return async (token) => {
     let payload: { sub?: string; exp?: number; iat?: number };

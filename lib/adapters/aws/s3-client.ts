@@ -1,11 +1,10 @@
 import { S3Client } from '@aws-sdk/client-s3';
+import { once } from '../../lazy.ts';
 import { traced } from './tracing.ts';
 
-let client: S3Client | undefined;
-
 /** The process's S3 client (see clients.ts), traced. Presigned URLs are unaffected: SigV4 never signs X-Amzn-Trace-Id. */
-export function s3Client(): S3Client {
-  return (client ??= traced(
+export const s3Client = once(() =>
+  traced(
     new S3Client({
       // The local stand-in serves buckets by path, not by virtual host.
       forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3),
@@ -13,5 +12,5 @@ export function s3Client(): S3Client {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
     }),
-  ));
-}
+  ),
+);

@@ -1,7 +1,6 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { once } from '../../lazy.ts';
 import { traced } from './tracing.ts';
 
-let client: SQSClient | undefined;
-
 /** The process's SQS client (see clients.ts), traced. */
-export const sqsClient = (): SQSClient => (client ??= traced(new SQSClient({})));
+export const sqsClient = once(() => traced(new SQSClient({})));

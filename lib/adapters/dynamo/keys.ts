@@ -1,39 +1,8 @@
 /**
- * Every key of the single table is built here (DESIGN.md section 4). Items carry `type` as well.
- *
- * | record            | pk                  | sk                          | indexes                                        |
- * | ----------------- | ------------------- | --------------------------- | ---------------------------------------------- |
- * | User              | USER#<id>           | PROFILE                     |                                                |
- * | Subscription      | USER#<id>           | SUBSCRIPTION                |                                                |
- * | Creator sub.      | USER#<id>           | CREATORSUB#<creatorId>      |                                                |
- * | Usage period      | USER#<id>           | USAGE#<periodStart>         |                                                |
- * | Inbox counters    | USER#<id>           | INBOX                       |                                                |
- * | Notification      | USER#<recipient>    | NOTIFICATION#<id>           | gsi1 INBOX#<recipient> / <seq>; gsi2 UNREAD#.. |
- * | Device token      | USER#<id>           | DEVICE#<sha256(token)>      | gsi1 DEVICE#<sha256(token)> / <userId>         |
- * | Book              | BOOK#<id>           | BOOK                        |                                                |
- * | Line              | BOOK#<id>           | LINE#<lineId>               | line ids of a book increase in book order      |
- * | Audio files       | AUDIO#<bookId>#     | <shard 00-ff>               | a book's stored MP3s in one voice, one         |
- * |                   | <voice>             |                             | attribute each, lines spread by hash           |
- * | Book import       | IMPORT#<importKey>  | IMPORT                      | gsi2 OPENIMPORTS / <startedAt>#<key> until done|
- * | File              | FILE#<id>           | FILE                        |                                                |
- * | BookText          | BOOKTEXT#<id>       | BOOKTEXT                    | gsi1 OWNER#<userId> / <createdAt>#<id>;        |
- * |                   |                     |                             | gsi2 OWNER#<userId>#<status> / <createdAt>#<id>|
- * | BookText page     | BOOKTEXT#<id>       | PAGE#<10-digit pageNumber>  | one item per page                              |
- * |                   |                     |                             | catalogue CATALOGUE#<visibility> / byDate,     |
- * |                   |                     |                             | byName, byPages (three catalogue indexes)      |
- * | Catalogue counts  | CATALOGUE           | COUNTS                      | `public`, `private`: BookTexts of each         |
- * | Owner's counts    | USER#<id>           | CATALOGUE                   | `private`: the owner's private BookTexts       |
- * | OCR job           | OCRJOB#<jobId>      | OCRJOB                      | jobId -> bookTextId; unique per job            |
- * | Upload (presign)  | UPLOAD#<id>         | UPLOAD                      | gsi2 UNCLAIMEDUPLOADS / <createdAt>#<id> while |
- * |                   |                     |                             | unclaimed (the sweeper's list)                 |
- * | Open uploads      | USER#<id>           | UPLOADS                     | `open`: the user's unclaimed uploads (the cap) |
- * | Usage log         | OCRJOB#<jobId>      | USAGE                       | one per job, whatever its completions; while   |
- * |                   |                     |                             | `pending` also the invoicing task: gsi1        |
- * |                   |                     |                             | INVOICING#PENDING / <createdAt>#<jobId>        |
- * | Invoice (ledger)  | USER#<id>           | INVOICE#<createdAt>#<id>    | local billing ledger: one per usage record     |
- * | Stripe event      | STRIPEEVENT#<id>    | EVENT                       | webhook events already applied (expire by ttl) |
- * | AudioJob          | AUDIOJOB#<id>       | AUDIOJOB                    | gsi1 AUDIOJOBS / <createdAt>#<id> (newest first)|
- * | AudioJob chunk    | AUDIOJOB#<id>       | CHUNK#<n>                   | a chunk already counted                        |
+ * Every key of the single table is built here; the physical schema (key attributes, GSIs) is in
+ * schema.ts. The list of records, their keys and indexes is the README's table ("Data: one DynamoDB
+ * table"), kept in one place rather than copied here. Every item also carries `entity`, its record
+ * type (table.ts).
  */
 export type Key = {
   pk: string;

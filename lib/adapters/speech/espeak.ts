@@ -2,6 +2,7 @@ import type { WasmMediaEncoder } from 'wasm-media-encoders';
 import { VoiceRejected, type Speech } from '../../audio/speech.ts';
 import { splitText } from '../../audio/text-chunks.ts';
 import type { SpeechLanguage, VoiceId } from '../../audio/voices.ts';
+import { onceAsync } from '../../lazy.ts';
 import { logger } from '../../log.ts';
 
 /**
@@ -81,24 +82,17 @@ interface Engine {
 // A variable specifier: TypeScript does not look for the (missing) declarations of the package.
 const espeakPackage: string = '@echogarden/espeak-ng-emscripten';
 
-let engine: Promise<Engine> | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
-function loadEngine(): Promise<Engine> {
-  engine ??= (async () => {
-    const [{ default: createEspeak }, { createMp3Encoder }] = await Promise.all([
-      import(espeakPackage) as Promise<{ default: EspeakModuleFactory }>,
-      import('wasm-media-encoders'),
-    ]);
-    // Emscripten's stdout and stderr: nothing is expected on either; a warning goes to the log.
-    const espeak = await createEspeak({ print: () => {}, printErr: (text) => logger.warn('espeak-ng', { text }) });
-    return { worker: new espeak.eSpeakNGWorker(), encoder: await createMp3Encoder(), voice: undefined };
-  })().catch((error: unknown) => {
-    engine = undefined; // the next call tries again
-    throw error;
-  });
-  return engine;
-}
+const loadEngine = onceAsync(async (): Promise<Engine> => {
+  const [{ default: createEspeak }, { createMp3Encoder }] = await Promise.all([
+    import(espeakPackage) as Promise<{ default: EspeakModuleFactory }>,
+    import('wasm-media-encoders'),
+  ]);
+  // Emscripten's stdout and stderr: nothing is expected on either; a warning goes to the log.
+  const espeak = await createEspeak({ print: () => {}, printErr: (text) => logger.warn('espeak-ng', { text }) });
+  return { worker: new espeak.eSpeakNGWorker(), encoder: await createMp3Encoder(), voice: undefined };
+});
 
 /** Runs `task` after every task queued before it has settled: one synthesis at a time. */
 function exclusive<T>(task: () => Promise<T>): Promise<T> {
@@ -134,7 +128,7 @@ export function espeakSpeech(): Speech {
           return await render(current, espeakVoice, style, chunks);
         } catch (error) {
           // A WebAssembly trap leaves the engine unusable: start a fresh one on the next call.
-          if (error instanceof Error && error.name === 'RuntimeError') engine = undefined;
+          if (error instanceof Error && error.name === 'RuntimeError') loadEngine.forget();
           throw error;
         }
       });
