@@ -3,7 +3,8 @@ import { dynamoProcessedEvents } from '../lib/adapters/dynamo/stripe-events.ts';
 import { applyStripeEvent, type WebhookEvent } from '../lib/billing/webhook.ts';
 import { badRequest } from '../lib/errors.ts';
 import { billingContracts } from './api/billing-webhook.ts';
-import { once } from '../lib/lazy.ts';
+import type { Customers } from '../lib/billing/billing.ts';
+import { once, onFirstUse } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { httpFunction, type Request } from './http/handler.ts';
 import { stripeApi, webhookSecret } from './stripe.ts';
@@ -14,10 +15,7 @@ const deps = once(() => {
   return {
     ...core,
     events: dynamoProcessedEvents(core.db, core.now),
-    async customerUserId(customerId: string) {
-      const customer = await (await stripeApi()).customers.retrieve(customerId);
-      return customer.deleted ? undefined : customer.metadata.userId;
-    },
+    customers: onFirstUse<Customers>(async () => (await import('../lib/adapters/billing/stripe.ts')).stripeCustomers(await stripeApi())),
   };
 });
 

@@ -27,6 +27,12 @@ export interface Billing {
   invoiceOverage(charge: OverageCharge): Promise<Invoice>;
 }
 
+/** The payment provider's customers: which user each one was made for. */
+export interface Customers {
+  /** The user id a customer was made for; undefined when it names none or is deleted. */
+  userIdOf(customerId: string): Promise<string | undefined>;
+}
+
 /** An overage invoice as the CLI's `billing invoices USER_ID` prints it (local-runtime.md). */
 export interface InvoiceRecord {
   jobId: string;

@@ -1,3 +1,4 @@
+import type { Customers } from './billing.ts';
 import { logger } from '../log.ts';
 import { calendarMonth, type SubscriptionStatus, type SubscriptionStore } from './subscriptions.ts';
 import type { TierCatalogue } from './tiers.ts';
@@ -48,8 +49,7 @@ export interface WebhookDeps {
   subscriptions: Pick<SubscriptionStore, 'putIfNewer'>;
   events: ProcessedEvents;
   catalogue: TierCatalogue;
-  /** The `metadata.userId` of a Stripe customer; undefined when it has none or is deleted. */
-  customerUserId(customerId: string): Promise<string | undefined>;
+  customers: Customers;
   now(): Date;
 }
 
@@ -92,7 +92,7 @@ const customerId = (s: StripeSubscription) => (typeof s.customer === 'string' ? 
 async function userIdOf(deps: WebhookDeps, subscription: StripeSubscription): Promise<string | undefined> {
   if (subscription.metadata?.userId) return subscription.metadata.userId;
   const customer = customerId(subscription);
-  return customer ? deps.customerUserId(customer) : undefined;
+  return customer ? deps.customers.userIdOf(customer) : undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { stripeBilling, stripeClient } from '../../lib/adapters/billing/stripe.ts';
+import { stripeBilling, stripeClient, stripeCustomers } from '../../lib/adapters/billing/stripe.ts';
 import type { OverageCharge } from '../../lib/billing/billing.ts';
 
 /** One request the SDK made, as Stripe would receive it. */
@@ -128,5 +128,19 @@ describe('Stripe billing adapter', () => {
 
   it('builds a client that retries twice', () => {
     expect(stripeClient('sk_test_x').getMaxNetworkRetries()).toBe(2);
+  });
+});
+
+describe('Stripe customers adapter', () => {
+  it('names the user a customer was made for, and no one for a deleted customer', async () => {
+    const api = fakeStripe((sent) =>
+      sent.path === '/v1/customers/cus_1'
+        ? { status: 200, body: { id: 'cus_1', object: 'customer', metadata: { userId: '65a1b2c3d4e5f60718293a4b' } } }
+        : { status: 200, body: { id: 'cus_2', object: 'customer', deleted: true } },
+    );
+    const customers = stripeCustomers(client(api.fetch));
+    expect(await customers.userIdOf('cus_1')).toBe('65a1b2c3d4e5f60718293a4b');
+    expect(await customers.userIdOf('cus_2')).toBeUndefined();
+    expect(api.sent.map((s) => `${s.method} ${s.path}`)).toEqual(['GET /v1/customers/cus_1', 'GET /v1/customers/cus_2']);
   });
 });

@@ -22,9 +22,11 @@ function fakes(customers: Record<string, { userId?: string }> = {}) {
       remember: async (id) => void remembered.add(id),
     },
     catalogue: defaultCatalogue,
-    async customerUserId(customerId) {
-      customerLookups.push(customerId);
-      return customers[customerId]?.userId;
+    customers: {
+      async userIdOf(customerId: string) {
+        customerLookups.push(customerId);
+        return customers[customerId]?.userId;
+      },
     },
     now: () => new Date('2026-03-15T12:00:00.000Z'),
   };

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { Billing } from '../../billing/billing.ts';
+import type { Billing, Customers } from '../../billing/billing.ts';
 
 const timeoutMs = 5_000;
 const maxNetworkRetries = 2;
@@ -61,3 +61,11 @@ export function stripeBilling(stripe: Stripe): Billing {
     },
   };
 }
+
+/** Stripe's customers carry the user id they were made for in `metadata.userId`. */
+export const stripeCustomers = (stripe: Stripe): Customers => ({
+  async userIdOf(customerId) {
+    const customer = await stripe.customers.retrieve(customerId);
+    return customer.deleted ? undefined : customer.metadata.userId;
+  },
+});
