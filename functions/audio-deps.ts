@@ -5,7 +5,7 @@ import type { Queue } from '../lib/queue.ts';
 import { once, onFirstUse } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';
-import { speechAdapter } from './speech.ts';
+import { speechAdapter } from './adapters/speech.ts';
 
 /** What audio-api and audio-worker work with: books, audio jobs, the audio bucket, speech and the audio queue. */
 export const audioDeps = once(() => {

@@ -8,7 +8,7 @@ import { usageInfoOf } from '../lib/billing/usage.ts';
 import { once } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { count, metricNames, observed, seconds } from './observability.ts';
-import { billingAdapter } from './stripe.ts';
+import { billingAdapter } from './adapters/billing.ts';
 
 /**
  * `billing-worker`: invoices the overage of completed OCR jobs off the request path (issue 12). Run

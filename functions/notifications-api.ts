@@ -1,12 +1,9 @@
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
-import { SNSClient } from '@aws-sdk/client-sns';
 import { once } from '../lib/lazy.ts';
+import { pushAdapter } from './adapters/push.ts';
 import { deps as coreDeps } from './deps.ts';
-import { traced } from '../lib/adapters/aws/tracing.ts';
 import { dynamoDeviceStore } from '../lib/adapters/dynamo/devices.ts';
 import { dynamoNotificationStore } from '../lib/adapters/dynamo/notifications.ts';
-import { logPush } from '../lib/adapters/push/log.ts';
-import { snsPush } from '../lib/adapters/push/sns.ts';
 import { registerDevice, unregisterDevice } from '../lib/notifications/devices.ts';
 import { listNotifications, markAllRead, markRead, unreadCount } from '../lib/notifications/inbox.ts';
 import { notificationContracts } from './api/notifications-api.ts';
@@ -18,7 +15,7 @@ const deps = once(() => {
     ...core,
     notifications: dynamoNotificationStore(core.db),
     devices: dynamoDeviceStore(core.db),
-    push: core.config.adapters === 'local' ? logPush() : snsPush(traced(new SNSClient({})), core.config.pushApplicationArns),
+    push: pushAdapter(),
   };
 });
 

@@ -1,10 +1,7 @@
 import type Stripe from 'stripe';
 import { readSecret } from '../lib/adapters/aws/secrets.ts';
-import { ledgerBilling } from '../lib/adapters/billing/ledger.ts';
-import type { Billing } from '../lib/billing/billing.ts';
 import { config } from '../lib/config.ts';
 import { onceAsync } from '../lib/lazy.ts';
-import { deps } from './deps.ts';
 
 /**
  * Stripe's API key and webhook signing secret, for the functions that talk to Stripe: inline
@@ -45,10 +42,3 @@ export const stripeApi = onceAsync(async (): Promise<Stripe> => {
   const { stripeClient } = await import('../lib/adapters/billing/stripe.ts');
   return stripeClient(secretKey);
 });
-
-/** Overage invoicing: the table's ledger for the local runtime, Stripe on AWS. */
-export async function billingAdapter(): Promise<Billing> {
-  if (config().adapters === 'local') return ledgerBilling(deps().db);
-  const [{ stripeBilling }, api] = await Promise.all([import('../lib/adapters/billing/stripe.ts'), stripeApi()]);
-  return stripeBilling(api);
-}
