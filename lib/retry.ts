@@ -23,8 +23,8 @@ export interface Backoff {
 export interface RetryPolicy<T, R extends T = T> extends Backoff {
   /** An error worth another try; any other is thrown at once. Default: none is. */
   retryable?: (error: unknown) => boolean;
-  /** Retry until a result passes this; the others are tried again. Default: any result does. */
-  until?: (result: T) => result is R;
+  /** Retry until a result passes this (a type guard narrows the answer to R); the others are tried again. Default: any result does. */
+  until?: ((result: T) => result is R) | ((result: T) => boolean);
   /** When set, running out of attempts throws a RetriesExhausted with this message, not the last error. */
   gaveUp?: string;
 }
