@@ -8,6 +8,7 @@ import {
   type BatchWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Book, BookImport, BookStore, Line } from '../../books/book.ts';
+import { policies, retry } from '../../retry.ts';
 import { keys } from './keys.ts';
 import { failedConditions, ifConditionHolds, oldestBefore, queryAll, record, untilProcessed, type Db } from './table.ts';
 
@@ -65,7 +66,8 @@ export function dynamoBookStore(db: Db): BookStore {
 
     async beginImport(importKey, at, bookIdOf) {
       const Key = keys.bookImport(importKey);
-      for (let attempt = 0; attempt < 10; attempt++) {
+      // Read, then write only if the record is still as read: a racing writer makes this try again.
+      const start = async () => {
         const { Item } = await db.client.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
         const current = Item ? record<BookImport>(Item) : undefined;
         if (current?.state === 'done') return current;
@@ -83,9 +85,9 @@ export function dynamoBookStore(db: Db): BookStore {
             }),
           ),
         );
-        if (written) return next;
-      }
-      throw new Error('The import record kept changing');
+        return written ? next : undefined;
+      };
+      return retry(start, { ...policies.contention, attempts: 10, until: (started) => started !== undefined, gaveUp: 'The import record kept changing' });
     },
 
     async finishImport(started, book, lines) {

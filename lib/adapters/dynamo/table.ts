@@ -50,10 +50,8 @@ export const isConflictOnly = (error: unknown): boolean =>
   (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict') &&
   !(error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed');
 
+/** A fixed wait (polling a table's state); retries of a call wait by lib/retry.ts. */
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Before retry `attempt` of a contended transaction: a random wait that doubles per attempt, so racers spread out. */
-export const contentionPause = (attempt: number) => pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
 
 /**
  * The oldest `limit` records of a sparse gsi2 list (partition `list`, sort key `<timestamp>#<id>`)
