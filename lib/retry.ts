@@ -6,8 +6,9 @@
  *
  * Retries that keep their own rules, on purpose: Stripe's SDK (`maxNetworkRetries`, it reuses the
  * call's idempotency key), the billing worker's schedule (minutes apart and persisted in the outbox,
- * lib/billing/invoicing.ts), the OCR worker (a separate client that may not import this), and the
- * waits for a table or a local stand-in to come up (deadlines on a state, not retries of a call).
+ * lib/billing/invoicing.ts), the OCR worker's calls to the service (ocr-worker/client/http-api.ts,
+ * waits sized for a service restart), and the waits for a table or a local stand-in to come up
+ * (deadlines on a state, not retries of a call).
  */
 
 export interface Backoff {

@@ -3,6 +3,7 @@ import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { batchPut } from '../../lib/adapters/dynamo/books.ts';
+import { dynamoLedger } from '../../ocr-worker/adapters/dynamo-ledger.ts';
 import { batchGet } from '../../lib/adapters/dynamo/table.ts';
 import { policies } from '../../lib/retry.ts';
 
@@ -50,5 +51,11 @@ describe('DynamoDB batches', () => {
     dynamo.on(BatchWriteCommand).resolves({ UnprocessedItems: { maktaba: [put] } });
     await expect(settle(batchPut(db, [key(1)]))).rejects.toThrow(/unprocessed after 9 attempts/);
     expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(9);
+  });
+
+  it("bounds the OCR worker ledger's reads of done pages the same way", async () => {
+    dynamo.on(BatchGetCommand).resolves({ Responses: { ledger: [] }, UnprocessedKeys: { ledger: { Keys: [{ jobId: 'j', item: 'page#00001' }] } } });
+    await expect(settle(dynamoLedger(db.client, 'ledger').donePages('j', [1]))).rejects.toThrow(/unprocessed after 9 attempts/);
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(9);
   });
 });
