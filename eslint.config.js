@@ -22,8 +22,8 @@ export default tseslint.config(
     },
   },
   {
-    // The OCR worker is a client of the service (issue 13): it may share its types and published
-    // limits, never call its domain, handlers or infrastructure code.
+    // The OCR worker is a client of the service (issue 13): it may share its types, published
+    // limits and retry policies (lib/retry.ts, issue 16), never call its domain, handlers or infrastructure code.
     files: ['ocr-worker/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -31,7 +31,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/functions/**', '**/infra/**'], message: 'The OCR worker is a client of the service: it calls the API, not its code.' },
-            { regex: '(^|/)lib/(?!ocr/page\\.ts$)', allowTypeImports: true, message: 'Only types (and the page limits of lib/ocr/page.ts) from the service.' },
+            { regex: '(^|/)lib/(?!ocr/page\\.ts$|retry\\.ts$)', allowTypeImports: true, message: 'Only types (and the page limits of lib/ocr/page.ts, the retry policies of lib/retry.ts) from the service.' },
           ],
         },
       ],

@@ -8,6 +8,8 @@ import type { UsageLog } from './usage.ts';
  * completions commit, usage.ts), off the request path, retrying with backoff until each is settled.
  * Every provider call carries the log's usageId as its idempotency key, so an attempt that died
  * half-way (the draft invoice made, the function gone) is finished, never repeated, by the next.
+ * Not a lib/retry.ts policy: the attempts are minutes apart, across runs, so the schedule is
+ * persisted with each log (its outbox), not waited out in one process.
  */
 export const invoicingSchedule = {
   /** Attempts per log; the last failure settles it `invoice_failed`. */

@@ -2,6 +2,7 @@ import { internal, notFound } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
+import { policies, retry, RetriesExhausted } from '../retry.ts';
 import type { BookText, OcrStore, StoredText, TextPlacement, TextWrite } from './book-text.ts';
 
 /** Text longer than this goes to storage; the record keeps a preview (SPEC.md section 8). */
@@ -55,24 +56,29 @@ export async function writeWithText(
   if (placement && written.replaced?.version !== placement.stored?.version) await removeQuietly(uploads, jobId, written.replaced);
 }
 
-/** Reads of a stored text try the record again this many times when a newer text replaced it meanwhile. */
-const textReadAttempts = 3;
-
-/** The BookText's whole text: from storage when only a preview is kept in the record. */
+/**
+ * The BookText's whole text: from storage when only a preview is kept in the record. A text missing
+ * from storage was replaced meanwhile (an object is removed only after a newer text is recorded), so
+ * the record is read again for it (policies.textRead).
+ */
 export async function fullText(deps: { ocr: Pick<OcrStore, 'get'>; uploads: Objects }, book: BookText): Promise<string> {
   let current = book;
-  for (let attempt = 1; ; attempt++) {
+  const read = async (attempt: number) => {
+    if (attempt > 1) {
+      const again = await deps.ocr.get(current.bookTextId);
+      if (!again) throw notFound('Book not found');
+      current = again;
+    }
     if (!current.storedText) return current.extractedText;
-    const text = await deps.uploads.getText(textKey(current.jobId, current.storedText.version));
-    if (text !== undefined) return text;
-    if (attempt >= textReadAttempts) break;
-    // The object is removed only after a newer text is recorded: read the record again for it.
-    const again = await deps.ocr.get(current.bookTextId);
-    if (!again) throw notFound('Book not found');
-    current = again;
+    return deps.uploads.getText(textKey(current.jobId, current.storedText.version));
+  };
+  try {
+    return await retry(read, { ...policies.textRead, until: (text) => text !== undefined });
+  } catch (error) {
+    if (!(error instanceof RetriesExhausted)) throw error;
+    logger.error('A stored text named by its record is missing', { bookTextId: current.bookTextId, version: current.storedText?.version });
+    throw internal('The full text is missing from storage');
   }
-  logger.error('A stored text named by its record is missing', { bookTextId: current.bookTextId, version: current.storedText.version });
-  throw internal('The full text is missing from storage');
 }
 
 export const hasFullText = (book: Pick<BookText, 'storedText'>): boolean => Boolean(book.storedText);

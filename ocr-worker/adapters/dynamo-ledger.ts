@@ -9,6 +9,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { policies, retry } from '../../lib/retry.ts';
 import type { JobEntry, JobLedger, PageEntry } from '../job/ledger.ts';
 
 /**
@@ -21,7 +22,9 @@ const ttlSeconds = 30 * 24 * 3600;
 const jobItem = 'job';
 const pageItem = (n: number) => `page#${String(n).padStart(5, '0')}`;
 /** Two workers counting pages of one job at the same instant conflict; a few quick tries settle it. */
-const conflictAttempts = 8;
+const pageContention = { ...policies.contention, attempts: 8 };
+const isConflict = (error: unknown) =>
+  error instanceof TransactionCanceledException && Boolean(error.CancellationReasons?.some((r) => r.Code === 'TransactionConflict'));
 
 interface JobRow extends JobEntry {
   item: string;
@@ -36,7 +39,6 @@ interface PageRow extends PageEntry {
 const entryOf = ({ item: _item, expiresAt: _expiresAt, ...entry }: JobRow): JobEntry => entry;
 const pageOf = ({ jobId: _jobId, item: _item, expiresAt: _expiresAt, ...entry }: PageRow): PageEntry => entry;
 const conditionFailed = (error: unknown) => (error as Error).name === 'ConditionalCheckFailedException';
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string): JobLedger {
   const getJob = async (jobId: string) =>
@@ -62,17 +64,22 @@ export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string):
     async donePages(jobId, pageNumbers) {
       const done = new Set<number>();
       for (let i = 0; i < pageNumbers.length; i += 100) {
-        let keys: Record<string, unknown>[] | undefined = pageNumbers.slice(i, i + 100).map((n) => ({ jobId, item: pageItem(n) }));
-        for (let attempt = 0; keys?.length; attempt++) {
-          if (attempt > 0) await pause(Math.min(1_000, 50 * 2 ** attempt));
+        let keys: Record<string, unknown>[] = pageNumbers.slice(i, i + 100).map((n) => ({ jobId, item: pageItem(n) }));
+        // Keys left unprocessed are read again; still left after the last attempt, the call fails.
+        const read = async () => {
           const out: BatchGetCommandOutput = await client.send(
             new BatchGetCommand({
               RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true, ProjectionExpression: 'pageNumber' } },
             }),
           );
           for (const row of out.Responses?.[tableName] ?? []) done.add(row.pageNumber as number);
-          keys = out.UnprocessedKeys?.[tableName]?.Keys;
-        }
+          return (keys = out.UnprocessedKeys?.[tableName]?.Keys ?? []);
+        };
+        await retry(read, {
+          ...policies.unprocessedItems,
+          until: (left) => left.length === 0,
+          gaveUp: `DynamoDB kept ledger keys unprocessed after ${policies.unprocessedItems.attempts} attempts`,
+        });
       }
       return done;
     },
@@ -101,7 +108,7 @@ export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string):
       const job = await getJob(jobId);
       if (!job) throw new Error(`job ${jobId} is not in the ledger`);
       const row: PageRow = { ...page, jobId, item: pageItem(page.pageNumber), expiresAt: job.expiresAt };
-      for (let attempt = 1; ; attempt++) {
+      const counted = await retry(async () => {
         try {
           await client.send(
             new TransactWriteCommand({
@@ -119,16 +126,14 @@ export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string):
               ],
             }),
           );
-          return { counted: true, pagesDone: (await getJob(jobId))!.pagesDone };
+          return true;
         } catch (error) {
-          if (!(error instanceof TransactionCanceledException)) throw error;
-          const [pageReason] = error.CancellationReasons ?? [];
-          if (pageReason?.Code === 'ConditionalCheckFailed') return { counted: false, pagesDone: (await getJob(jobId))!.pagesDone };
-          const conflict = error.CancellationReasons?.some((r) => r.Code === 'TransactionConflict');
-          if (!conflict || attempt >= conflictAttempts) throw error;
-          await pause(Math.random() * 20 * attempt);
+          // The page was counted before (a redelivery): nothing more to count.
+          if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
+          throw error;
         }
-      }
+      }, { ...pageContention, retryable: isConflict });
+      return { counted, pagesDone: (await getJob(jobId))!.pagesDone };
     },
 
     async claimFinish(jobId, owner, now, leaseMs) {

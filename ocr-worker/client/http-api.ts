@@ -26,7 +26,10 @@ export interface HttpApiOptions {
   timeoutMs?: number;
   /** Attempts per call when the service does not answer (5xx, 429, timeout, network). */
   attempts?: number;
-  /** First pause between attempts; each next one is four times longer, with jitter. */
+  /**
+   * First pause between attempts; each next one is four times longer, with jitter. Not a lib/retry.ts
+   * policy: the waits (about 0.5, 2, 8 s) ride out a service restart, and job/finish.ts sizes its lease on them.
+   */
   backoffMs?: number;
   fetch?: typeof fetch;
   pause?: (ms: number) => Promise<void>;

@@ -2,6 +2,7 @@ import Stripe from 'stripe';
 import type { Billing, Customers } from '../../billing/billing.ts';
 
 const timeoutMs = 5_000;
+/** Stripe's SDK retries itself, not by lib/retry.ts: it knows which answers are safe to repeat and reuses the idempotency key. */
 const maxNetworkRetries = 2;
 /** The SDK's longest wait between two tries of a request. */
 const maxRetryDelayMs = 5_000;

@@ -1,7 +1,8 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AudioJob, AudioJobStore } from '../../audio/audio-job.ts';
 import { keys } from './keys.ts';
-import { contentionPause, failedConditions, ifConditionHolds, isContention, queryAll, record, type Db } from './table.ts';
+import { policies, retry } from '../../retry.ts';
+import { failedConditions, ifConditionHolds, isContention, queryAll, record, type Db } from './table.ts';
 
 /** Chunk markers outlive any redelivery of their message (SQS keeps messages at most 14 days). */
 const markerSeconds = 30 * 24 * 3600;
@@ -62,8 +63,7 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
     async countChunk(jobId, chunk, lines, at) {
       const marker = { ...keys.audioJobChunk(jobId, chunk), entity: 'AudioJobChunk', jobId, chunk, lines, ttl: Math.floor(Date.parse(at) / 1000) + markerSeconds };
       // Chunks finishing together write the same job item: a transaction conflict is retried, not lost.
-      for (let attempt = 0; ; attempt++) {
-        if (attempt > 0) await contentionPause(attempt);
+      const counted = await retry(async () => {
         try {
           await db.client.send(
             new TransactWriteCommand({
@@ -81,12 +81,13 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
               ],
             }),
           );
-          return get(jobId);
+          return true;
         } catch (error) {
-          if (failedConditions(error)?.includes(0)) return undefined;
-          if (!isContention(error) || attempt >= 12) throw error;
+          if (failedConditions(error)?.includes(0)) return false;
+          throw error;
         }
-      }
+      }, { ...policies.contention, retryable: isContention });
+      return counted ? get(jobId) : undefined;
     },
 
     async setProgress(jobId, progress, at) {

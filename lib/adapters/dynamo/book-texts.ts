@@ -8,7 +8,8 @@ import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { keys } from './keys.ts';
 import { catalogue } from './catalogue.ts';
 import { maxWindow } from '../../paging.ts';
-import { batchGet, contentionPause, countAll, failedConditions, ifConditionHolds, isConflictOnly, keyFits, queryAll, record, type Db } from './table.ts';
+import { policies, retry } from '../../retry.ts';
+import { batchGet, countAll, failedConditions, ifConditionHolds, isConflictOnly, keyFits, queryAll, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
 export { bookTextItem };
@@ -40,15 +41,7 @@ function countMoves(TableName: string, userId: string, moves: Partial<Record<Vis
 
 /** Sends a transaction again while it only collides with others in flight (the catalogue counters are shared). */
 async function transact(db: Db, input: TransactWriteCommandInput): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await db.client.send(new TransactWriteCommand(input));
-      return;
-    } catch (error) {
-      if (!isConflictOnly(error) || attempt >= 12) throw error;
-      await contentionPause(attempt);
-    }
-  }
+  await retry(() => db.client.send(new TransactWriteCommand(input)), { ...policies.contention, retryable: isConflictOnly });
 }
 
 export function dynamoOcrStore(db: Db): OcrStore {
@@ -77,18 +70,15 @@ export function dynamoOcrStore(db: Db): OcrStore {
    * Runs `write` against the record as last read; when its condition fails because another writer
    * changed what it depends on, reads again and retries (a bounded number of times).
    */
-  const withCurrent = async <T>(book: BookText, write: (current: BookText) => Promise<T>, isStale: (error: unknown) => boolean): Promise<T> => {
-    for (let attempt = 0; ; attempt++) {
-      const current = attempt === 0 ? book : await get(book.bookTextId);
-      if (!current) throw new Error(`BookText ${book.bookTextId} is gone`);
-      try {
-        return await write(current);
-      } catch (error) {
-        if (!isStale(error) || attempt >= 8) throw error;
-        await contentionPause(attempt);
-      }
-    }
-  };
+  const withCurrent = <T>(book: BookText, write: (current: BookText) => Promise<T>, isStale: (error: unknown) => boolean): Promise<T> =>
+    retry(
+      async (attempt) => {
+        const current = attempt === 1 ? book : await get(book.bookTextId);
+        if (!current) throw new Error(`BookText ${book.bookTextId} is gone`);
+        return write(current);
+      },
+      { ...policies.contention, attempts: 9, retryable: isStale },
+    );
 
   /** Callbacks arrive out of order; the count only goes up, so a late small one cannot undo progress. */
   const raisePagesProcessed = (bookTextId: string, pages: number) =>

@@ -8,13 +8,14 @@ import {
   type BatchWriteCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import type { Book, BookImport, BookStore, Line } from '../../books/book.ts';
+import { policies, retry } from '../../retry.ts';
 import { keys } from './keys.ts';
-import { failedConditions, ifConditionHolds, oldestBefore, pause, queryAll, record, type Db } from './table.ts';
+import { failedConditions, ifConditionHolds, oldestBefore, queryAll, record, untilProcessed, type Db } from './table.ts';
 
 /** Batches in flight at once: a book of thousands of lines is written in seconds, not minutes. */
 const batchesInFlight = 4;
 
-/** BatchWriteItem takes 25 puts; unprocessed ones are retried with backoff until none remain. */
+/** BatchWriteItem takes 25 puts; unprocessed ones are sent again (policies.unprocessedItems). */
 export const batchPut = (db: Db, items: Record<string, unknown>[]): Promise<void> => batchWrite(db, items.map((Item) => ({ PutRequest: { Item } })));
 
 /** Deletes by key, 25 to a BatchWriteItem, as batchPut writes. */
@@ -23,15 +24,11 @@ export const batchDelete = (db: Db, itemKeys: Record<string, unknown>[]): Promis
 type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Record<string, unknown> } };
 
 async function batchWrite(db: Db, requests: WriteRequest[]): Promise<void> {
-  const writeBatch = async (batch: WriteRequest[]) => {
-    let pending = batch;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('DynamoDB kept items unprocessed after retries');
-      if (attempt > 0) await pause(Math.min(2000, 25 * 2 ** attempt));
+  const writeBatch = (batch: WriteRequest[]) =>
+    untilProcessed(batch, async (pending) => {
       const out: BatchWriteCommandOutput = await db.client.send(new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
-      pending = (out.UnprocessedItems?.[db.tableName] ?? []) as typeof pending;
-    }
-  };
+      return (out.UnprocessedItems?.[db.tableName] ?? []) as WriteRequest[];
+    });
   const batches = Array.from({ length: Math.ceil(requests.length / 25) }, (_, i) => requests.slice(i * 25, i * 25 + 25));
   // Every batch of a round settles before an error is thrown: no write is left in flight behind it.
   for (let i = 0; i < batches.length; i += batchesInFlight) {
@@ -69,7 +66,8 @@ export function dynamoBookStore(db: Db): BookStore {
 
     async beginImport(importKey, at, bookIdOf) {
       const Key = keys.bookImport(importKey);
-      for (let attempt = 0; attempt < 10; attempt++) {
+      // Read, then write only if the record is still as read: a racing writer makes this try again.
+      const start = async () => {
         const { Item } = await db.client.send(new GetCommand({ TableName, Key, ConsistentRead: true }));
         const current = Item ? record<BookImport>(Item) : undefined;
         if (current?.state === 'done') return current;
@@ -87,9 +85,9 @@ export function dynamoBookStore(db: Db): BookStore {
             }),
           ),
         );
-        if (written) return next;
-      }
-      throw new Error('The import record kept changing');
+        return written ? next : undefined;
+      };
+      return retry(start, { ...policies.contention, attempts: 10, until: (started) => started !== undefined, gaveUp: 'The import record kept changing' });
     },
 
     async finishImport(started, book, lines) {

@@ -2,9 +2,11 @@ import { GetCommand, paginateQuery, TransactWriteCommand } from '@aws-sdk/lib-dy
 import type { Notification } from '../../notifications/notification.ts';
 import type { InboxCounters, NotificationStore } from '../../notifications/store.ts';
 import { keys, padSeq } from './keys.ts';
-import { contentionPause, failedConditions, isContention, queryAll, record, type Db } from './table.ts';
+import { policies, retry } from '../../retry.ts';
+import { failedConditions, isContention, queryAll, record, type Db } from './table.ts';
 
-const maxAttempts = 12;
+/** Inbox writes race other writes to the same counter. */
+const inboxContention = { ...policies.contention, attempts: 12 };
 /** A transaction takes 100 actions; one is kept for the inbox counter. */
 const readAllBatch = 99;
 
@@ -32,54 +34,47 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
      * Optimistic: the inbox counter only moves from the total just read, in the same transaction
      * that writes the notification, so positions have no gaps and no duplicates under concurrency.
      */
-    async create(input) {
-      for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        if (attempt > 0) await contentionPause(attempt);
+    create: (input) =>
+      retry(async () => {
         const { total } = await counters(input.recipientId, true);
         const seq = total + 1;
         const notification: Notification = { ...input, readAt: input.readAt ?? null, seq, version: 0, updatedAt: input.createdAt };
-        try {
-          await db.client.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Update: {
-                    TableName,
-                    Key: keys.inbox(input.recipientId),
-                    UpdateExpression: 'SET #total = :seq, entity = :entity ADD unread :unread',
-                    ConditionExpression: total === 0 ? 'attribute_not_exists(#total)' : '#total = :previous',
-                    ExpressionAttributeNames: { '#total': 'total' },
-                    ExpressionAttributeValues: {
-                      ':seq': seq,
-                      ':entity': 'Inbox',
-                      ':unread': notification.isRead ? 0 : 1,
-                      ...(total === 0 ? {} : { ':previous': total }),
-                    },
+        await db.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName,
+                  Key: keys.inbox(input.recipientId),
+                  UpdateExpression: 'SET #total = :seq, entity = :entity ADD unread :unread',
+                  ConditionExpression: total === 0 ? 'attribute_not_exists(#total)' : '#total = :previous',
+                  ExpressionAttributeNames: { '#total': 'total' },
+                  ExpressionAttributeValues: {
+                    ':seq': seq,
+                    ':entity': 'Inbox',
+                    ':unread': notification.isRead ? 0 : 1,
+                    ...(total === 0 ? {} : { ':previous': total }),
                   },
                 },
-                {
-                  Put: {
-                    TableName,
-                    Item: {
-                      ...keys.notification(input.recipientId, input.notificationId),
-                      ...keys.notificationBySeq(input.recipientId, seq),
-                      ...(notification.isRead ? {} : keys.unread(input.recipientId, input.notificationId)),
-                      entity: 'Notification',
-                      ...notification,
-                    },
-                    ConditionExpression: 'attribute_not_exists(pk)',
+              },
+              {
+                Put: {
+                  TableName,
+                  Item: {
+                    ...keys.notification(input.recipientId, input.notificationId),
+                    ...keys.notificationBySeq(input.recipientId, seq),
+                    ...(notification.isRead ? {} : keys.unread(input.recipientId, input.notificationId)),
+                    entity: 'Notification',
+                    ...notification,
                   },
+                  ConditionExpression: 'attribute_not_exists(pk)',
                 },
-              ],
-            }),
-          );
-          return notification;
-        } catch (error) {
-          if (!isContention(error)) throw error;
-        }
-      }
-      throw new Error('Inbox is too busy: could not store the notification');
-    },
+              },
+            ],
+          }),
+        );
+        return notification;
+      }, { ...inboxContention, retryable: isContention, gaveUp: 'Inbox is too busy: could not store the notification' }),
 
     range: (recipientId, fromSeq, toSeq) =>
       queryAll<Notification>(db, {
@@ -90,25 +85,20 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
       }),
 
     async markRead(recipientId, notificationId, readAt) {
-      for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        if (attempt > 0) await contentionPause(attempt);
-        try {
-          await db.client.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                { Update: readUpdate(TableName, recipientId, notificationId, readAt) },
-                { Update: unreadDecrement(TableName, recipientId, 1) },
-              ],
-            }),
-          );
-          break;
-        } catch (error) {
-          const failed = failedConditions(error);
-          if (!failed) throw error;
-          // Missing, or already read: nothing to count down; a read notification is returned as it is.
-          if (failed.length > 0) break;
-        }
-      }
+      const send = () =>
+        db.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: readUpdate(TableName, recipientId, notificationId, readAt) },
+              { Update: unreadDecrement(TableName, recipientId, 1) },
+            ],
+          }),
+        );
+      // Retried while canceled with no failed condition; missing, or already read: nothing to count down.
+      // Still colliding after the last attempt, the notification is returned as it is (as before issue 16).
+      await retry(send, { ...inboxContention, retryable: (error) => failedConditions(error)?.length === 0 }).catch((error: unknown) => {
+        if (!failedConditions(error)) throw error;
+      });
       return get(recipientId, notificationId);
     },
 
@@ -126,9 +116,9 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
       );
       for await (const page of unreadPages) {
         let ids = (page.Items ?? []).map((item) => String(item.notificationId));
+        if (ids.length === 0) continue;
         // The index lags the table: an entry may already be read. Drop those and commit the rest.
-        for (let attempt = 0; ids.length > 0; attempt++) {
-          if (attempt >= maxAttempts) throw new Error('Inbox is too busy: could not mark notifications read');
+        const commit = async () => {
           try {
             await db.client.send(
               new TransactWriteCommand({
@@ -139,14 +129,17 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
               }),
             );
             changed += ids.length;
-            break;
           } catch (error) {
             const failed = failedConditions(error);
-            if (!failed) throw error;
-            if (failed.length === 0) await contentionPause(attempt);
-            ids = ids.filter((_, i) => !failed.includes(i));
+            ids = failed ? ids.filter((_, i) => !failed.includes(i)) : ids;
+            if (ids.length > 0) throw error;
           }
-        }
+        };
+        await retry(commit, {
+          ...inboxContention,
+          retryable: (error) => failedConditions(error) !== undefined,
+          gaveUp: 'Inbox is too busy: could not mark notifications read',
+        });
       }
       return changed;
     },

@@ -1,5 +1,6 @@
 import { BatchGetCommand, paginateQuery, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { policies, retry } from '../../retry.ts';
 import { keyAttributeNames, tableSchema } from './schema.ts';
 
 /** The table a store works on. Every item also carries `entity`, the record type. */
@@ -49,10 +50,8 @@ export const isConflictOnly = (error: unknown): boolean =>
   (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict') &&
   !(error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed');
 
+/** A fixed wait (polling a table's state); retries of a call wait by lib/retry.ts. */
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Before retry `attempt` of a contended transaction: a random wait that doubles per attempt, so racers spread out. */
-export const contentionPause = (attempt: number) => pause(Math.random() * 20 * 2 ** Math.min(attempt, 6));
 
 /**
  * The oldest `limit` records of a sparse gsi2 list (partition `list`, sort key `<timestamp>#<id>`)
@@ -84,15 +83,26 @@ export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableN
 export async function batchGet<T>(db: Db, itemKeys: readonly Record<string, unknown>[]): Promise<T[]> {
   const found: T[] = [];
   for (let i = 0; i < itemKeys.length; i += 100) {
-    let pending: Record<string, unknown>[] | undefined = itemKeys.slice(i, i + 100);
-    for (let attempt = 0; pending?.length; attempt++) {
-      if (attempt > 0) await pause(Math.min(1000, 25 * 2 ** attempt));
+    await untilProcessed(itemKeys.slice(i, i + 100), async (pending) => {
       const out: BatchGetCommandOutput = await db.client.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending } } }));
       found.push(...(out.Responses?.[db.tableName] ?? []).map((item) => record<T>(item)));
-      pending = out.UnprocessedKeys?.[db.tableName]?.Keys;
-    }
+      return out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
+    });
   }
   return found;
+}
+
+/**
+ * Sends a batch, then what DynamoDB left unprocessed, until nothing is left (policies.unprocessedItems);
+ * items still left after the last attempt fail the call, never pass as a partial answer.
+ */
+export async function untilProcessed<I>(items: I[], send: (pending: I[]) => Promise<I[]>): Promise<void> {
+  let pending = items;
+  await retry(async () => (pending = await send(pending)), {
+    ...policies.unprocessedItems,
+    until: (left) => left.length === 0,
+    gaveUp: `DynamoDB kept items unprocessed after ${policies.unprocessedItems.attempts} attempts`,
+  });
 }
 
 /**

@@ -1,7 +1,8 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingUpload, UploadStore } from '../../ocr/presigned-upload.ts';
 import { keys } from './keys.ts';
-import { contentionPause, failedConditions, ifConditionHolds, isConflictOnly, oldestBefore, record, type Db } from './table.ts';
+import { policies, retry } from '../../retry.ts';
+import { failedConditions, ifConditionHolds, isConflictOnly, oldestBefore, record, type Db } from './table.ts';
 
 /** A claimed upload's record is kept a day (a second claim is then told which job has it), then expires (table TTL). */
 const keepClaimedSeconds = 24 * 60 * 60;
@@ -25,18 +26,19 @@ export function dynamoUploadStore(db: Db): UploadStore {
     },
   });
   /** A transaction: false when a condition failed; one that only collided with another in flight is sent again. */
-  const transact = async (items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) => {
-    for (let attempt = 0; ; attempt++) {
-      if (attempt > 0) await contentionPause(attempt);
-      try {
-        await db.client.send(new TransactWriteCommand({ TransactItems: items }));
-        return true;
-      } catch (error) {
-        if (failedConditions(error)?.length) return false;
-        if (!isConflictOnly(error) || attempt >= 10) throw error;
-      }
-    }
-  };
+  const transact = (items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>) =>
+    retry(
+      async () => {
+        try {
+          await db.client.send(new TransactWriteCommand({ TransactItems: items }));
+          return true;
+        } catch (error) {
+          if (failedConditions(error)?.length) return false;
+          throw error;
+        }
+      },
+      { ...policies.contention, attempts: 11, retryable: isConflictOnly },
+    );
   return {
     put: (upload, maxOpen) =>
       transact([

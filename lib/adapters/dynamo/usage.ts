@@ -1,9 +1,8 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { UsageLog, UsageStore } from '../../billing/usage.ts';
 import { keys } from './keys.ts';
-import { contentionPause, failedConditions, isContention, record, type Db } from './table.ts';
-
-const maxAttempts = 20;
+import { policies, retry } from '../../retry.ts';
+import { failedConditions, isContention, record, type Db } from './table.ts';
 
 /** The usage log's item: keyed by its job; while `pending` also in the outbox index (billing-outbox.ts). */
 export const usageItem = (log: UsageLog) => ({
@@ -12,6 +11,9 @@ export const usageItem = (log: UsageLog) => ({
   ...log,
   ...(log.paymentStatus === 'pending' ? keys.pendingInvoice(log.createdAt, log.jobId) : {}),
 });
+
+/** A user's completions all move the period's one counter; a result must not be lost to them, hence 20 tries. */
+const periodContention = { ...policies.contention, attempts: 20, retryable: isContention, gaveUp: 'Usage could not be recorded: too many concurrent updates' };
 
 /** Index of the log's Put in the transaction below. */
 const logAction = 1;
@@ -27,8 +29,7 @@ export function dynamoUsageStore(db: Db): UsageStore {
 
     async record({ userId, jobId, periodStart, pages }, build) {
       const periodKey = keys.usagePeriod(userId, periodStart);
-      for (let attempt = 0; attempt < maxAttempts; attempt++) {
-        if (attempt > 0) await contentionPause(attempt);
+      return retry(async () => {
         const { Item } = await db.client.send(new GetCommand({ TableName, Key: periodKey, ConsistentRead: true }));
         const usedBefore = Item ? Number(Item.pagesUsed ?? 0) : undefined;
         const log: UsageLog = build(usedBefore ?? 0);
@@ -64,10 +65,9 @@ export function dynamoUsageStore(db: Db): UsageStore {
             const recorded = await forJob(jobId);
             if (recorded) return recorded;
           }
-          if (!isContention(error)) throw error;
+          throw error;
         }
-      }
-      throw new Error('Usage could not be recorded: too many concurrent updates');
+      }, periodContention);
     },
   };
 }

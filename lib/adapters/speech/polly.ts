@@ -9,6 +9,7 @@ import {
 import { VoiceRejected, type Speech } from '../../audio/speech.ts';
 import { splitText } from '../../audio/text-chunks.ts';
 import { isVoiceId, voiceIds, type SpeechLanguage, type VoiceId } from '../../audio/voices.ts';
+import { policies, retry } from '../../retry.ts';
 
 /**
  * Amazon Polly behind the Speech port. Long text is split (lib/audio/text-chunks.ts) into chunks Polly
@@ -95,35 +96,32 @@ export interface PollySpeechOptions {
   voiceMap?: VoiceMap;
   /** Characters per SynthesizeSpeech call; default 2,900, at most 3,000. */
   maxChars?: number;
-  /** Retries of one call after throttling or a service failure; default 4 (5 attempts). */
+  /** Retries of one call after throttling or a service failure (policies.throttling); default 4 (5 attempts). */
   retries?: number;
 }
-
-const baseDelayMs = 100;
-const maxDelayMs = 5_000;
 
 export function pollySpeech(client: PollyClient, options: PollySpeechOptions = {}): Speech {
   const voiceMap: VoiceMap = options.voiceMap ?? defaultVoiceMap;
   const maxChars = options.maxChars ?? pollyChunkChars;
-  const retries = options.retries ?? 4;
+  const retries = options.retries ?? policies.throttling.attempts - 1;
   if (!Number.isInteger(maxChars) || maxChars < 1 || maxChars > pollyMaxChars) {
     throw new RangeError(`maxChars must be an integer from 1 to ${pollyMaxChars}, got ${maxChars}`);
   }
   if (!Number.isInteger(retries) || retries < 0) throw new RangeError(`retries must be a non-negative integer, got ${retries}`);
 
-  async function synthesizeChunk(input: SynthesizeSpeechCommandInput, voice: string): Promise<Uint8Array> {
-    for (let attempt = 0; ; attempt++) {
+  const throttling = { ...policies.throttling, attempts: retries + 1, retryable: isTransient };
+
+  const synthesizeChunk = (input: SynthesizeSpeechCommandInput, voice: string): Promise<Uint8Array> =>
+    retry(async () => {
       try {
         const out = await client.send(new SynthesizeSpeechCommand(input));
         if (!out.AudioStream) throw new Error('Polly returned no audio stream');
         return await out.AudioStream.transformToByteArray();
       } catch (error) {
         if (rejectsVoice(error)) throw Object.assign(new VoiceRejected(voice), { cause: error });
-        if (attempt >= retries || !isTransient(error)) throw error;
-        await sleep(backoff(attempt));
+        throw error;
       }
-    }
-  }
+    }, throttling);
 
   return {
     async synthesize({ text, voice, language }) {
@@ -196,11 +194,6 @@ function isTransient(error: unknown): boolean {
     transientErrors.has(e.name ?? '') || transientCodes.has(e.code ?? '') || !!e.$retryable || status === 429 || status >= 500
   );
 }
-
-/** Exponential backoff with full jitter: a random wait up to 100 ms, 200 ms, 400 ms ... capped at 5 s. */
-const backoff = (attempt: number): number => Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
