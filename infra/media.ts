@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { environmentFor } from '../lib/config.ts';
 import { functionRole, uploadsPrefixes } from './permissions.ts';
 import { privateBucket } from './storage.ts';
 
@@ -26,18 +27,6 @@ import { privateBucket } from './storage.ts';
  * and delete its resources.
  */
 
-/**
- * The environment of the functions that sign media URLs (the `media-urls` access kind, functions.ts),
- * the contract with the code that reads it.
- */
-export const mediaEnvironment = {
-  /** `https://<distribution domain>`, no trailing slash; a URL's path is the object key. */
-  urlBase: 'MEDIA_URL_BASE',
-  /** The CloudFront public key id that a signed URL names as its `Key-Pair-Id`. */
-  keyPairId: 'MEDIA_KEY_PAIR_ID',
-  /** The secret whose string is the private key (PKCS#8 PEM) that signs the URLs. */
-  signingKeySecretArn: 'MEDIA_SIGNING_KEY_SECRET_ARN',
-} as const;
 
 /**
  * The uploads bucket's key prefixes the distribution serves. Page images and uploaded files (an
@@ -125,7 +114,7 @@ export class Media extends Construct {
   readonly mediaCache: cloudfront.CachePolicy;
   /** The distribution's access logs. */
   readonly logs: s3.Bucket;
-  /** The `mediaEnvironment` variables, for the functions that sign media URLs. */
+  /** The media settings' variables (lib/config.ts), for the functions that sign media URLs. */
   readonly environment: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: MediaProps) {
@@ -253,11 +242,11 @@ export class Media extends Construct {
       }),
     );
 
-    this.environment = {
-      [mediaEnvironment.urlBase]: `https://${this.distribution.distributionDomainName}`,
-      [mediaEnvironment.keyPairId]: this.publicKey.publicKeyId,
-      [mediaEnvironment.signingKeySecretArn]: this.signingKey.secretArn,
-    };
+    this.environment = environmentFor({
+      mediaUrlBase: `https://${this.distribution.distributionDomainName}`,
+      mediaKeyPairId: this.publicKey.publicKeyId,
+      mediaSigningKeySecretArn: this.signingKey.secretArn,
+    });
 
     new CfnOutput(stack, 'MediaDomainName', { value: this.distribution.distributionDomainName, description: 'The media distribution (signed URLs only)' });
     new CfnOutput(stack, 'MediaLogsBucketName', { value: this.logs.bucketName });

@@ -12,6 +12,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { environmentFor, type Setting } from '../lib/config.ts';
 import { routes } from '../functions/routes.ts';
 import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
@@ -23,7 +24,7 @@ import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
 import { OcrWorkerLambda, visibilityFor } from './ocr-worker-lambda.ts';
 import { accessStatements, functionRole, uploadsPrefixes, type Grantable } from './permissions.ts';
-import { readSettings, type Settings } from './settings.ts';
+import { readSettings, type PushPlatform, type Settings } from './settings.ts';
 import {
   abandonedUploadsRule,
   accessLogsBucket,
@@ -97,20 +98,18 @@ export class MaktabaStack extends Stack {
           },
         });
 
-    const environment: Record<string, string> = {
-      TABLE_NAME: this.table.tableName,
-      UPLOADS_BUCKET: uploads.bucketName,
-      AUDIO_BUCKET: audio.bucketName,
-      OCR_QUEUE_URL: ocrJobs.queueUrl,
-      AUDIO_QUEUE_URL: audioJobs.queueUrl,
-      ...authEnvironment(settings, jwtSecret),
-      ...Object.fromEntries(
-        settings.pushApplications.map((app) => [`PUSH_${app.platform.toUpperCase()}_APPLICATION_ARN`, app.arn]),
-      ),
-      ...(settings.tierCatalogue ? { TIER_CATALOGUE: settings.tierCatalogue } : {}),
-      ...(settings.voiceMap ? { VOICE_MAP: settings.voiceMap } : {}),
-      STRIPE_SECRET_ARN: stripeSecret.secretArn,
-    };
+    const environment = environmentFor({
+      tableName: this.table.tableName,
+      uploadsBucket: uploads.bucketName,
+      audioBucket: audio.bucketName,
+      ocrQueueUrl: ocrJobs.queueUrl,
+      audioQueueUrl: audioJobs.queueUrl,
+      ...authSettings(settings, jwtSecret),
+      ...Object.fromEntries(settings.pushApplications.map((app) => [pushSetting[app.platform], app.arn])),
+      tierCatalogue: settings.tierCatalogue,
+      voiceMap: settings.voiceMap,
+      stripeSecretArn: stripeSecret.secretArn,
+    });
 
     this.alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail });
     this.alarms.watchDeadLetters('OcrJobs', ocrJobs.deadLetterQueue!.queue, 'OCR jobs');
@@ -223,11 +222,10 @@ export class MaktabaStack extends Stack {
   }
 }
 
-function authEnvironment(settings: Settings, secret: secretsmanager.ISecret | undefined): Record<string, string> {
-  const claims = {
-    ...(settings.jwtIssuer ? { AUTH_JWT_ISSUER: settings.jwtIssuer } : {}),
-    ...(settings.jwtAudience ? { AUTH_JWT_AUDIENCE: settings.jwtAudience } : {}),
-  };
-  if (settings.auth.mode === 'jwks') return { AUTH_JWKS_URL: settings.auth.jwksUrl, ...claims };
-  return { AUTH_JWT_SECRET_ARN: secret!.secretArn, ...claims };
+const pushSetting = { ios: 'pushIosApplicationArn', android: 'pushAndroidApplicationArn' } as const satisfies Record<PushPlatform, Setting>;
+
+function authSettings(settings: Settings, secret: secretsmanager.ISecret | undefined): Partial<Record<Setting, string>> {
+  const claims = { jwtIssuer: settings.jwtIssuer, jwtAudience: settings.jwtAudience };
+  if (settings.auth.mode === 'jwks') return { jwksUrl: settings.auth.jwksUrl, ...claims };
+  return { jwtSecretArn: secret!.secretArn, ...claims };
 }

@@ -36,56 +36,101 @@ export interface Config {
   media?: { urlBase: string; keyPairId: string; signingKeySecretArn: string };
 }
 
-const env = (name: string): string | undefined => {
-  const value = process.env[name];
+/**
+ * Every setting's environment variable: the one list that readConfig reads and that the CDK stack
+ * (infra/stack.ts, infra/media.ts), the local runtime and the tests (infra/local/state.ts) set,
+ * through `environmentFor`.
+ */
+export const variables = {
+  tableName: 'TABLE_NAME',
+  uploadsBucket: 'UPLOADS_BUCKET',
+  audioBucket: 'AUDIO_BUCKET',
+  ocrQueueUrl: 'OCR_QUEUE_URL',
+  audioQueueUrl: 'AUDIO_QUEUE_URL',
+  /** `local` selects the offline adapters (functions/adapters/). */
+  adapters: 'ADAPTERS',
+  jwtSecret: 'AUTH_JWT_SECRET',
+  jwtSecretArn: 'AUTH_JWT_SECRET_ARN',
+  jwksUrl: 'AUTH_JWKS_URL',
+  jwtIssuer: 'AUTH_JWT_ISSUER',
+  jwtAudience: 'AUTH_JWT_AUDIENCE',
+  pushIosApplicationArn: 'PUSH_IOS_APPLICATION_ARN',
+  pushAndroidApplicationArn: 'PUSH_ANDROID_APPLICATION_ARN',
+  tierCatalogue: 'TIER_CATALOGUE',
+  voiceMap: 'VOICE_MAP',
+  stripeSecretKey: 'STRIPE_SECRET_KEY',
+  stripeWebhookSecret: 'STRIPE_WEBHOOK_SECRET',
+  stripeSecretArn: 'STRIPE_SECRET_ARN',
+  /** `https://<distribution domain>`, no trailing slash; a URL's path is the object key. */
+  mediaUrlBase: 'MEDIA_URL_BASE',
+  /** The CloudFront public key id that a signed URL names as its `Key-Pair-Id`. */
+  mediaKeyPairId: 'MEDIA_KEY_PAIR_ID',
+  /** The secret whose string is the private key (PKCS#8 PEM) that signs media URLs. */
+  mediaSigningKeySecretArn: 'MEDIA_SIGNING_KEY_SECRET_ARN',
+} as const;
+export type Setting = keyof typeof variables;
+
+/** The environment that gives these settings; an unset or empty one is left out. */
+export const environmentFor = (settings: Partial<Record<Setting, string | undefined>>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(settings)
+      .filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== '')
+      .map(([setting, value]) => [variables[setting as Setting], value]),
+  );
+
+/** The resource names when none is set: the local runtime's (infra/local/state.ts). */
+export const defaultNames = { tableName: 'maktaba', uploadsBucket: 'maktaba-uploads', audioBucket: 'maktaba-audio' } as const;
+
+const env = (setting: Setting): string | undefined => {
+  const value = process.env[variables[setting]];
   return value === undefined || value === '' ? undefined : value;
 };
 
 function readAuth(): AuthConfig {
-  const issuer = env('AUTH_JWT_ISSUER');
-  const audience = env('AUTH_JWT_AUDIENCE');
-  const jwksUrl = env('AUTH_JWKS_URL');
+  const issuer = env('jwtIssuer');
+  const audience = env('jwtAudience');
+  const jwksUrl = env('jwksUrl');
   if (jwksUrl) {
     // A key set signs for many applications: only its issuer and audience make a token ours.
     if (!issuer || !audience) {
-      const missing = [...(issuer ? [] : ['AUTH_JWT_ISSUER']), ...(audience ? [] : ['AUTH_JWT_AUDIENCE'])];
-      throw new Error(`AUTH_JWKS_URL needs ${missing.join(' and ')}`);
+      const missing = [...(issuer ? [] : [variables.jwtIssuer]), ...(audience ? [] : [variables.jwtAudience])];
+      throw new Error(`${variables.jwksUrl} needs ${missing.join(' and ')}`);
     }
     return { mode: 'jwks', jwksUrl, issuer, audience };
   }
-  return { mode: 'secret', secret: env('AUTH_JWT_SECRET'), secretArn: env('AUTH_JWT_SECRET_ARN'), issuer, audience };
+  return { mode: 'secret', secret: env('jwtSecret'), secretArn: env('jwtSecretArn'), issuer, audience };
 }
 
 function readMedia(): Config['media'] {
-  const urlBase = env('MEDIA_URL_BASE');
-  const keyPairId = env('MEDIA_KEY_PAIR_ID');
-  const signingKeySecretArn = env('MEDIA_SIGNING_KEY_SECRET_ARN');
+  const urlBase = env('mediaUrlBase');
+  const keyPairId = env('mediaKeyPairId');
+  const signingKeySecretArn = env('mediaSigningKeySecretArn');
   if (!urlBase && !keyPairId && !signingKeySecretArn) return undefined;
   if (!urlBase || !keyPairId || !signingKeySecretArn) {
-    throw new Error('MEDIA_URL_BASE, MEDIA_KEY_PAIR_ID and MEDIA_SIGNING_KEY_SECRET_ARN go together');
+    throw new Error(`${variables.mediaUrlBase}, ${variables.mediaKeyPairId} and ${variables.mediaSigningKeySecretArn} go together`);
   }
   return { urlBase: urlBase.replace(/\/+$/, ''), keyPairId, signingKeySecretArn };
 }
 
 export function readConfig(): Config {
   return {
-    tableName: env('TABLE_NAME') ?? 'maktaba',
-    uploadsBucket: env('UPLOADS_BUCKET') ?? 'maktaba-uploads',
-    audioBucket: env('AUDIO_BUCKET') ?? 'maktaba-audio',
-    ocrQueueUrl: env('OCR_QUEUE_URL') ?? '',
-    audioQueueUrl: env('AUDIO_QUEUE_URL') ?? '',
+    tableName: env('tableName') ?? defaultNames.tableName,
+    uploadsBucket: env('uploadsBucket') ?? defaultNames.uploadsBucket,
+    audioBucket: env('audioBucket') ?? defaultNames.audioBucket,
+    ocrQueueUrl: env('ocrQueueUrl') ?? '',
+    audioQueueUrl: env('audioQueueUrl') ?? '',
     auth: readAuth(),
     pushApplicationArns: {
-      ...(env('PUSH_IOS_APPLICATION_ARN') ? { ios: env('PUSH_IOS_APPLICATION_ARN') } : {}),
-      ...(env('PUSH_ANDROID_APPLICATION_ARN') ? { android: env('PUSH_ANDROID_APPLICATION_ARN') } : {}),
+      ...(env('pushIosApplicationArn') ? { ios: env('pushIosApplicationArn') } : {}),
+      ...(env('pushAndroidApplicationArn') ? { android: env('pushAndroidApplicationArn') } : {}),
     },
-    adapters: env('ADAPTERS') === 'local' ? 'local' : 'aws',
-    tierCatalogue: env('TIER_CATALOGUE'),
-    voiceMap: env('VOICE_MAP'),
+    adapters: env('adapters') === 'local' ? 'local' : 'aws',
+    tierCatalogue: env('tierCatalogue'),
+    voiceMap: env('voiceMap'),
     stripe: {
-      secretKey: env('STRIPE_SECRET_KEY'),
-      webhookSecret: env('STRIPE_WEBHOOK_SECRET'),
-      secretArn: env('STRIPE_SECRET_ARN'),
+      secretKey: env('stripeSecretKey'),
+      webhookSecret: env('stripeWebhookSecret'),
+      secretArn: env('stripeSecretArn'),
     },
     media: readMedia(),
   };

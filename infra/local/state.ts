@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { defaultNames, environmentFor } from '../../lib/config.ts';
 import { projectRoot } from '../project-root.ts';
 
 export { projectRoot };
@@ -13,9 +14,7 @@ export { projectRoot };
 export const dataDir = (): string => resolve(projectRoot, process.env.DATA_DIR || '.local');
 
 export const names = {
-  tableName: 'maktaba',
-  uploadsBucket: 'maktaba-uploads',
-  audioBucket: 'maktaba-audio',
+  ...defaultNames,
   ocrQueue: 'ocr-jobs',
   audioQueue: 'audio-jobs',
   /** The reference OCR worker's own: its page tasks and its ledger (a client's state, not the service's). */
@@ -75,12 +74,14 @@ export function functionEnvironment(stack: Omit<LocalStack, 'pid' | 'url'>, secr
     AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamodb,
     AWS_ENDPOINT_URL_S3: stack.endpoints.s3,
     AWS_ENDPOINT_URL_SQS: stack.endpoints.sqs,
-    TABLE_NAME: stack.tableName,
-    UPLOADS_BUCKET: stack.uploadsBucket,
-    AUDIO_BUCKET: stack.audioBucket,
-    OCR_QUEUE_URL: stack.queueUrls[names.ocrQueue] ?? '',
-    AUDIO_QUEUE_URL: stack.queueUrls[names.audioQueue] ?? '',
-    ADAPTERS: 'local',
-    AUTH_JWT_SECRET: secret,
+    ...environmentFor({
+      tableName: stack.tableName,
+      uploadsBucket: stack.uploadsBucket,
+      audioBucket: stack.audioBucket,
+      ocrQueueUrl: stack.queueUrls[names.ocrQueue],
+      audioQueueUrl: stack.queueUrls[names.audioQueue],
+      adapters: 'local',
+      jwtSecret: secret,
+    }),
   };
 }
