@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -13,8 +11,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { EmbeddedStores } from '../infra/local/embedded/index.ts';
-import { functionEnvironment, names } from '../infra/local/state.ts';
+import { names } from '../infra/local/state.ts';
 import type { AudioFiles } from '../lib/audio/audio-files.ts';
 import type { AudioJob, AudioJobStore } from '../lib/audio/audio-job.ts';
 import type { JobDeps } from '../lib/audio/jobs.ts';
@@ -22,7 +19,7 @@ import type { Speech, SpeechRequest } from '../lib/audio/speech.ts';
 import type { Book, Line } from '../lib/books/book.ts';
 import type { ObjectInfo, Objects, PresignedPost, StoredObject, UploadRules } from '../lib/objects.ts';
 import type { Queue } from '../lib/queue.ts';
-import { quiet, setEnv, startBenchStores } from './env.ts';
+import { openBenchStack } from './env.ts';
 import { toRecord } from '../infra/local/queue-worker.ts';
 
 /**
@@ -470,25 +467,15 @@ function maxInWindow(sorted: number[], ms: number): number {
 
 export async function audioJob(): Promise<AudioJobReport> {
   const setupStart = performance.now();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'maktaba-bench-'));
-  let stores: EmbeddedStores | undefined;
+  const stack = await openBenchStack('audio-job');
+  const { stores } = stack;
   let sqs: SQSClient | undefined;
   let dynamo: DynamoDBClient | undefined;
-  const restoreQuiet = quiet();
-  let restoreEnv = () => {};
   let restoreLog = () => {};
   /** Everything still to stop: poll loops, speech gates. */
   const running: { loops: Promise<void>[]; stopAll: boolean; gates: RateGate[] } = { loops: [], stopAll: false, gates: [] };
   try {
     const tableName = names.tableName;
-    stores = await startBenchStores(dataDir);
-    // The function configuration is read once per process: set it before any module that reads it loads.
-    restoreEnv = setEnv(
-      functionEnvironment(
-        { tableName, uploadsBucket: names.uploadsBucket, audioBucket: names.audioBucket, endpoints: stores.endpoints, queueUrls: stores.queueUrls },
-        randomBytes(32).toString('hex'),
-      ),
-    );
     const [{ workerHandler }, jobs, { dynamoBookStore }, { dynamoAudioJobStore }, { sqsQueue }, { sequentialObjectIds, newObjectId }, keys, { logger }, { dynamoAudioFiles }] =
       await Promise.all([
         import('../functions/audio-worker.ts'),
@@ -781,11 +768,8 @@ export async function audioJob(): Promise<AudioJobReport> {
     for (const gate of running.gates) gate.stop();
     sqs?.destroy();
     dynamo?.destroy();
-    await stores?.stop().catch((error: Error) => process.stderr.write(`audio-job: ${error.message}\n`));
     restoreLog();
-    restoreEnv();
-    restoreQuiet();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 

@@ -1,18 +1,15 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompressSync, constants as zlibConstants, gunzipSync, gzip, gzipSync } from 'node:zlib';
-import type { EmbeddedStores } from '../infra/local/embedded/index.ts';
-import { functionEnvironment, names } from '../infra/local/state.ts';
+import { names } from '../infra/local/state.ts';
 import { platformLimits } from '../functions/http/platform-limits.ts';
 import type { Line } from '../lib/books/book.ts';
 import type { StoredObject } from '../lib/objects.ts';
 import { arabicPage } from '../test/support/arabic-pages.ts';
-import { quiet, setEnv, startBenchStores } from './env.ts';
+import { openBenchStack } from './env.ts';
 
 /**
  * Issue 14's benchmark: the biggest books a client reads, as a client reads them. In its own
@@ -334,23 +331,11 @@ const ms = (n: number) => (n >= 100 ? fmt(n) : n.toFixed(1));
 
 export async function bigBooks(): Promise<BigBooksReport> {
   const benchStart = performance.now();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'maktaba-bench-'));
-  let stores: EmbeddedStores | undefined;
-  let server: { url: string; close(): Promise<void> } | undefined;
-  const restoreQuiet = quiet();
-  let restoreEnv = () => {};
+  const stack = await openBenchStack('big-books');
   try {
     const tableName = names.tableName;
-    stores = await startBenchStores(dataDir);
-    const secret = randomBytes(32).toString('hex');
-    // The function configuration is read once per process: set it before any handler module loads.
+    const { secret } = stack;
     // No OCR_WORKER: no worker runs, the bench posts its callbacks.
-    restoreEnv = setEnv(
-      functionEnvironment(
-        { tableName, uploadsBucket: names.uploadsBucket, audioBucket: names.audioBucket, endpoints: stores.endpoints, queueUrls: stores.queueUrls },
-        secret,
-      ),
-    );
 
     const [
       { loadHttpHandlers },
@@ -392,9 +377,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
       ]),
     ]);
     const [{ dynamoUserStore }, { dynamoSubscriptionStore }, { dynamoBookStore }, { dynamoNotificationStore }, { dynamoAudioFiles }] = dynamo;
-    const handlers = await loadHttpHandlers();
-    server = await startLocalServer({ host: '127.0.0.1', port: 0, handlers });
-    const api = server.url;
+    const api = (await stack.serve()).url;
 
     const db = { client: dynamoDocumentClient(), tableName };
     const books = dynamoBookStore(db);
@@ -713,7 +696,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
     const unlimited: UnlimitedRow[] = [];
     const refusedEndpoints = [...new Set(reads.filter((r) => r.statuses.some(refusal)).map((r) => r.endpoint))];
     if (refusedEndpoints.length) {
-      const patient = await startLocalServer({ host: '127.0.0.1', port: 0, handlers, timeoutMs: 600_000 });
+      const patient = await startLocalServer({ host: '127.0.0.1', port: 0, handlers: await loadHttpHandlers(), timeoutMs: 600_000 });
       try {
         for (const endpoint of refusedEndpoints) {
           const { route, token } = routes.get(endpoint)!;
@@ -999,11 +982,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
       ok: problems.length === 0,
     };
   } finally {
-    await server?.close().catch(() => undefined);
-    await stores?.stop().catch((error: Error) => process.stderr.write(`big-books: ${error.message}\n`));
-    restoreEnv();
-    restoreQuiet();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 

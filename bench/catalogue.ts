@@ -1,19 +1,15 @@
 import { seeded } from '../ocr-worker/fixtures/random.ts';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EmbeddedStores } from '../infra/local/embedded/index.ts';
-import { functionEnvironment, names } from '../infra/local/state.ts';
+import { names } from '../infra/local/state.ts';
 import type { Caller } from '../lib/auth/caller.ts';
 import type { User } from '../lib/auth/users.ts';
 import type { BookText, FileRecord, OcrStatus, Visibility } from '../lib/ocr/book-text.ts';
 import { maxWindow } from '../lib/paging.ts';
 import * as v from 'valibot';
 import { ocrApiContracts } from '../functions/api/ocr-api.ts';
-import { quiet, setEnv, startBenchStores } from './env.ts';
+import { openBenchStack } from './env.ts';
 
 /** The catalogue's query as its contract reads it before the handler runs. */
 const listing = (query: Record<string, string>) => v.parse(ocrApiContracts['GET /ocr/books'].query, query);
@@ -405,20 +401,10 @@ const median = (xs: number[]) => {
 
 export async function catalogueBench(): Promise<CatalogueReport> {
   const setupStart = performance.now();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'maktaba-bench-'));
-  let stores: EmbeddedStores | undefined;
+  const stack = await openBenchStack('catalogue');
   let client: DynamoDBDocumentClient | undefined;
-  const restoreQuiet = quiet();
-  let restoreEnv = () => {};
   const log = (line: string) => process.stderr.write(`catalogue: ${line}\n`);
   try {
-    stores = await startBenchStores(dataDir);
-    restoreEnv = setEnv(
-      functionEnvironment(
-        { tableName: names.tableName, uploadsBucket: names.uploadsBucket, audioBucket: names.audioBucket, endpoints: stores.endpoints, queueUrls: stores.queueUrls },
-        randomBytes(32).toString('hex'),
-      ),
-    );
     const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { ensureTable }, { keys }, { bookTextItem, dynamoOcrStore }, { batchPut }, { dynamoUserStore }, { listBooks }] =
       await Promise.all([
         import('@aws-sdk/client-dynamodb'),
@@ -634,10 +620,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
     return { sizes: sizeReports, runs, withFiles, rows, checks, sweep, problems, setupMs, ok: problems.length === 0 };
   } finally {
     client?.destroy();
-    await stores?.stop().catch((error: Error) => process.stderr.write(`catalogue: ${error.message}\n`));
-    restoreEnv();
-    restoreQuiet();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 

@@ -1,5 +1,9 @@
-import { startEmbeddedStores } from '../infra/local/embedded/index.ts';
-import { names } from '../infra/local/state.ts';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEmbeddedStores, type EmbeddedStores } from '../infra/local/embedded/index.ts';
+import { functionEnvironment, names } from '../infra/local/state.ts';
 
 /** Sets the variables, returning a function that puts back what was there before. */
 export function setEnv(vars: Record<string, string>): () => void {
@@ -33,3 +37,61 @@ export const startBenchStores = (dataDir: string) =>
     buckets: [names.uploadsBucket, names.audioBucket],
     queues: [names.ocrQueue, names.audioQueue],
   });
+
+/** A benchmark's stack: its stores, the functions' environment and token secret, and how to end it all. */
+export interface BenchStack {
+  dataDir: string;
+  stores: EmbeddedStores;
+  /** The secret the functions verify tokens with (sign the bench's own with it). */
+  secret: string;
+  /** The local HTTP server over the real handlers, as `npm start` serves them; stopped by `close`. */
+  serve(): Promise<{ url: string }>;
+  close(): Promise<void>;
+}
+
+/**
+ * The stack every benchmark runs on, as `npm start` makes it: quiet logs, the embedded stores in a
+ * fresh directory, and the functions' environment, set before any handler module loads (a function
+ * reads its configuration once per process). `close` stops and removes it all and puts the
+ * environment back; `name` labels what a failed stop prints.
+ */
+export async function openBenchStack(name: string): Promise<BenchStack> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'maktaba-bench-'));
+  const restoreQuiet = quiet();
+  let stores: EmbeddedStores | undefined;
+  let server: { close(): Promise<void> } | undefined;
+  let restoreEnv = () => {};
+  const close = async () => {
+    await server?.close().catch(() => undefined);
+    await stores?.stop().catch((error: Error) => process.stderr.write(`${name}: ${error.message}\n`));
+    restoreEnv();
+    restoreQuiet();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    stores = await startBenchStores(dataDir);
+    const secret = randomBytes(32).toString('hex');
+    restoreEnv = setEnv(
+      functionEnvironment(
+        { tableName: names.tableName, uploadsBucket: names.uploadsBucket, audioBucket: names.audioBucket, endpoints: stores.endpoints, queueUrls: stores.queueUrls },
+        secret,
+      ),
+    );
+    const started = stores;
+    return {
+      dataDir,
+      stores: started,
+      secret,
+      async serve() {
+        const [{ loadHttpHandlers }, { startLocalServer }] = await Promise.all([import('../infra/local/functions.ts'), import('../infra/local/server.ts')]);
+        const running = await startLocalServer({ host: '127.0.0.1', port: 0, handlers: await loadHttpHandlers() });
+        server = running;
+        return { url: running.url };
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { EmbeddedStores } from '../infra/local/embedded/index.ts';
-import { functionEnvironment, names } from '../infra/local/state.ts';
-import { quiet, setEnv, startBenchStores } from './env.ts';
+import { names } from '../infra/local/state.ts';
+import { openBenchStack } from './env.ts';
 
 /**
  * Throughput budget (DESIGN.md section 8): 1,000 page callbacks at 32 in flight, nothing lost. A job is
@@ -68,28 +64,12 @@ function client(url: string) {
 
 export async function pageCallbacks(): Promise<PageCallbacksReport> {
   const setupStart = performance.now();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'maktaba-bench-'));
-  let stores: EmbeddedStores | undefined;
-  let server: { url: string; close(): Promise<void> } | undefined;
-  // Quiet, as in the tests: no per-request logs, and no SDK notice about its 2027 releases (the stores'
-  // own SDK client, creating the table, would print it first).
-  const restoreQuiet = quiet();
-  let restoreEnv = () => {};
+  const stack = await openBenchStack('page-callbacks');
   try {
     const tableName = names.tableName;
-    stores = await startBenchStores(dataDir);
-    // The function configuration is read once per process: set it before any handler module loads.
-    const secret = randomBytes(32).toString('hex');
-    restoreEnv = setEnv(
-      functionEnvironment(
-        { tableName, uploadsBucket: names.uploadsBucket, audioBucket: names.audioBucket, endpoints: stores.endpoints, queueUrls: stores.queueUrls },
-        secret,
-      ),
-    );
+    const { secret } = stack;
 
-    const [{ loadHttpHandlers }, { startLocalServer }, { seed }, { signToken }, { parseCatalogue }, { dynamoDocumentClient }, dynamo] = await Promise.all([
-      import('../infra/local/functions.ts'),
-      import('../infra/local/server.ts'),
+    const [{ seed }, { signToken }, { parseCatalogue }, { dynamoDocumentClient }, dynamo] = await Promise.all([
       import('../infra/local/seed.ts'),
       import('../lib/auth/tokens.ts'),
       import('../lib/billing/tiers.ts'),
@@ -103,8 +83,7 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
       ]),
     ]);
     const [{ dynamoUserStore }, { dynamoSubscriptionStore }, { dynamoBookStore }, { dynamoNotificationStore }, { dynamoOcrStore }] = dynamo;
-    server = await startLocalServer({ host: '127.0.0.1', port: 0, handlers: await loadHttpHandlers() });
-    const call = client(server.url);
+    const call = client((await stack.serve()).url);
 
     const db = { client: dynamoDocumentClient(), tableName };
     const seeded = await seed(
@@ -209,11 +188,7 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
       ok: problems.length === 0,
     };
   } finally {
-    await server?.close().catch(() => undefined);
-    await stores?.stop().catch((error: Error) => process.stderr.write(`page-callbacks: ${error.message}\n`));
-    restoreEnv();
-    restoreQuiet();
-    rmSync(dataDir, { recursive: true, force: true });
+    await stack.close();
   }
 }
 
