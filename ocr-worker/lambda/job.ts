@@ -7,7 +7,8 @@ import { PdfPageSource } from '../pdf/page-source.ts';
 import { env, lambdaDeps, type LambdaDeps } from './deps.ts';
 import { tasksPerSend } from './limits.ts';
 import { log } from './log.ts';
-import { BadMessage, parseJobMessage, type PageTask } from './messages.ts';
+import { eachMessage } from './batch.ts';
+import { parseJobMessage, type PageTask } from './messages.ts';
 
 /**
  * The OCR queue's trigger (batch size 1, partial batch failures): a job message becomes page tasks on
@@ -16,17 +17,8 @@ import { BadMessage, parseJobMessage, type PageTask } from './messages.ts';
  * is sent; sending again after a failure is harmless, since a task skips the pages the ledger counts
  * done. A message that is not a job is logged and dropped.
  */
-export async function handleJobs(deps: LambdaDeps, event: SQSEvent, pagesQueueUrl: string): Promise<SQSBatchResponse> {
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    let message: OcrJobMessage;
-    try {
-      message = parseJobMessage(record.body);
-    } catch (error) {
-      if (!(error instanceof BadMessage)) throw error;
-      log.error('Dropped a message that is not an OCR job', { messageId: record.messageId, reason: error.message });
-      continue;
-    }
+export function handleJobs(deps: LambdaDeps, event: SQSEvent, pagesQueueUrl: string): Promise<SQSBatchResponse> {
+  return eachMessage(event, 'an OCR job', parseJobMessage, async (message) => {
     try {
       const plan = await planJob(deps, message);
       const textLayer = plan.tasks.length > 0 ? await textLayerDecision(deps, message) : undefined;
@@ -36,10 +28,9 @@ export async function handleJobs(deps: LambdaDeps, event: SQSEvent, pagesQueueUr
     } catch (error) {
       if (error instanceof FinishPending) log.info('Another worker is finishing the job; trying again later', { jobId: message.jobId });
       else log.error('Could not plan an OCR job; it will be delivered again', { jobId: message.jobId, error: error as Error });
-      failures.push({ itemIdentifier: record.messageId });
+      throw error;
     }
-  }
-  return { batchItemFailures: failures };
+  });
 }
 
 /**

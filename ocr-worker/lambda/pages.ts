@@ -6,7 +6,8 @@ import type { TextLayerPolicy } from '../open-source.ts';
 import { env, lambdaDeps, type LambdaDeps } from './deps.ts';
 import { finishRetrySeconds } from './limits.ts';
 import { log } from './log.ts';
-import { BadMessage, parseTask, type PageTask } from './messages.ts';
+import { eachMessage } from './batch.ts';
+import { parseTask } from './messages.ts';
 
 /**
  * The pages queue's trigger (batch size 1, partial batch failures): reads a task's pages, puts their
@@ -14,17 +15,8 @@ import { BadMessage, parseTask, type PageTask } from './messages.ts';
  * leaves the task on the queue to be delivered again (the pages posted before it are not read again);
  * after five receives it goes to the dead-letter queue, which alarms.
  */
-export async function handlePages(deps: LambdaDeps, event: SQSEvent, queueUrl: string): Promise<SQSBatchResponse> {
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    let task: PageTask;
-    try {
-      task = parseTask(record.body);
-    } catch (error) {
-      if (!(error instanceof BadMessage)) throw error;
-      log.error('Dropped a message that is not a page task', { messageId: record.messageId, reason: error.message });
-      continue;
-    }
+export function handlePages(deps: LambdaDeps, event: SQSEvent, queueUrl: string): Promise<SQSBatchResponse> {
+  return eachMessage(event, 'a page task', parseTask, async (task, record) => {
     const { jobId, language } = task.message;
     const textLayer: TextLayerPolicy =
       task.textLayer === undefined ? { engine: deps.engine, model: deps.modelFor(language) } : { trusted: task.textLayer };
@@ -46,10 +38,9 @@ export async function handlePages(deps: LambdaDeps, event: SQSEvent, queueUrl: s
       } else {
         log.error('A task of pages failed; it will be delivered again', { jobId, pages: task.pages, error: error as Error });
       }
-      failures.push({ itemIdentifier: record.messageId });
+      throw error;
     }
-  }
-  return { batchItemFailures: failures };
+  });
 }
 
 export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => handlePages(lambdaDeps(), event, env('pagesQueueUrl'));
