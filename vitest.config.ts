@@ -1,17 +1,30 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // The project supports Node 20.19+; the SDK's notice about its 2027 releases is not a test result.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** The domain's rules on in-memory fakes (test/support/fakes): no store, so no global setup. */
+const domain = ['test/unit/domain/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Starts DynamoDB Local, the S3 stand-in and the SQS stand-in once for the whole run.
-    globalSetup: ['test/setup/embedded-stack.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // Quiet logs; no EMF metrics on stdout and no X-Ray (tests that check them turn them on).
     env: { LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_TRACE_ENABLED: 'false' },
+    projects: [
+      { extends: true, test: { name: 'domain', include: domain } },
+      {
+        extends: true,
+        test: {
+          name: 'stores',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...domain],
+          // Starts DynamoDB Local, the S3 stand-in and the SQS stand-in once for the whole run.
+          globalSetup: ['test/setup/embedded-stack.ts'],
+        },
+      },
+    ],
   },
 });

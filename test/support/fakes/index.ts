@@ -1,0 +1,63 @@
+import type { AccessDeps } from '../../../lib/audio/access.ts';
+import { defaultCatalogue, type TierCatalogue } from '../../../lib/billing/tiers.ts';
+import type { InvoicingDeps } from '../../../lib/billing/invoicing.ts';
+import type { CallbackDeps } from '../../../lib/ocr/callbacks.ts';
+import type { BookEditDeps } from '../../../lib/ocr/edit.ts';
+import { FakeAudioFiles } from './audio-files.ts';
+import { FakeBilling, FakeInvoiceOutbox } from './billing.ts';
+import { FakeBookStore } from './book-store.ts';
+import { fixedClock } from './clock.ts';
+import { FakeObjects } from './objects.ts';
+import { FakeOcrStore } from './ocr-store.ts';
+import { FakeQueue } from './queue.ts';
+import { FakeSpeech } from './speech.ts';
+import { FakeSubscriptionStore } from './subscription-store.ts';
+import { UsagePeriods } from './usage-periods.ts';
+import { FakeUsageStore } from './usage-store.ts';
+import { FakeUserStore } from './user-store.ts';
+
+/**
+ * In-memory fakes of the domain's ports (lib/), one file each. Each implements its port's own
+ * interface, so a change to a port fails the type-check here first. Domain tests with them run in
+ * milliseconds and touch no embedded store.
+ */
+export { FakeAudioFiles, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStore, FakeQueue, FakeSpeech };
+export { FakeSubscriptionStore, FakeUsageStore, FakeUserStore, UsagePeriods, fixedClock };
+export type { FixedClock } from './clock.ts';
+
+/** Every fake, wired as the functions wire the adapters (one table: the page counters are shared). */
+export function fakeWorld(options: { now?: string; catalogue?: TierCatalogue } = {}) {
+  const clock = fixedClock(options.now);
+  const periods = new UsagePeriods();
+  const usage = new FakeUsageStore(periods);
+  const world = {
+    clock,
+    now: clock.now,
+    catalogue: options.catalogue ?? defaultCatalogue,
+    users: new FakeUserStore(),
+    subscriptions: new FakeSubscriptionStore(periods),
+    usage,
+    outbox: new FakeInvoiceOutbox(usage),
+    billing: new FakeBilling(),
+    ocr: new FakeOcrStore(),
+    uploads: new FakeObjects('https://uploads.test', clock.now),
+    audio: new FakeObjects('https://audio.test', clock.now),
+    audioFiles: new FakeAudioFiles(),
+    books: new FakeBookStore(),
+    queue: new FakeQueue(),
+    speech: new FakeSpeech(),
+  };
+  return {
+    ...world,
+    /** The deps of the OCR callbacks (lib/ocr/callbacks.ts). */
+    callbackDeps: (): CallbackDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, catalogue: world.catalogue }),
+    /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/edit.ts). */
+    editDeps: (): BookEditDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now }),
+    /** The deps of the audio read rule (lib/audio/access.ts). */
+    accessDeps: (): AccessDeps => ({ books: world.books, users: world.users, subscriptions: world.subscriptions }),
+    /** The deps of the billing worker (lib/billing/invoicing.ts). */
+    invoicingDeps: (): InvoicingDeps => ({ outbox: world.outbox, users: world.users, billing: async () => world.billing }),
+  };
+}
+
+export type FakeWorld = ReturnType<typeof fakeWorld>;

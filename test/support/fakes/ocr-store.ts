@@ -1,0 +1,208 @@
+import type {
+  BookEdit,
+  BookText,
+  CatalogueQuery,
+  FileRecord,
+  JobPage,
+  OcrStatus,
+  OcrStore,
+  PageChange,
+  PageProgress,
+  ResultUpdate,
+  TextPlacement,
+  TextWrite,
+  UsageOutcome,
+} from '../../../lib/ocr/book-text.ts';
+import { pageDefaults, type BookTextPage } from '../../../lib/ocr/page.ts';
+import { maxWindow } from '../../../lib/paging.ts';
+import { copy } from './copy.ts';
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The catalogue's sort keys (README, "listing order"): ties go by the BookText's id. */
+const sortKey: Record<CatalogueQuery['order'], (b: BookText) => string> = {
+  date: (b) => `${b.createdAt}#${b.bookTextId}`,
+  name: (b) => `${(b.fileName ?? '').normalize('NFKC').toLowerCase().slice(0, 200)}#${b.bookTextId}`,
+  pages: (b) => `${String(Math.max(0, Math.trunc(b.pageCount || 0))).padStart(10, '0')}#${b.bookTextId}`,
+};
+
+/**
+ * OcrStore in memory (lib/adapters/dynamo/book-texts.ts): BookTexts, their job claims, Files and
+ * page items. Updates of a BookText that is not there fail, as the adapter's `attribute_exists`
+ * condition does; listings are counted within the listing window as the adapter counts them.
+ */
+export class FakeOcrStore implements OcrStore {
+  readonly bookTexts = new Map<string, BookText>();
+  readonly jobs = new Map<string, string>();
+  readonly files = new Map<string, FileRecord>();
+  /** By BookText, then page number. */
+  readonly pageItems = new Map<string, Map<number, BookTextPage>>();
+
+  private current(bookTextId: string): BookText {
+    const found = this.bookTexts.get(bookTextId);
+    if (!found) throw new Error(`BookText ${bookTextId} is not stored (the adapter's condition fails)`);
+    return found;
+  }
+
+  private pagesOf(bookTextId: string): Map<number, BookTextPage> {
+    let pages = this.pageItems.get(bookTextId);
+    if (!pages) this.pageItems.set(bookTextId, (pages = new Map()));
+    return pages;
+  }
+
+  /** Replaces the record's book-level text; reports the stored text it replaced. */
+  private static placeText(record: BookText, text: TextPlacement): TextWrite {
+    const replaced = record.storedText;
+    record.extractedText = text.extractedText;
+    if (text.stored) record.storedText = copy(text.stored);
+    else delete record.storedText;
+    return { replaced: replaced && copy(replaced) };
+  }
+
+  async create(bookText: BookText, file?: FileRecord) {
+    if (this.jobs.has(bookText.jobId) || this.bookTexts.has(bookText.bookTextId) || (file && this.files.has(file.fileId))) return false;
+    this.jobs.set(bookText.jobId, bookText.bookTextId);
+    this.bookTexts.set(bookText.bookTextId, copy(bookText));
+    if (file) this.files.set(file.fileId, copy(file));
+    return true;
+  }
+
+  async byJobId(jobId: string) {
+    const bookTextId = this.jobs.get(jobId);
+    return bookTextId === undefined ? undefined : this.get(bookTextId);
+  }
+
+  async get(bookTextId: string) {
+    const found = this.bookTexts.get(bookTextId);
+    return found && copy(found);
+  }
+
+  async getFile(fileId: string) {
+    const found = this.files.get(fileId);
+    return found && copy(found);
+  }
+
+  async putPages(pages: BookTextPage[]) {
+    for (const page of pages) this.pagesOf(page.bookTextId).set(page.pageNumber, copy(page));
+  }
+
+  async pages(bookTextId: string) {
+    return [...(this.pageItems.get(bookTextId)?.values() ?? [])].sort((a, b) => a.pageNumber - b.pageNumber).map(copy);
+  }
+
+  async recordPage(book: BookText, progress: PageProgress) {
+    const record = this.current(book.bookTextId);
+    record.status = 'processing';
+    if (progress.pageCount) record.pageCount = progress.pageCount;
+    record.updatedAt = progress.at;
+    record.lastPageUpdate = progress.at;
+    if (progress.pageError) record.pageErrors = { ...record.pageErrors, [String(progress.pageError.pageNumber)]: copy(progress.pageError) };
+    // Only ever raised: page callbacks land out of order.
+    if (progress.pagesProcessed !== undefined && (record.pagesProcessed === undefined || record.pagesProcessed < progress.pagesProcessed)) {
+      record.pagesProcessed = progress.pagesProcessed;
+    }
+  }
+
+  async applyResult(book: BookText, r: ResultUpdate) {
+    const record = this.current(book.bookTextId);
+    if (r.status !== undefined) record.status = r.status;
+    if (r.status === 'completed') record.completedAt = r.at;
+    if (r.language !== undefined) record.language = r.language;
+    if (r.pageCount !== undefined) record.pageCount = r.pageCount;
+    if (r.error !== undefined) record.error = r.error;
+    if (r.processingTime !== undefined) record.processingTime = r.processingTime;
+    record.updatedAt = r.at;
+    const written = r.text ? FakeOcrStore.placeText(record, r.text) : { replaced: undefined };
+    if (r.metadata) {
+      for (const [name, value] of Object.entries(r.metadata)) if (name !== '') record.metadata[name] = copy(value);
+    }
+    return written;
+  }
+
+  async setUsage(bookTextId: string, outcome: UsageOutcome, at: string) {
+    const record = this.current(bookTextId);
+    record.updatedAt = at;
+    if ('usageInfo' in outcome) {
+      record.usageInfo = copy(outcome.usageInfo);
+      delete record.usageError;
+    } else {
+      record.usageError = outcome.usageError;
+    }
+  }
+
+  async getFiles(fileIds: readonly string[]) {
+    const found = new Map<string, FileRecord>();
+    for (const id of new Set(fileIds)) {
+      const file = this.files.get(id);
+      if (file) found.set(id, copy(file));
+    }
+    return found;
+  }
+
+  async pageWindow(bookTextId: string, offset: number, limit: number) {
+    const all = await this.pages(bookTextId);
+    return { total: all.length, pages: all.slice(offset, offset + limit) };
+  }
+
+  async updatePages(bookTextId: string, changes: PageChange[], at: string) {
+    const pages = this.pagesOf(bookTextId);
+    for (const c of changes) {
+      const stored = pages.get(c.pageNumber);
+      pages.set(c.pageNumber, {
+        pageId: stored?.pageId ?? c.pageId,
+        bookTextId,
+        pageNumber: c.pageNumber,
+        text: c.text ?? stored?.text ?? pageDefaults.text,
+        storageKey: c.storageKey !== undefined ? c.storageKey : (stored?.storageKey ?? pageDefaults.storageKey),
+        isAIGenerated: c.isAIGenerated ?? stored?.isAIGenerated ?? pageDefaults.isAIGenerated,
+        updatedAt: at,
+      });
+    }
+  }
+
+  async edit(book: BookText, e: BookEdit) {
+    const record = this.current(book.bookTextId);
+    const file = e.file && (e.file.fileName !== undefined || e.file.author !== undefined) ? e.file : undefined;
+    const storedFile = file ? this.files.get(book.fileId) : undefined;
+    // All or nothing: the File must be there for the transaction to write either.
+    if (file && !storedFile) throw new Error(`File ${book.fileId} is not stored (the adapter's transaction fails)`);
+    if (e.fileName !== undefined) record.fileName = e.fileName;
+    if (e.language !== undefined) record.language = e.language;
+    if (e.tags !== undefined) record.tags = [...e.tags];
+    if (e.categories !== undefined) record.categories = [...e.categories];
+    if (e.visibility !== undefined) record.visibility = e.visibility;
+    record.updatedAt = e.at;
+    if (storedFile && file) {
+      if (file.fileName !== undefined) storedFile.fileName = file.fileName;
+      if (file.author !== undefined) storedFile.author = file.author;
+      storedFile.updatedAt = e.at;
+    }
+    return e.text ? FakeOcrStore.placeText(record, e.text) : { replaced: undefined };
+  }
+
+  async catalogue(query: CatalogueQuery): Promise<JobPage> {
+    const { view, filter } = query;
+    const visible = (b: BookText) =>
+      view.kind === 'all' || b.visibility === 'public' || (view.kind === 'publicAndOwn' && b.userId === view.ownerId);
+    const matches = (b: BookText) =>
+      (!filter.status || b.status === filter.status) &&
+      (!filter.language || b.language === filter.language) &&
+      (!filter.tags.length || filter.tags.some((t) => b.tags.includes(t))) &&
+      (!filter.categories.length || filter.categories.some((c) => b.categories.includes(c)));
+    const key = sortKey[query.order];
+    const sorted = [...this.bookTexts.values()]
+      .filter((b) => visible(b) && matches(b))
+      .sort((a, b) => (query.descending ? compare(key(b), key(a)) : compare(key(a), key(b))));
+    return { total: sorted.length, items: sorted.slice(query.offset, query.offset + query.limit).map(copy) };
+  }
+
+  async jobsOf(userId: string, options: { status?: OcrStatus; limit: number; offset: number }) {
+    const key = sortKey.date;
+    const own = [...this.bookTexts.values()]
+      .filter((b) => b.userId === userId && (!options.status || b.status === options.status))
+      .sort((a, b) => compare(key(b), key(a)));
+    // The adapter counts and reads within the listing window.
+    const window = own.slice(0, Math.min(options.offset + options.limit, maxWindow));
+    return { total: Math.min(own.length, maxWindow), items: window.slice(options.offset).map(copy) };
+  }
+}
