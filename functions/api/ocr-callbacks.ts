@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ocrStatuses } from '../../lib/ocr/book-text.ts';
 import { resultSaved } from '../../lib/ocr/callbacks.ts';
-import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/page.ts';
+import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/page.ts';
 import { contracts, json } from './contract.ts';
 import { badRequestAnswer, bothLanguages, ocrSchemas as s, sampleIds as ids, tooLargeAnswer } from './ocr-shapes.ts';
 import { objectId, ocrErrorAnswer, uuid } from './shapes.ts';
@@ -28,7 +28,7 @@ const pageResult = v.object({
   error: v.optional(v.string()),
   storageKey: v.optional(v.pipe(v.nullable(v.string()), v.description('The page image; default null.'))),
   isAIGenerated: v.optional(v.boolean()),
-  pageCount: v.optional(v.pipe(v.number(), v.description('Updates the book’s page count when not 0.'))),
+  pageCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxPageCount), v.description(`Updates the book’s page count when not 0. A value that is not a whole number up to ${maxPageCount} is ignored.`))),
   pagesProcessed: v.optional(v.pipe(v.number(), v.description('Kept at the highest value reported.'))),
 });
 
@@ -37,7 +37,7 @@ const finalResult = v.object({
   ...ids3,
   extractedText: v.optional(v.pipe(v.string(), v.description('The whole text; over 10,000 characters it goes to object storage with a 1,000-character preview in the record.'))),
   language: v.optional(v.pipe(v.string(), v.description('Keeps the stored value when absent.'))),
-  pageCount: v.optional(v.pipe(v.number(), v.description('Keeps the stored value when absent.'))),
+  pageCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxPageCount), v.description(`Keeps the stored value when absent. A value that is not a whole number up to ${maxPageCount} is ignored.`))),
   pages: v.optional(v.pipe(v.array(resultPage), v.maxLength(maxPagesPerRequest), v.description('Upserted by page number; absent fields take the defaults (isAIGenerated true).'))),
   metadata: v.optional(
     v.pipe(v.record(v.string(), v.unknown()), v.description('Merged into the metadata only with `extractedText`; otherwise an orphan’s initial metadata. The service’s own keys are dropped; at most 16,384 bytes of JSON.')),

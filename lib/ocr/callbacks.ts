@@ -5,7 +5,7 @@ import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import { writeWithText } from './text-storage.ts';
 import { clientMetadata, isOcrStatus, newBookText, type BookText, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
-import { checkPageCount, checkPageRange, checkPageText, newPage, pageNumberOf, type PageFields } from './page.ts';
+import { checkPageCount, checkPageRange, checkPageText, maxPageCount, newPage, pageNumberOf, type PageFields } from './page.ts';
 
 /** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
 export interface CallbackDeps extends UsageDeps {
@@ -24,6 +24,14 @@ function required(body: Body, names: string[]): void {
 }
 
 const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+/**
+ * A book's page count: a whole number up to one past the highest page number. Any other value is
+ * ignored, as a value of the wrong type is: a fractional or huge count would otherwise be billed.
+ */
+const optionalPageCount = (value: unknown): number | undefined => {
+  const n = optionalNumber(value);
+  return n !== undefined && Number.isInteger(n) && n >= 0 && n <= maxPageCount ? n : undefined;
+};
 const optionalString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** A page's fields as the worker sends them; anything not of the page's types is left to the defaults. */
@@ -66,7 +74,7 @@ export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<
   const at = deps.now().toISOString();
 
   await deps.ocr.putPages([newPage(book.bookTextId, pageNumber, pageFields(body), at)]);
-  const pageCount = optionalNumber(body.pageCount);
+  const pageCount = optionalPageCount(body.pageCount);
   const error = optionalString(body.error);
   await deps.ocr.recordPage(book, {
     at,
@@ -111,7 +119,7 @@ function readResult(body: Body) {
     metadata: metadata ? clientMetadata(metadata as Body, badRequest) : undefined,
     extractedText: optionalString(body.extractedText),
     language: optionalString(body.language) || undefined,
-    pageCount: optionalNumber(body.pageCount),
+    pageCount: optionalPageCount(body.pageCount),
     error: optionalString(body.error),
     processingTime: optionalNumber(body.processingTime),
   };

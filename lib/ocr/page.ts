@@ -8,6 +8,8 @@ import { badRequest, type DomainError } from '../errors.ts';
 
 /** Page numbers run 0..maxPageNumber: every one sorts in its fixed-width key, and a book stays bounded. */
 export const maxPageNumber = 99_999;
+/** The most pages a book can count: page numbers run from 0 to maxPageNumber. */
+export const maxPageCount = maxPageNumber + 1;
 /** Pages one request may write (PATCH `pages`, a result's `pages`); a 1,000-page book fits in one. */
 export const maxPagesPerRequest = 2_000;
 /** One page's text: a page item stays far below DynamoDB's 400 KB (4 bytes per character at worst). */

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { newJobId, newObjectId } from '../../../lib/ids.ts';
 import { metadataView, ocrStatuses } from '../../../lib/ocr/book-text.ts';
 import { recordFinalResult, recordPageResult, usageErrorText } from '../../../lib/ocr/callbacks.ts';
-import { pageIdOf } from '../../../lib/ocr/page.ts';
+import { maxPageCount, pageIdOf } from '../../../lib/ocr/page.ts';
 import { textKey } from '../../../lib/ocr/text-storage.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aFile, aSubscription, storedJob, storedUser } from './fixtures.ts';
@@ -48,6 +48,9 @@ describe('page callback, BookText exists', () => {
     await page(job, { pageCount: 'twelve' });
     expect((await stored(job.jobId)).pageCount).toBe(7);
     await page(job, { pageCount: 12 });
+    expect((await stored(job.jobId)).pageCount).toBe(12);
+    // Not a whole number of pages a book can have: ignored, as a value of the wrong type is.
+    for (const pageCount of [1.5, -3, maxPageCount + 1, 1e15]) await page(job, { pageCount });
     expect((await stored(job.jobId)).pageCount).toBe(12);
   });
 
@@ -249,6 +252,16 @@ describe('usage on completion', () => {
     await world.ocr.recordPage(b, { at: world.clock.iso(), pageCount: 8 });
     await result(b, { status: 'completed' });
     expect((await world.usage.forJob(b.jobId))?.pages).toBe(8);
+  });
+
+  it('bills only whole page counts a book can have: a fractional, negative or huge pageCount is ignored', async () => {
+    const job = await subscriber();
+    await result(job, { status: 'completed', pageCount: 1.3, pages: [{ pageNumber: 1 }, { pageNumber: 2 }] });
+    expect((await world.usage.forJob(job.jobId))?.pages).toBe(2);
+    const huge = await subscriber();
+    await result(huge, { status: 'completed', pageCount: 1e12 });
+    expect(await world.usage.forJob(huge.jobId)).toBeUndefined();
+    expect((await stored(huge.jobId)).pageCount).not.toBe(1e12);
   });
 
   it('counts nothing for a completion without pages, nor for any other status', async () => {
