@@ -1,0 +1,90 @@
+import type { AudioJob } from '../../audio/audio-job.ts';
+import type { User } from '../../auth/users.ts';
+import type { Invoice, OverageCharge } from '../../billing/billing.ts';
+import type { CreatorSubscription, Subscription } from '../../billing/subscriptions.ts';
+import type { UsageLog } from '../../billing/usage.ts';
+import type { Book, BookImport, Line } from '../../books/book.ts';
+import { tokenHash, type DeviceToken } from '../../notifications/devices.ts';
+import type { Notification } from '../../notifications/notification.ts';
+import type { BookText, FileRecord } from '../../ocr/book-text.ts';
+import type { BookTextPage } from '../../ocr/page.ts';
+import type { PendingUpload } from '../../ocr/presigned-upload.ts';
+import { entity } from './entity.ts';
+import { keys } from './keys.ts';
+
+/** The ledger's invoice item (adapters/billing/ledger.ts): the charge without its customer, and the invoice. */
+export type StoredInvoice = Invoice & Omit<OverageCharge, 'customerId'>;
+
+/**
+ * Each record type of the table, declared once: its key, the index attributes derived from it, and
+ * so its stored item (entity.ts). Every write path builds its items here.
+ */
+export const entities = {
+  user: entity('User', { key: (u: User) => keys.user(u.userId) }),
+  subscription: entity('Subscription', { key: (s: Subscription) => keys.subscription(s.userId) }),
+  creatorSubscription: entity('CreatorSubscription', { key: (s: CreatorSubscription) => keys.creatorSubscription(s.userId, s.creatorId) }),
+  usagePeriod: entity('UsagePeriod', {
+    key: (p: { userId: string; periodStart: string; pagesUsed: number }) => keys.usagePeriod(p.userId, p.periodStart),
+  }),
+  /** Written by update only (its counters); notifications.ts. */
+  inbox: entity('Inbox', { key: (i: { recipientId: string }) => keys.inbox(i.recipientId) }),
+  notification: entity('Notification', {
+    key: (n: Notification) => keys.notification(n.recipientId, n.notificationId),
+    // gsi2 is sparse: only an unread notification is in it.
+    indexes: (n) => ({ ...keys.notificationBySeq(n.recipientId, n.seq), ...(n.isRead ? {} : keys.unread(n.recipientId, n.notificationId)) }),
+  }),
+  deviceToken: entity('DeviceToken', {
+    key: (d: DeviceToken) => keys.deviceToken(d.userId, tokenHash(d.token)),
+    indexes: (d) => keys.deviceHolder(tokenHash(d.token), d.userId),
+  }),
+
+  book: entity('Book', { key: (b: Book) => keys.book(b.bookId) }),
+  line: entity('Line', { key: (l: Line) => keys.line(l.bookId, l.lineId) }),
+  bookImport: entity('BookImport', {
+    key: (i: BookImport) => keys.bookImport(i.importKey),
+    // Written while importing; finishing removes it (books.ts).
+    indexes: (i) => keys.openImport(i.startedAt, i.importKey),
+  }),
+  /** Written by update only (one attribute per file); audio-files.ts. */
+  audioFiles: entity('AudioFiles', { key: (f: { bookId: string; voice: string; shard: string }) => keys.audioFiles(f.bookId, f.voice, f.shard) }),
+
+  file: entity('File', { key: (f: FileRecord) => keys.file(f.fileId) }),
+  bookText: entity('BookText', {
+    key: (b: BookText) => keys.bookText(b.bookTextId),
+    indexes: (b: BookText) => ({
+      ...keys.ownerJobs(b.userId, b.createdAt, b.bookTextId),
+      ...keys.ownerJobsByStatus(b.userId, b.status, b.createdAt, b.bookTextId),
+      catalogue: keys.catalogue(b.visibility),
+      ...keys.catalogueSort(b),
+    }),
+    // userId, createdAt and the id never change, so neither do gsi1 and the sort keys' other parts.
+    movedBy: { status: ['gsi2pk'], visibility: ['catalogue'], fileName: ['byName'], pageCount: ['byPages'] },
+  }),
+  bookTextPage: entity('BookTextPage', { key: (p: BookTextPage) => keys.bookTextPage(p.bookTextId, p.pageNumber) }),
+  /** The claim of a job id: one BookText per job. */
+  ocrJob: entity('OcrJob', { key: (j: { jobId: string; bookTextId: string }) => keys.ocrJob(j.jobId) }),
+  upload: entity('Upload', {
+    key: (u: PendingUpload) => keys.upload(u.uploadId),
+    // Put unclaimed; a claim removes it and a release sets it again (uploads.ts).
+    indexes: (u) => keys.unclaimedUpload(u.createdAt, u.uploadId),
+  }),
+
+  usageLog: entity('UsageLog', {
+    key: (l: UsageLog) => keys.jobUsage(l.jobId),
+    // The outbox (billing-outbox.ts): only a pending log is in it.
+    indexes: (l) => (l.paymentStatus === 'pending' ? keys.pendingInvoice(l.createdAt, l.jobId) : {}),
+  }),
+  invoice: entity('Invoice', { key: (i: StoredInvoice) => keys.invoice(i.userId, i.createdAt, i.usageId) }),
+  stripeEvent: entity('StripeEvent', {
+    key: (e: { eventId: string; type: string; processedAt: string; ttl: number }) => keys.stripeEvent(e.eventId),
+  }),
+
+  audioJob: entity('AudioJob', {
+    key: (j: AudioJob) => keys.audioJob(j._id),
+    indexes: (j) => keys.audioJobList(j.createdAt, j._id),
+  }),
+  /** A chunk already counted (audio-jobs.ts). */
+  audioJobChunk: entity('AudioJobChunk', {
+    key: (c: { jobId: string; chunk: number; lines: number; ttl: number }) => keys.audioJobChunk(c.jobId, c.chunk),
+  }),
+};
