@@ -18,7 +18,7 @@ const listing = (query: Record<string, string>) => v.parse(ocrApiContracts['GET 
  * The catalogue listing (`GET /ocr/books`, DESIGN.md section 4 and 8): what a page costs as the
  * catalogue grows. Two catalogues are seeded in one DynamoDB Local, each in its own table built from
  * schema.ts: `BENCH_BOOKS_SMALL` (1,000) and `BENCH_BOOKS_LARGE` (100,000) books, written directly
- * as stored items (`bookTextItem`, `batchPut`) with one File each, 200 users and the counter items
+ * as stored items (`entities.ts`, `batchPut`) with one File each, 200 users and the counter items
  * set to what was seeded. Then every variant (caller x sort x offset x filter) runs through the domain
  * function behind the route, `listBooks`, `BENCH_RUNS` times after one warm-up, against each table in
  * turn; an SDK middleware on the document client counts the DynamoDB calls by command and the items
@@ -405,12 +405,13 @@ export async function catalogueBench(): Promise<CatalogueReport> {
   let client: DynamoDBDocumentClient | undefined;
   const log = (line: string) => process.stderr.write(`catalogue: ${line}\n`);
   try {
-    const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { ensureTable }, { keys }, { bookTextItem, dynamoOcrStore }, { batchPut }, { dynamoUserStore }, { listBooks }] =
+    const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { ensureTable }, { keys }, { entities }, { dynamoOcrStore }, { batchPut }, { dynamoUserStore }, { listBooks }] =
       await Promise.all([
         import('@aws-sdk/client-dynamodb'),
         import('@aws-sdk/lib-dynamodb'),
         import('../lib/adapters/dynamo/ensure-table.ts'),
         import('../lib/adapters/dynamo/keys.ts'),
+        import('../lib/adapters/dynamo/entities.ts'),
         import('../lib/adapters/dynamo/book-texts.ts'),
         import('../lib/adapters/dynamo/books.ts'),
         import('../lib/adapters/dynamo/users.ts'),
@@ -442,8 +443,8 @@ export async function catalogueBench(): Promise<CatalogueReport> {
       for (const b of cat.books) if (b.visibility === 'private') privateByOwner.set(b.userId, (privateByOwner.get(b.userId) ?? 0) + 1);
       const publicCount = cat.books.filter((b) => b.visibility === 'public').length;
       const items: Record<string, unknown>[] = [
-        ...users.map((u) => ({ ...keys.user(u.userId), entity: 'User', ...u })),
-        ...cat.books.flatMap((b, n) => [bookTextItem(b), ...(withFiles ? [{ ...keys.file(cat.files[n]!.fileId), entity: 'File', ...cat.files[n]! }] : [])]),
+        ...users.map((u) => entities.user.item(u)),
+        ...cat.books.flatMap((b, n) => [entities.bookText.item(b), ...(withFiles ? [entities.file.item(cat.files[n]!)] : [])]),
       ];
       log(`seeding ${size} books (${items.length} items, files ${withFiles ? 'included' : 'left out'}) into ${tableName}`);
       const seedStart = performance.now();

@@ -1,10 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Billing, Invoice, InvoiceRecord, OverageCharge } from '../../billing/billing.ts';
+import { entities, type StoredInvoice } from '../dynamo/entities.ts';
 import { keys } from '../dynamo/keys.ts';
 import { queryAll, record, type Db } from '../dynamo/table.ts';
-
-type StoredInvoice = Invoice & Omit<OverageCharge, 'customerId'>;
 
 const withoutCustomer = ({ customerId: _, ...rest }: OverageCharge) => rest;
 
@@ -16,14 +15,14 @@ export function ledgerBilling(db: Db): Billing & { invoices(userId: string): Pro
   const TableName = db.tableName;
   return {
     async invoiceOverage(charge) {
-      const key = keys.invoice(charge.userId, charge.createdAt, charge.usageId);
       const invoice: Invoice = { invoiceId: `in_local_${charge.usageId}`, status: 'open' };
+      const item = entities.invoice.item({ ...withoutCustomer(charge), ...invoice });
       try {
         await db.client.send(
           new PutCommand({
             TableName,
             // customerId is left out: the ledger charges no one, and it may be undefined.
-            Item: { ...key, entity: 'Invoice', ...withoutCustomer(charge), ...invoice },
+            Item: item,
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         );
@@ -31,7 +30,7 @@ export function ledgerBilling(db: Db): Billing & { invoices(userId: string): Pro
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
-      const { Item } = await db.client.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }));
+      const { Item } = await db.client.send(new GetCommand({ TableName, Key: entities.invoice.key(item), ConsistentRead: true }));
       const stored = record<StoredInvoice>(Item!);
       return { invoiceId: stored.invoiceId, status: stored.status };
     },

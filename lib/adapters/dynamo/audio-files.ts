@@ -5,6 +5,7 @@ import { parseAudioKey } from '../../audio/audio-key.ts';
 import { voiceIds } from '../../audio/voices.ts';
 import type { StoredObject } from '../../objects.ts';
 import { batchDelete } from './books.ts';
+import { entities } from './entities.ts';
 import { keys, type Key } from './keys.ts';
 import type { Db } from './table.ts';
 
@@ -98,7 +99,7 @@ export function dynamoAudioFiles(db: Db): AudioFiles {
             UpdateExpression: `SET entity = :entity, ${group.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
             ExpressionAttributeNames: names(group),
             ExpressionAttributeValues: {
-              ':entity': 'AudioFiles',
+              ':entity': entities.audioFiles.name,
               ...Object.fromEntries(group.map((at, i) => [`:f${i}`, fileValue(at.file)])),
             },
           }),

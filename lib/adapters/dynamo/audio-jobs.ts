@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AudioJob, AudioJobStore } from '../../audio/audio-job.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { policies, retry } from '../../retry.ts';
 import { failedConditions, ifConditionHolds, isContention, queryAll, record, type Db } from './table.ts';
@@ -35,7 +36,7 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
       await db.client.send(
         new PutCommand({
           TableName,
-          Item: { ...keys.audioJob(job._id), ...keys.audioJobList(job.createdAt, job._id), entity: 'AudioJob', ...job },
+          Item: entities.audioJob.item(job),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -61,7 +62,7 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
     },
 
     async countChunk(jobId, chunk, lines, at) {
-      const marker = { ...keys.audioJobChunk(jobId, chunk), entity: 'AudioJobChunk', jobId, chunk, lines, ttl: Math.floor(Date.parse(at) / 1000) + markerSeconds };
+      const marker = entities.audioJobChunk.item({ jobId, chunk, lines, ttl: Math.floor(Date.parse(at) / 1000) + markerSeconds });
       // Chunks finishing together write the same job item: a transaction conflict is retried, not lost.
       const counted = await retry(async () => {
         try {

@@ -5,6 +5,7 @@ import type { BookTextPage } from '../../ocr/page.ts';
 import { pageDefaults } from '../../ocr/page.ts';
 import { batchPut } from './books.ts';
 import { bookTextItem, setFields, setText } from './book-text-item.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { catalogue } from './catalogue.ts';
 import { maxWindow } from '../../paging.ts';
@@ -105,14 +106,14 @@ export function dynamoOcrStore(db: Db): OcrStore {
 
   return {
     async create(bookText, file) {
-      const claim = { ...keys.ocrJob(bookText.jobId), entity: 'OcrJob', jobId: bookText.jobId, bookTextId: bookText.bookTextId };
+      const claim = entities.ocrJob.item({ jobId: bookText.jobId, bookTextId: bookText.bookTextId });
       const ifNew = 'attribute_not_exists(pk)';
       try {
         await transact(db, {
           TransactItems: [
             { Put: { TableName, Item: claim, ConditionExpression: ifNew } },
             { Put: { TableName, Item: bookTextItem(bookText), ConditionExpression: ifNew } },
-            ...(file ? [{ Put: { TableName, Item: { ...keys.file(file.fileId), entity: 'File', ...file }, ConditionExpression: ifNew } }] : []),
+            ...(file ? [{ Put: { TableName, Item: entities.file.item(file), ConditionExpression: ifNew } }] : []),
             ...countMoves(TableName, bookText.userId, { [bookText.visibility]: 1 }),
           ],
         });
@@ -139,7 +140,7 @@ export function dynamoOcrStore(db: Db): OcrStore {
     putPages: (pages) =>
       batchPut(
         db,
-        pages.map((page) => ({ ...keys.bookTextPage(page.bookTextId, page.pageNumber), entity: 'BookTextPage', ...page })),
+        pages.map((page) => entities.bookTextPage.item(page)),
       ),
 
     pages: (bookTextId) =>
@@ -225,7 +226,7 @@ export function dynamoOcrStore(db: Db): OcrStore {
     async updatePages(bookTextId, changes, at) {
       const updateOne = (c: (typeof changes)[number]) => {
         const u = new Update()
-          .set(['entity'], 'BookTextPage')
+          .set(['entity'], entities.bookTextPage.name)
           .set(['bookTextId'], bookTextId)
           .set(['pageNumber'], c.pageNumber)
           .set(['updatedAt'], at)

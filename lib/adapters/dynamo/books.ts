@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Book, BookImport, BookStore, Line } from '../../books/book.ts';
 import { policies, retry } from '../../retry.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { failedConditions, ifConditionHolds, oldestBefore, queryAll, record, untilProcessed, type Db } from './table.ts';
 
@@ -43,12 +44,12 @@ export function dynamoBookStore(db: Db): BookStore {
     async create(book, lines) {
       await batchPut(
         db,
-        lines.map((line) => ({ ...keys.line(book.bookId, line.lineId), entity: 'Line', ...line })),
+        lines.map((line) => entities.line.item(line)),
       );
       await db.client.send(
         new PutCommand({
           TableName,
-          Item: { ...keys.book(book.bookId), entity: 'Book', ...book },
+          Item: entities.book.item(book),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -78,7 +79,7 @@ export function dynamoBookStore(db: Db): BookStore {
           db.client.send(
             new PutCommand({
               TableName,
-              Item: { ...Key, ...keys.openImport(at, importKey), entity: 'BookImport', ...next },
+              Item: entities.bookImport.item(next),
               ...(current
                 ? { ConditionExpression: '#state = :state AND generation = :generation', ExpressionAttributeNames: { '#state': 'state' }, ExpressionAttributeValues: { ':state': current.state, ':generation': current.generation } }
                 : { ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -91,12 +92,12 @@ export function dynamoBookStore(db: Db): BookStore {
     },
 
     async finishImport(started, book, lines) {
-      await batchPut(db, lines.map((line) => ({ ...keys.line(book.bookId, line.lineId), entity: 'Line', ...line })));
+      await batchPut(db, lines.map((line) => entities.line.item(line)));
       try {
         await db.client.send(
           new TransactWriteCommand({
             TransactItems: [
-              { Put: { TableName, Item: { ...keys.book(book.bookId), entity: 'Book', ...book }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName, Item: entities.book.item(book), ConditionExpression: 'attribute_not_exists(pk)' } },
               {
                 Update: {
                   TableName,

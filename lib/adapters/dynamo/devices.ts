@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { tokenHash, type DeviceStore, type DeviceToken } from '../../notifications/devices.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { queryAll, record, type Db } from './table.ts';
 
@@ -18,12 +19,7 @@ export function dynamoDeviceStore(db: Db): DeviceStore {
       await db.client.send(
         new PutCommand({
           TableName,
-          Item: {
-            ...keys.deviceToken(device.userId, tokenHash(device.token)),
-            ...keys.deviceHolder(tokenHash(device.token), device.userId),
-            entity: 'DeviceToken',
-            ...device,
-          },
+          Item: entities.deviceToken.item(device),
         }),
       );
     },

@@ -1,8 +1,8 @@
 /**
  * Every key of the single table is built here; the physical schema (key attributes, GSIs) is in
  * schema.ts. The list of records, their keys and indexes is the README's table ("Data: one DynamoDB
- * table"), kept in one place rather than copied here. Every item also carries `entity`, its record
- * type (table.ts).
+ * table"), kept in one place rather than copied here. Each record's item (keys, index
+ * attributes, `entity`) is declared once in entities.ts.
  */
 export type Key = {
   pk: string;
@@ -13,11 +13,6 @@ const user = (userId: string) => `USER#${userId}`;
 
 /** Wide enough for any inbox, and sorts as a string in numeric order. */
 export const padSeq = (seq: number): string => String(seq).padStart(12, '0');
-
-const catalogueName = (fileName: string | null, bookTextId: string) =>
-  `${(fileName ?? '').normalize('NFKC').toLowerCase().slice(0, 200)}#${bookTextId}`;
-const cataloguePages = (pageCount: number, bookTextId: string) =>
-  `${String(Math.max(0, Math.trunc(pageCount || 0))).padStart(10, '0')}#${bookTextId}`;
 
 export const keys = {
   user: (userId: string): Key => ({ pk: user(userId), sk: 'PROFILE' }),
@@ -82,11 +77,9 @@ export const keys = {
   catalogue: (visibility: string) => `CATALOGUE#${visibility}`,
   catalogueSort: (book: { bookTextId: string; createdAt: string; fileName: string | null; pageCount: number }) => ({
     byDate: `${book.createdAt}#${book.bookTextId}`,
-    byName: catalogueName(book.fileName, book.bookTextId),
-    byPages: cataloguePages(book.pageCount, book.bookTextId),
+    byName: `${(book.fileName ?? '').normalize('NFKC').toLowerCase().slice(0, 200)}#${book.bookTextId}`,
+    byPages: `${String(Math.max(0, Math.trunc(book.pageCount || 0))).padStart(10, '0')}#${book.bookTextId}`,
   }),
-  catalogueName: (fileName: string | null, bookTextId: string) => catalogueName(fileName, bookTextId),
-  cataloguePages: (pageCount: number, bookTextId: string) => cataloguePages(pageCount, bookTextId),
   catalogueCounts: { pk: 'CATALOGUE', sk: 'COUNTS' } as Key,
   ownerCatalogueCounts: (userId: string): Key => ({ pk: user(userId), sk: 'CATALOGUE' }),
   ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),

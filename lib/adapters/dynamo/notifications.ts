@@ -1,6 +1,7 @@
 import { GetCommand, paginateQuery, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../notifications/notification.ts';
 import type { InboxCounters, NotificationStore } from '../../notifications/store.ts';
+import { entities } from './entities.ts';
 import { keys, padSeq } from './keys.ts';
 import { policies, retry } from '../../retry.ts';
 import { failedConditions, isContention, queryAll, record, type Db } from './table.ts';
@@ -51,7 +52,7 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
                   ExpressionAttributeNames: { '#total': 'total' },
                   ExpressionAttributeValues: {
                     ':seq': seq,
-                    ':entity': 'Inbox',
+                    ':entity': entities.inbox.name,
                     ':unread': notification.isRead ? 0 : 1,
                     ...(total === 0 ? {} : { ':previous': total }),
                   },
@@ -60,13 +61,7 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
               {
                 Put: {
                   TableName,
-                  Item: {
-                    ...keys.notification(input.recipientId, input.notificationId),
-                    ...keys.notificationBySeq(input.recipientId, seq),
-                    ...(notification.isRead ? {} : keys.unread(input.recipientId, input.notificationId)),
-                    entity: 'Notification',
-                    ...notification,
-                  },
+                  Item: entities.notification.item(notification),
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProcessedEvents } from '../../billing/webhook.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import type { Db } from './table.ts';
 
@@ -23,14 +24,7 @@ export function dynamoProcessedEvents(db: Db, now: () => Date = () => new Date()
         await db.client.send(
           new PutCommand({
             TableName,
-            Item: {
-              ...keys.stripeEvent(eventId),
-              entity: 'StripeEvent',
-              eventId,
-              type,
-              processedAt: at.toISOString(),
-              ttl: Math.floor(at.getTime() / 1000) + keepSeconds,
-            },
+            Item: entities.stripeEvent.item({ eventId, type, processedAt: at.toISOString(), ttl: Math.floor(at.getTime() / 1000) + keepSeconds }),
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
         );

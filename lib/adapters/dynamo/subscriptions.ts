@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { CreatorSubscription, Subscription, SubscriptionStore } from '../../billing/subscriptions.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { ifConditionHolds, record, type Db } from './table.ts';
 
@@ -9,18 +10,18 @@ export function dynamoSubscriptionStore(db: Db): SubscriptionStore {
     const { Item } = await db.client.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }));
     return Item ? record<T>(Item) : undefined;
   };
-  const put = async (key: { pk: string; sk: string }, entity: string, value: object) => {
-    await db.client.send(new PutCommand({ TableName, Item: { ...key, entity, ...value } }));
+  const put = async (Item: Record<string, unknown>) => {
+    await db.client.send(new PutCommand({ TableName, Item }));
   };
   return {
     get: (userId) => get<Subscription>(keys.subscription(userId)),
-    put: (s) => put(keys.subscription(s.userId), 'Subscription', s),
+    put: (s) => put(entities.subscription.item(s)),
     putIfNewer: (s) =>
       ifConditionHolds(() =>
         db.client.send(
           new PutCommand({
             TableName,
-            Item: { ...keys.subscription(s.userId), entity: 'Subscription', ...s },
+            Item: entities.subscription.item(s),
             // No record, or one never written from Stripe (seeded), also counts as older. An ending
             // subscription never overwrites another one that is active (a user who switched plans).
             ConditionExpression:
@@ -37,12 +38,12 @@ export function dynamoSubscriptionStore(db: Db): SubscriptionStore {
         ),
       ),
     getCreatorSubscription: (userId, creatorId) => get<CreatorSubscription>(keys.creatorSubscription(userId, creatorId)),
-    putCreatorSubscription: (s) => put(keys.creatorSubscription(s.userId, s.creatorId), 'CreatorSubscription', s),
+    putCreatorSubscription: (s) => put(entities.creatorSubscription.item(s)),
     async pagesUsed(userId, periodStart) {
       const usage = await get<{ pagesUsed?: number }>(keys.usagePeriod(userId, periodStart));
       return usage?.pagesUsed ?? 0;
     },
     setPagesUsed: (userId, periodStart, pages) =>
-      put(keys.usagePeriod(userId, periodStart), 'UsagePeriod', { userId, periodStart, pagesUsed: pages }),
+      put(entities.usagePeriod.item({ userId, periodStart, pagesUsed: pages })),
   };
 }

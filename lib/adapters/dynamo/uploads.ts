@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PendingUpload, UploadStore } from '../../ocr/presigned-upload.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { policies, retry } from '../../retry.ts';
 import { failedConditions, ifConditionHolds, isConflictOnly, oldestBefore, record, type Db } from './table.ts';
@@ -46,7 +47,7 @@ export function dynamoUploadStore(db: Db): UploadStore {
         {
           Put: {
             TableName,
-            Item: { ...keys.upload(upload.uploadId), ...keys.unclaimedUpload(upload.createdAt, upload.uploadId), entity: 'Upload', ...upload },
+            Item: entities.upload.item(upload),
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -73,7 +74,7 @@ export function dynamoUploadStore(db: Db): UploadStore {
       ]),
 
     async release(upload, jobId) {
-      const index = keys.unclaimedUpload(upload.createdAt, upload.uploadId);
+      const index = entities.upload.indexes(upload);
       await transact([
         {
           Update: {

@@ -1,16 +1,12 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { UsageLog, UsageStore } from '../../billing/usage.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { policies, retry } from '../../retry.ts';
 import { failedConditions, isContention, record, type Db } from './table.ts';
 
-/** The usage log's item: keyed by its job; while `pending` also in the outbox index (billing-outbox.ts). */
-export const usageItem = (log: UsageLog) => ({
-  ...keys.jobUsage(log.jobId),
-  entity: 'UsageLog',
-  ...log,
-  ...(log.paymentStatus === 'pending' ? keys.pendingInvoice(log.createdAt, log.jobId) : {}),
-});
+/** The usage log's item: keyed by its job; while `pending` also in the outbox index (entities.ts). */
+export const usageItem = entities.usageLog.item;
 
 /** A user's completions all move the period's one counter; a result must not be lost to them, hence 20 tries. */
 const periodContention = { ...policies.contention, attempts: 20, retryable: isContention, gaveUp: 'Usage could not be recorded: too many concurrent updates' };
@@ -48,7 +44,7 @@ export function dynamoUsageStore(db: Db): UsageStore {
                       ':after': (usedBefore ?? 0) + pages,
                       ':user': userId,
                       ':start': periodStart,
-                      ':entity': 'UsagePeriod',
+                      ':entity': entities.usagePeriod.name,
                       ...(usedBefore === undefined ? {} : { ':before': usedBefore }),
                     },
                   },

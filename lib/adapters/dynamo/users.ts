@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { User, UserStore } from '../../auth/users.ts';
+import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { batchGet, record, type Db } from './table.ts';
 
@@ -16,7 +17,7 @@ export function dynamoUserStore(db: Db): UserStore {
     },
 
     async put(user) {
-      await db.client.send(new PutCommand({ TableName: db.tableName, Item: { ...keys.user(user.userId), entity: 'User', ...user } }));
+      await db.client.send(new PutCommand({ TableName: db.tableName, Item: entities.user.item(user) }));
     },
 
     async delete(userId) {
