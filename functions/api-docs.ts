@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once, onceAsync } from '../lib/lazy.ts';
@@ -51,19 +51,19 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const assetDir = onceAsync(async () => {
   const beside = path.join(here, 'docs');
   try {
-    await readFile(path.join(beside, 'swagger-ui.css'));
+    await access(path.join(beside, 'swagger-ui.css'));
     return beside;
   } catch {
     return path.dirname(fileURLToPath(import.meta.resolve('swagger-ui-dist/package.json')));
   }
 });
 
-const assets = new Map<DocsAsset, Promise<string>>();
-const assetText = (name: DocsAsset): Promise<string> => {
-  if (name === 'init.js') return Promise.resolve(init);
-  let read = assets.get(name);
-  if (!read) assets.set(name, (read = assetDir().then((dir) => readFile(path.join(dir, name), 'utf8'))));
-  return read;
+/** Each file read once per container; a failed read is tried again by the next request (onceAsync). */
+const fileOf = (name: string) => onceAsync(async () => readFile(path.join(await assetDir(), name), 'utf8'));
+const assetText: Record<DocsAsset, () => Promise<string>> = {
+  'swagger-ui.css': fileOf('swagger-ui.css'),
+  'swagger-ui-bundle.js': fileOf('swagger-ui-bundle.js'),
+  'init.js': async () => init,
 };
 
 const cached = (contentType: string, body: string, maxAge: number): HttpResult => ({
@@ -95,7 +95,7 @@ export const handler = httpFunction({
       run: async (request) => {
         const name = request.params.asset ?? '';
         if (!Object.hasOwn(docsAssets, name)) return json(404, { message: 'Not Found' });
-        return cached(docsAssets[name as DocsAsset], await assetText(name as DocsAsset), 86_400);
+        return cached(docsAssets[name as DocsAsset], await assetText[name as DocsAsset](), 86_400);
       },
     },
   },

@@ -6,7 +6,6 @@ import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, TextRun, type
  * bundle carries it (test/e2e/bundle.test.ts checks).
  */
 
-export { docxContentType } from './export-rules.ts';
 
 export interface DocxOptions {
   includeTitlePage: boolean;

@@ -18,7 +18,6 @@ export interface ExportDeps {
   subscriptions: SubscriptionStore;
 }
 
-export { exportUrlSeconds, maxInlineBytes } from './export-rules.ts';
 
 export type ExportResult =
   | { kind: 'inline'; bytes: Uint8Array; contentDisposition: string }

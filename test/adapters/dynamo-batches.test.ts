@@ -1,8 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { batchPut } from '../../lib/adapters/dynamo/books.ts';
+import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
 import { dynamoLedger } from '../../ocr-worker/adapters/dynamo-ledger.ts';
 import { batchGet } from '../../lib/adapters/dynamo/table.ts';
 import { policies } from '../../lib/retry.ts';
@@ -57,5 +58,30 @@ describe('DynamoDB batches', () => {
     dynamo.on(BatchGetCommand).resolves({ Responses: { ledger: [] }, UnprocessedKeys: { ledger: { Keys: [{ jobId: 'j', item: 'page#00001' }] } } });
     await expect(settle(dynamoLedger(db.client, 'ledger').donePages('j', [1]))).rejects.toThrow(/unprocessed after 9 attempts/);
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(9);
+  });
+});
+
+describe('marking a notification read', () => {
+  beforeEach(() => {
+    dynamo.reset();
+    vi.useFakeTimers();
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const canceled = (code: string) =>
+    new TransactionCanceledException({ message: 'canceled', $metadata: {}, CancellationReasons: [{ Code: code }, { Code: 'None' }] });
+
+  it('fails when it keeps colliding, rather than answering the notification unread', async () => {
+    dynamo.on(TransactWriteCommand).rejects(canceled('TransactionConflict'));
+    dynamo.on(GetCommand).resolves({ Item: { notificationId: 'n1', isRead: false } });
+    await expect(settle(dynamoNotificationStore(db).markRead('u1', 'n1', '2026-01-01T00:00:00.000Z'))).rejects.toThrow('Inbox is too busy');
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(12);
+  });
+
+  it('answers a notification already read (its condition failed) as it is, without retrying', async () => {
+    dynamo.on(TransactWriteCommand).rejects(canceled('ConditionalCheckFailed'));
+    dynamo.on(GetCommand).resolves({ Item: { notificationId: 'n1', isRead: true } });
+    await expect(settle(dynamoNotificationStore(db).markRead('u1', 'n1', '2026-01-01T00:00:00.000Z'))).resolves.toMatchObject({ isRead: true });
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 });

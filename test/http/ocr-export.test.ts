@@ -8,7 +8,7 @@ import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, type BookText, type FileRecord } from '../../lib/ocr/book-text.ts';
 import { pageIdOf } from '../../lib/ocr/page.ts';
 import { textKey } from '../../lib/ocr/text-storage.ts';
-import { maxInlineBytes } from '../../lib/ocr/export.ts';
+import { maxInlineBytes } from '../../lib/ocr/export-rules.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';

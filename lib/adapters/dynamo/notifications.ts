@@ -89,10 +89,15 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
             ],
           }),
         );
-      // Retried while canceled with no failed condition; missing, or already read: nothing to count down.
-      // Still colliding after the last attempt, the notification is returned as it is (as before issue 16).
-      await retry(send, { ...inboxContention, retryable: (error) => failedConditions(error)?.length === 0 }).catch((error: unknown) => {
-        if (!failedConditions(error)) throw error;
+      // Retried while canceled with no failed condition (a collision). A failed condition means missing,
+      // or already read: nothing to count down. Still colliding after the last attempt is a failure, not a
+      // notification answered unread as if it had been marked.
+      await retry(send, {
+        ...inboxContention,
+        retryable: (error) => failedConditions(error)?.length === 0,
+        gaveUp: 'Inbox is too busy: could not mark the notification read',
+      }).catch((error: unknown) => {
+        if (!failedConditions(error)?.length) throw error;
       });
       return get(recipientId, notificationId);
     },
