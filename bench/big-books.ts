@@ -342,7 +342,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
       { startLocalServer },
       { seed },
       { signToken },
-      { parseCatalogue },
+      { parseTierCatalogue },
       { dynamoDocumentClient },
       { s3Client },
       { s3Objects },
@@ -391,7 +391,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
           { key: 'reader', username: 'reader' },
         ],
       },
-      { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (userId) => signToken(secret, userId, 6 * 3600) },
+      { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(secret, userId, 6 * 3600) },
     );
     const editor = seeded.users.editor!;
     const owner = seeded.users.owner!;

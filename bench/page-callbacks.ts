@@ -69,7 +69,7 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
     const tableName = names.tableName;
     const { secret } = stack;
 
-    const [{ seed }, { signToken }, { parseCatalogue }, { dynamoDocumentClient }, dynamo] = await Promise.all([
+    const [{ seed }, { signToken }, { parseTierCatalogue }, { dynamoDocumentClient }, dynamo] = await Promise.all([
       import('../infra/local/seed.ts'),
       import('../lib/auth/tokens.ts'),
       import('../lib/billing/tiers.ts'),
@@ -94,7 +94,7 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
           { key: 'member', username: 'reader', subscription: { tier: 'basic', status: 'active' } },
         ],
       },
-      { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (userId) => signToken(secret, userId, 3600) },
+      { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(secret, userId, 3600) },
     );
     const worker = seeded.users.worker!;
     const member = seeded.users.member!;

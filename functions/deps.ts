@@ -3,7 +3,7 @@ import { readSecret } from '../lib/adapters/aws/secrets.ts';
 import { dynamoSubscriptionStore } from '../lib/adapters/dynamo/subscriptions.ts';
 import { dynamoUserStore } from '../lib/adapters/dynamo/users.ts';
 import { createTokenVerifier } from '../lib/auth/tokens.ts';
-import { parseCatalogue } from '../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../lib/billing/tiers.ts';
 import { config } from '../lib/config.ts';
 import { once } from '../lib/lazy.ts';
 
@@ -26,7 +26,7 @@ export const deps = once(() => {
     db,
     users: dynamoUserStore(db),
     subscriptions: dynamoSubscriptionStore(db),
-    catalogue: parseCatalogue(cfg.tierCatalogue),
+    tierCatalogue: parseTierCatalogue(cfg.tierCatalogue),
     verifyToken: createTokenVerifier(auth, loadSecret),
     now: () => new Date(),
   };

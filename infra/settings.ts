@@ -1,6 +1,6 @@
 import type { Node } from 'constructs';
 import { parseVoiceMap } from '../lib/adapters/speech/polly.ts';
-import { parseCatalogue } from '../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../lib/billing/tiers.ts';
 import { parseOrigins } from './cors.ts';
 import { audioWorkerConcurrency, deployedFunctions, type DeployedFunction } from './functions.ts';
 import { defaultOcrWorkerConcurrency } from './ocr-worker-lambda.ts';
@@ -192,7 +192,7 @@ export function readSettings(node: Node): Settings {
     jwtIssuer,
     jwtAudience,
     pushApplications,
-    tierCatalogue: json(node, 'tierCatalogue', parseCatalogue),
+    tierCatalogue: json(node, 'tierCatalogue', parseTierCatalogue),
     voiceMap: json(node, 'voiceMap', parseVoiceMap),
     stripeSecretArn: text(node, 'stripeSecretArn'),
     corsOrigins: parseOrigins(text(node, 'corsOrigins')),

@@ -8,7 +8,7 @@ import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
 import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
 import { parseTokenLifetime, signToken } from '../../lib/auth/tokens.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { peekQueue } from './embedded/sqs.ts';
 import { seed } from './seed.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, readStack } from './state.ts';
@@ -61,7 +61,7 @@ async function run(argv: string[]): Promise<unknown> {
         notifications: dynamoNotificationStore(table),
       },
       file,
-      { now: new Date(), catalogue: parseCatalogue(process.env.TIER_CATALOGUE), issueToken: (id) => issueToken(id) },
+      { now: new Date(), tierCatalogue: parseTierCatalogue(process.env.TIER_CATALOGUE), issueToken: (id) => issueToken(id) },
     );
   }
   if (command === 'token' && rest.length === 1) {

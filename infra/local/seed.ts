@@ -64,7 +64,7 @@ function uniqueKeys(items: Json[], section: string): string[] {
 export async function seed(
   stores: SeedStores,
   file: unknown,
-  options: { now: Date; catalogue: TierCatalogue; issueToken: (userId: string) => Promise<string> },
+  options: { now: Date; tierCatalogue: TierCatalogue; issueToken: (userId: string) => Promise<string> },
 ): Promise<SeedOutput> {
   if (typeof file !== 'object' || file === null || Array.isArray(file)) fail('file', 'must be a JSON object');
   const doc = file as Json;
@@ -94,7 +94,7 @@ export async function seed(
     const s = u.subscription as Json;
     const where = `users[${i}].subscription`;
     const tier = str(s.tier, `${where}.tier`);
-    if (!options.catalogue.tiers[tier]) fail(`${where}.tier`, `no tier ${tier} in the catalogue`);
+    if (!options.tierCatalogue.tiers[tier]) fail(`${where}.tier`, `no tier ${tier} in the tier catalogue`);
     const pagesUsed = s.pagesUsed ?? 0;
     if (!Number.isInteger(pagesUsed) || (pagesUsed as number) < 0) fail(`${where}.pagesUsed`, 'must be a whole number');
     return [

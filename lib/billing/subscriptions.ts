@@ -4,7 +4,7 @@ export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 
 export interface Subscription {
   userId: string;
-  /** A tier name of the catalogue. */
+  /** A tier name of the tier catalogue. */
   tier: string;
   status: SubscriptionStatus;
   currentPeriodStart: string;

@@ -17,7 +17,7 @@ export interface TierCatalogue {
   overageCentsPerPage: number;
 }
 
-export const defaultCatalogue: TierCatalogue = {
+export const defaultTierCatalogue: TierCatalogue = {
   tiers: {
     basic: { name: 'basic', priceCents: 1000, monthlyPageCredits: 100 },
     pro: { name: 'pro', priceCents: 5000, monthlyPageCredits: 500 },
@@ -26,8 +26,8 @@ export const defaultCatalogue: TierCatalogue = {
   overageCentsPerPage: 2,
 };
 
-export function parseCatalogue(json: string | undefined): TierCatalogue {
-  if (!json) return defaultCatalogue;
+export function parseTierCatalogue(json: string | undefined): TierCatalogue {
+  if (!json) return defaultTierCatalogue;
   const raw = JSON.parse(json) as {
     tiers?: Record<string, { priceCents: number; monthlyPageCredits: number }>;
     importTier?: string;
@@ -42,18 +42,18 @@ export function parseCatalogue(json: string | undefined): TierCatalogue {
           return [name, { name, priceCents: t.priceCents, monthlyPageCredits: t.monthlyPageCredits }];
         }),
       )
-    : defaultCatalogue.tiers;
-  const catalogue = {
+    : defaultTierCatalogue.tiers;
+  const parsed = {
     tiers,
-    importTier: raw.importTier ?? defaultCatalogue.importTier,
-    overageCentsPerPage: raw.overageCentsPerPage ?? defaultCatalogue.overageCentsPerPage,
+    importTier: raw.importTier ?? defaultTierCatalogue.importTier,
+    overageCentsPerPage: raw.overageCentsPerPage ?? defaultTierCatalogue.overageCentsPerPage,
   };
-  if (!catalogue.tiers[catalogue.importTier]) throw new Error(`TIER_CATALOGUE: importTier ${catalogue.importTier} is not a tier`);
-  return catalogue;
+  if (!parsed.tiers[parsed.importTier]) throw new Error(`TIER_CATALOGUE: importTier ${parsed.importTier} is not a tier`);
+  return parsed;
 }
 
-export function tier(catalogue: TierCatalogue, name: string): Tier {
-  const found = catalogue.tiers[name];
+export function tier(tierCatalogue: TierCatalogue, name: string): Tier {
+  const found = tierCatalogue.tiers[name];
   if (!found) throw new Error(`Unknown tier: ${name}`);
   return found;
 }

@@ -66,7 +66,7 @@ export interface UsageDeps {
   users: UserStore;
   subscriptions: SubscriptionStore;
   usage: UsageStore;
-  catalogue: TierCatalogue;
+  tierCatalogue: TierCatalogue;
 }
 
 /** The response's usageInfo (SPEC.md 2.4, final-result shape). */
@@ -99,21 +99,21 @@ export function splitPages(credits: number | null, usedBefore: number, pages: nu
 }
 
 /** The billing period and monthly credits of a user now: null credits for editors and admins. */
-function allowance(user: User, subscription: Subscription | undefined, catalogue: TierCatalogue, now: Date) {
+function allowance(user: User, subscription: Subscription | undefined, tierCatalogue: TierCatalogue, now: Date) {
   const period = subscription ? currentPeriod(subscription, now) : calendarMonth(now);
-  const credits = isStaff(user) ? null : isActive(subscription) ? tier(catalogue, subscription!.tier).monthlyPageCredits : 0;
+  const credits = isStaff(user) ? null : isActive(subscription) ? tier(tierCatalogue, subscription!.tier).monthlyPageCredits : 0;
   return { period, credits };
 }
 
 /** `subscription`: the user's, when the caller has already read it (the upload's subscription gate). */
 export async function usageSnapshot(
-  deps: Pick<UsageDeps, 'subscriptions' | 'catalogue'>,
+  deps: Pick<UsageDeps, 'subscriptions' | 'tierCatalogue'>,
   user: User,
   now: Date,
   known?: { subscription: Subscription | undefined },
 ): Promise<UsageSnapshot> {
   const subscription = known ? known.subscription : await deps.subscriptions.get(user.userId);
-  const { period, credits } = allowance(user, subscription, deps.catalogue, now);
+  const { period, credits } = allowance(user, subscription, deps.tierCatalogue, now);
   const pagesUsed = await deps.subscriptions.pagesUsed(user.userId, period.start);
   return {
     remainingCredits: credits === null ? null : Math.max(0, credits - pagesUsed),
@@ -136,7 +136,7 @@ export async function recordUsage(deps: UsageDeps, input: { userId: string; jobI
   const user = await deps.users.get(input.userId);
   if (!user) throw new Error(`User ${input.userId} not found`);
   const subscription = await deps.subscriptions.get(user.userId);
-  const { period, credits } = allowance(user, subscription, deps.catalogue, input.now);
+  const { period, credits } = allowance(user, subscription, deps.tierCatalogue, input.now);
   const createdAt = input.now.toISOString();
 
   const log = await deps.usage.record({ userId: user.userId, jobId: input.jobId, periodStart: period.start, pages: input.pages }, (usedBefore) => {
@@ -150,7 +150,7 @@ export async function recordUsage(deps: UsageDeps, input: { userId: string; jobI
       pages: input.pages,
       freePages,
       overagePages,
-      overageChargeCents: overagePages * deps.catalogue.overageCentsPerPage,
+      overageChargeCents: overagePages * deps.tierCatalogue.overageCentsPerPage,
       totalPagesUsed,
       remainingCredits: credits === null ? null : Math.max(0, credits - totalPagesUsed),
       attempts: 0,

@@ -48,7 +48,7 @@ export interface ProcessedEvents {
 export interface WebhookDeps {
   subscriptions: Pick<SubscriptionStore, 'putIfNewer'>;
   events: ProcessedEvents;
-  catalogue: TierCatalogue;
+  tierCatalogue: TierCatalogue;
   customers: Customers;
   now(): Date;
 }
@@ -67,14 +67,14 @@ export function subscriptionStatus(eventType: string, stripeStatus: string): Sub
 }
 
 /**
- * The catalogue tier the subscription is for: the first of the price's lookup key, the price's
+ * The tier of the tier catalogue the subscription is for: the first of the price's lookup key, the price's
  * `metadata.tier` and the subscription's `metadata.tier` that names a tier (a lookup key such as
  * `pro_monthly` falls through to the metadata).
  */
-export function tierOf(subscription: StripeSubscription, catalogue: TierCatalogue): string | undefined {
+export function tierOf(subscription: StripeSubscription, tierCatalogue: TierCatalogue): string | undefined {
   const price = subscription.items?.data?.[0]?.price;
   const candidates = [price?.lookup_key, price?.metadata?.tier, subscription.metadata?.tier];
-  return candidates.find((name): name is string => typeof name === 'string' && Object.hasOwn(catalogue.tiers, name));
+  return candidates.find((name): name is string => typeof name === 'string' && Object.hasOwn(tierCatalogue.tiers, name));
 }
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
@@ -98,7 +98,7 @@ async function userIdOf(deps: WebhookDeps, subscription: StripeSubscription): Pr
 /**
  * Applies one event. A redelivered event id does nothing; an event older than the one the record
  * came from does not overwrite it. Events that cannot be applied (no user, unknown tier) are logged
- * and not remembered, so a resend after fixing the data or the catalogue applies them.
+ * and not remembered, so a resend after fixing the data or the tier catalogue applies them.
  */
 export async function applyStripeEvent(deps: WebhookDeps, event: WebhookEvent): Promise<WebhookOutcome> {
   if (!subscriptionEvents.has(event.type)) return 'ignored';
@@ -111,9 +111,9 @@ export async function applyStripeEvent(deps: WebhookDeps, event: WebhookEvent): 
     logger.warn('Stripe subscription event names no user: ignored', context);
     return 'ignored';
   }
-  const tier = tierOf(subscription, deps.catalogue);
+  const tier = tierOf(subscription, deps.tierCatalogue);
   if (!tier) {
-    logger.warn('Stripe subscription event names no tier of the catalogue: ignored', context);
+    logger.warn('Stripe subscription event names no tier of the tier catalogue: ignored', context);
     return 'ignored';
   }
   const period = periodOf(subscription, deps.now());

@@ -15,7 +15,7 @@ export interface ImportDeps {
   ocr: OcrStore;
   books: BookStore;
   subscriptions: SubscriptionStore;
-  catalogue: TierCatalogue;
+  tierCatalogue: TierCatalogue;
   now: () => Date;
 }
 
@@ -29,8 +29,8 @@ async function requireImportTier(deps: ImportDeps, user: User): Promise<void> {
     logger.error('Subscription check failed', { userId: user.userId, error: error as Error });
     throw internal('subscription_check_failed');
   }
-  if (isActive(subscription) && subscription!.tier === deps.catalogue.importTier) return;
-  const required = tier(deps.catalogue, deps.catalogue.importTier);
+  if (isActive(subscription) && subscription!.tier === deps.tierCatalogue.importTier) return;
+  const required = tier(deps.tierCatalogue, deps.tierCatalogue.importTier);
   throw forbidden(`Importing needs an active ${required.name} subscription (USD ${required.priceCents / 100} per month)`, {
     error: 'subscription_required',
   });

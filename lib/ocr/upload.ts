@@ -17,7 +17,7 @@ export interface UploadDeps {
   uploadsBucket: string;
   ocrQueue: Queue;
   subscriptions: SubscriptionStore;
-  catalogue: TierCatalogue;
+  tierCatalogue: TierCatalogue;
   now: () => Date;
 }
 

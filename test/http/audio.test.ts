@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as audioWorker } from '../../functions/audio-worker.ts';
 import { startQueueWorker } from '../../infra/local/queue-worker.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
@@ -50,7 +50,7 @@ beforeAll(async () => {
         { key: 'paid', owner: 'cara', title: 'Gold', author: 'cara', accessModel: 'creator_subscription', requiredSubscriptionTier: 'gold', lines: [{ arabic: 'ذهب', english: 'gold' }] },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   await stores.users.delete(user('gone').userId);
 }, 60_000);

@@ -5,7 +5,7 @@ import { httpFunctions, routeKey, routes, type FunctionName } from '../../functi
 import { matchRoute } from '../../infra/local/router.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
 import { signToken } from '../../lib/auth/tokens.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { rawTokenFor, startApi, tokenFor } from '../support/api.ts';
 import { pagingRequests, requestFor, type FuzzPool, type FuzzRequest } from '../support/fuzz-inputs.ts';
 import { allowed500, leaks, type Seen } from '../support/fuzz-oracle.ts';
@@ -67,7 +67,7 @@ beforeAll(async () => {
         { key: 'n2', recipient: 'ed', actor: null, type: 'announcement', title: 'News', body: 'hello' },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   await stores.users.delete(fx.users.gone!.userId);
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inflatedTooLarge, malformedBrotli, malformedGzip } from '../../functions/http/body.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   api = await startApi();
   const out = await seed(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] }, {
     now: new Date(),
-    catalogue: parseCatalogue(undefined),
+    tierCatalogue: parseTierCatalogue(undefined),
     issueToken: (id) => tokenFor(id),
   });
   editor = out.users.ed!.token;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
 import { rawTokenFor, startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
@@ -29,7 +29,7 @@ beforeAll(async () => {
         { key: 'm1', recipient: 'mo', actor: 'ed', type: 'like_on_comment', title: 'Like', body: 'for mo' },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   await stores.users.delete(fixture.users.gone!.userId);
 });

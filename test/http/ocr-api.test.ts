@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
 import { seed } from '../../infra/local/seed.ts';
@@ -40,7 +40,7 @@ beforeAll(async () => {
         { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed, mo, nosub, lapsed, other } = out.users as Record<'ed' | 'mo' | 'nosub' | 'lapsed' | 'other', Account>);
 });
@@ -215,7 +215,7 @@ describe('GET /ocr/status, /ocr/text', () => {
 describe('GET /ocr/jobs', () => {
   it("lists only the caller's own jobs, newest first, with status filter, limit, offset and total", async () => {
     const u = (
-      await seed(stores, { users: [{ key: 'lister', username: 'lister', subscription: { tier: 'basic', status: 'active' } }] }, { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) })
+      await seed(stores, { users: [{ key: 'lister', username: 'lister', subscription: { tier: 'basic', status: 'active' } }] }, { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) })
     ).users.lister!;
     const jobs: string[] = [];
     for (let i = 0; i < 5; i++) {

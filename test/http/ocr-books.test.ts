@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, type BookText, type OcrStatus, type Visibility } from '../../lib/ocr/book-text.ts';
 import { maxImportPages } from '../../lib/ocr/import.ts';
@@ -93,7 +93,7 @@ beforeAll(async () => {
         { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed, ad, mo, basic, other } = out.users as Record<'ed' | 'ad' | 'mo' | 'basic' | 'other', Account>);
 }, 120_000);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { metadataView } from '../../lib/ocr/book-text.ts';
 import { textKey } from '../../lib/ocr/text-storage.ts';
@@ -28,7 +28,7 @@ async function user(options: { role?: string; subscription?: { tier: string; sta
   const out = await seed(
     stores,
     { users: [{ key, username: key, role: options.role ?? 'member', ...(options.subscription ? { subscription: options.subscription } : {}) }] },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   return out.users[key]!;
 }

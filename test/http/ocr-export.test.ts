@@ -3,7 +3,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, type BookText, type FileRecord } from '../../lib/ocr/book-text.ts';
 import { pageIdOf } from '../../lib/ocr/page.ts';
@@ -83,7 +83,7 @@ beforeAll(async () => {
         { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ owner, ed, nosub, lapsed, other } = out.users as Record<'owner' | 'ed' | 'nosub' | 'lapsed' | 'other', Account>);
   arabicBook = await makeBook(owner.userId, { fileName: 'كتاب الأربعين (الجزء ١).pdf', author: 'النووي', language: 'ar', pageCount: 2 }, [

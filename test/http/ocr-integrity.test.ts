@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { maxClientMetadataBytes } from '../../lib/ocr/book-text.ts';
 import { maxPageNumber, maxPagesPerRequest } from '../../lib/ocr/page.ts';
 import { seed } from '../../infra/local/seed.ts';
@@ -49,7 +49,7 @@ beforeAll(async () => {
         { key: 'attacker', username: 'attacker', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed, victim, attacker } = out.users as Record<'ed' | 'victim' | 'attacker', Account>);
 });

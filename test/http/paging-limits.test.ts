@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText } from '../../lib/ocr/book-text.ts';
 import { newPage } from '../../lib/ocr/page.ts';
@@ -49,7 +49,7 @@ beforeAll(async () => {
         createdAt: `2026-01-0${n}T00:00:00.000Z`,
       })),
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   const at = new Date().toISOString();
   const mo = fixture.users.mo!.userId;

@@ -5,7 +5,7 @@ import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { sweepUploads } from '../../lib/ocr/presigned-upload.ts';
 import { maxOpenUploads } from '../../lib/ocr/upload-rules.ts';
 import { seed } from '../../infra/local/seed.ts';
@@ -39,7 +39,7 @@ beforeAll(async () => {
         { key: 'ann', username: 'ann', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ mo, ann } = out.users as Record<'mo' | 'ann', Account>);
 }, 120_000);
@@ -79,7 +79,7 @@ describe('the upload sweeper', () => {
   it('removes uploads still unclaimed after a day, object and record, keeps claimed and recent ones, and frees their places', async () => {
     const me = await seed(stores, { users: [{ key: 'sam', username: 'sam', subscription: { tier: 'pro', status: 'active' } }] }, {
       now: new Date(),
-      catalogue: parseCatalogue(undefined),
+      tierCatalogue: parseTierCatalogue(undefined),
       issueToken: (id) => tokenFor(id),
     });
     const sam = me.users.sam as Account;

@@ -12,7 +12,7 @@ import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import type { Billing } from '../../lib/billing/billing.ts';
 import { invoicePending, invoicingSchedule } from '../../lib/billing/invoicing.ts';
 import { calendarMonth } from '../../lib/billing/subscriptions.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { recordFinalResult } from '../../lib/ocr/callbacks.ts';
 import { seed } from '../../infra/local/seed.ts';
@@ -25,7 +25,7 @@ import { testStores } from '../support/stores.ts';
  * worker settles every pending log. Each test has a table of its own: the worker takes every pending
  * invoice of its table.
  */
-const catalogue = parseCatalogue(undefined);
+const tierCatalogue = parseTierCatalogue(undefined);
 
 async function world() {
   const db: Db = { client: dynamoDocumentClient(), tableName: `maktaba-test-billing-${randomUUID().slice(0, 8)}` };
@@ -37,7 +37,7 @@ async function world() {
     ...stores,
     usage,
     uploads: s3Objects(s3Client(), process.env.UPLOADS_BUCKET!),
-    catalogue,
+    tierCatalogue,
     // Only the code before the fix invoiced from the callback: it is handed the provider too.
     billing: async () => billing,
     now: () => new Date(),
@@ -51,7 +51,7 @@ async function world() {
     const key = `m${++users}`;
     const out = await seed(stores, { users: [{ key, username: key, subscription: { tier: 'basic', status: 'active', pagesUsed: 98 } }] }, {
       now: new Date(),
-      catalogue,
+      tierCatalogue,
       issueToken: async () => 'unused',
     });
     return out.users[key]!.userId;

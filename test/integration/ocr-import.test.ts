@@ -8,7 +8,7 @@ import { dynamoOcrStore } from '../../lib/adapters/dynamo/book-texts.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import type { Db } from '../../lib/adapters/dynamo/table.ts';
 import type { User } from '../../lib/auth/users.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText } from '../../lib/ocr/book-text.ts';
@@ -42,7 +42,7 @@ const depsOver = (over: Db, now = new Date()) => ({
   ocr: dynamoOcrStore(over),
   books: dynamoBookStore(over),
   subscriptions: dynamoSubscriptionStore(over),
-  catalogue: parseCatalogue(undefined),
+  tierCatalogue: parseTierCatalogue(undefined),
   now: () => now,
 });
 

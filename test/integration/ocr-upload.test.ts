@@ -3,7 +3,7 @@ import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import type { User } from '../../lib/auth/users.ts';
 import type { SubscriptionStore } from '../../lib/billing/subscriptions.ts';
-import { defaultCatalogue } from '../../lib/billing/tiers.ts';
+import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import type { OcrStore } from '../../lib/ocr/book-text.ts';
@@ -43,7 +43,7 @@ function uploadDeps(overrides: Partial<UploadDeps> = {}): UploadDeps {
     uploadsBucket: process.env.UPLOADS_BUCKET!,
     ocrQueue: { send: async () => ({ messageId: 'm-1' }) },
     subscriptions: stores.subscriptions,
-    catalogue: defaultCatalogue,
+    tierCatalogue: defaultTierCatalogue,
     now: () => new Date(),
     ...overrides,
   };

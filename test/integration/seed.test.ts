@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { calendarMonth } from '../../lib/billing/subscriptions.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { testStores } from '../support/stores.ts';
 
 const stores = testStores();
-const options = (now = new Date()) => ({ now, catalogue: parseCatalogue(undefined), issueToken: async (id: string) => `token-${id}` });
+const options = (now = new Date()) => ({ now, tierCatalogue: parseTierCatalogue(undefined), issueToken: async (id: string) => `token-${id}` });
 
 describe('seed file', () => {
   it('stores users with roles, subscriptions with the pages already used, and creator subscriptions', async () => {
@@ -96,7 +96,7 @@ describe('seed file', () => {
     expect(calls).toEqual(['users.put']);
     expect(messages).toEqual([
       'seed: notifications[0].recipient: no user with key nobody',
-      'seed: users[0].subscription.tier: no tier platinum in the catalogue',
+      'seed: users[0].subscription.tier: no tier platinum in the tier catalogue',
       'seed: users[0].role: must be one of member, editor, admin',
       'seed: users[1].key: duplicate key a',
       'seed: books[0].requiredSubscriptionTier: is required for a creator_subscription book',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
 import { seed } from '../../infra/local/seed.ts';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   const out = await seed(
     stores,
     { users: [{ key: 'ed', username: 'ed', role: 'editor' }, { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active' } }] },
-    { now: new Date(), catalogue: parseCatalogue(undefined), issueToken: (id) => tokenFor(id) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed: editor, mo: member } = out.users as Record<'ed' | 'mo', Account>);
 }, 60_000);

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { notificationContracts } from '../../functions/api/notifications-api.ts';
 import { ocrApiContracts } from '../../functions/api/ocr-api.ts';
 import { calendarMonth, currentPeriod } from '../../lib/billing/subscriptions.ts';
-import { parseCatalogue } from '../../lib/billing/tiers.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 
 /** The inbox's query as its contract parses it before the handler runs. */
 const readPaging = (query: Record<string, string>) => v.parse(notificationContracts['GET /notifications'].query, query);
@@ -82,16 +82,16 @@ describe('billing periods and the tier catalogue', () => {
     expect(period).toEqual({ start: '2026-03-01T00:00:00.000Z', end: '2026-04-01T00:00:00.000Z' });
   });
   it('has the default tiers of the local runtime contract', () => {
-    const catalogue = parseCatalogue(undefined);
+    const catalogue = parseTierCatalogue(undefined);
     expect(catalogue.tiers.basic).toMatchObject({ priceCents: 1000, monthlyPageCredits: 100 });
     expect(catalogue.tiers.pro).toMatchObject({ priceCents: 5000, monthlyPageCredits: 500 });
     expect(catalogue.importTier).toBe('pro');
     expect(catalogue.overageCentsPerPage).toBe(2);
   });
   it('reads a configured catalogue and rejects an import tier that does not exist', () => {
-    const custom = parseCatalogue('{"tiers":{"gold":{"priceCents":5000,"monthlyPageCredits":900}},"importTier":"gold"}');
+    const custom = parseTierCatalogue('{"tiers":{"gold":{"priceCents":5000,"monthlyPageCredits":900}},"importTier":"gold"}');
     expect(custom.tiers.gold?.monthlyPageCredits).toBe(900);
-    expect(() => parseCatalogue('{"tiers":{"gold":{"priceCents":5000,"monthlyPageCredits":900}}}')).toThrow(/importTier pro/);
+    expect(() => parseTierCatalogue('{"tiers":{"gold":{"priceCents":5000,"monthlyPageCredits":900}}}')).toThrow(/importTier pro/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Subscription } from '../../lib/billing/subscriptions.ts';
-import { defaultCatalogue } from '../../lib/billing/tiers.ts';
+import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { applyStripeEvent, subscriptionStatus, tierOf, type StripeSubscription, type WebhookDeps } from '../../lib/billing/webhook.ts';
 
 /** In-memory ports: subscriptions with the store's newer-event rule, remembered events, customers. */
@@ -21,7 +21,7 @@ function fakes(customers: Record<string, { userId?: string }> = {}) {
       seen: async (id) => remembered.has(id),
       remember: async (id) => void remembered.add(id),
     },
-    catalogue: defaultCatalogue,
+    tierCatalogue: defaultTierCatalogue,
     customers: {
       async userIdOf(customerId: string) {
         customerLookups.push(customerId);
@@ -99,11 +99,11 @@ describe('Stripe subscription webhook', () => {
   it('reads the tier from the lookup key, else the price metadata, else the subscription metadata', () => {
     const withPrice = (price: { lookup_key?: string | null; metadata?: Record<string, string> }, metadata = {}) =>
       subscription({ metadata, items: { data: [{ price }] } });
-    expect(tierOf(withPrice({ lookup_key: 'basic', metadata: { tier: 'pro' } }), defaultCatalogue)).toBe('basic');
-    expect(tierOf(withPrice({ lookup_key: null, metadata: { tier: 'pro' } }), defaultCatalogue)).toBe('pro');
-    expect(tierOf(withPrice({ lookup_key: 'pro_monthly' }, { tier: 'basic' }), defaultCatalogue)).toBe('basic');
-    expect(tierOf(withPrice({ lookup_key: 'platinum' }), defaultCatalogue)).toBeUndefined();
-    expect(tierOf(withPrice({ lookup_key: 'constructor' }), defaultCatalogue)).toBeUndefined();
+    expect(tierOf(withPrice({ lookup_key: 'basic', metadata: { tier: 'pro' } }), defaultTierCatalogue)).toBe('basic');
+    expect(tierOf(withPrice({ lookup_key: null, metadata: { tier: 'pro' } }), defaultTierCatalogue)).toBe('pro');
+    expect(tierOf(withPrice({ lookup_key: 'pro_monthly' }, { tier: 'basic' }), defaultTierCatalogue)).toBe('basic');
+    expect(tierOf(withPrice({ lookup_key: 'platinum' }), defaultTierCatalogue)).toBeUndefined();
+    expect(tierOf(withPrice({ lookup_key: 'constructor' }), defaultTierCatalogue)).toBeUndefined();
   });
 
   it('falls back to the calendar month when Stripe sends no period', async () => {

@@ -1,5 +1,5 @@
 import type { AccessDeps } from '../../../lib/audio/access.ts';
-import { defaultCatalogue, type TierCatalogue } from '../../../lib/billing/tiers.ts';
+import { defaultTierCatalogue, type TierCatalogue } from '../../../lib/billing/tiers.ts';
 import type { InvoicingDeps } from '../../../lib/billing/invoicing.ts';
 import type { CallbackDeps } from '../../../lib/ocr/callbacks.ts';
 import type { BookEditDeps } from '../../../lib/ocr/edit.ts';
@@ -26,14 +26,14 @@ export { FakeSubscriptionStore, FakeUsageStore, FakeUserStore, UsagePeriods, fix
 export type { FixedClock } from './clock.ts';
 
 /** Every fake, wired as the functions wire the adapters (one table: the page counters are shared). */
-export function fakeWorld(options: { now?: string; catalogue?: TierCatalogue } = {}) {
+export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue } = {}) {
   const clock = fixedClock(options.now);
   const periods = new UsagePeriods();
   const usage = new FakeUsageStore(periods);
   const world = {
     clock,
     now: clock.now,
-    catalogue: options.catalogue ?? defaultCatalogue,
+    tierCatalogue: options.tierCatalogue ?? defaultTierCatalogue,
     users: new FakeUserStore(),
     subscriptions: new FakeSubscriptionStore(periods),
     usage,
@@ -50,7 +50,7 @@ export function fakeWorld(options: { now?: string; catalogue?: TierCatalogue } =
   return {
     ...world,
     /** The deps of the OCR callbacks (lib/ocr/callbacks.ts). */
-    callbackDeps: (): CallbackDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, catalogue: world.catalogue }),
+    callbackDeps: (): CallbackDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
     /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/edit.ts). */
     editDeps: (): BookEditDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now }),
     /** The deps of the audio read rule (lib/audio/access.ts). */
