@@ -31,7 +31,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['**/functions/**', '**/infra/**'], message: 'The OCR worker is a client of the service: it calls the API, not its code.' },
-            { regex: '(^|/)lib/(?!ocr/page\\.ts$|retry\\.ts$)', allowTypeImports: true, message: 'Only types (and the page limits of lib/ocr/page.ts, the retry policies of lib/retry.ts) from the service.' },
+            { regex: '(^|/)lib/(?!ocr/pages/page\\.ts$|retry\\.ts$)', allowTypeImports: true, message: 'Only types (and the page limits of lib/ocr/pages/page.ts, the retry policies of lib/retry.ts) from the service.' },
           ],
         },
       ],

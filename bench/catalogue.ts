@@ -415,7 +415,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
         import('../lib/adapters/dynamo/book-texts.ts'),
         import('../lib/adapters/dynamo/books.ts'),
         import('../lib/adapters/dynamo/users.ts'),
-        import('../lib/ocr/catalogue.ts'),
+        import('../lib/ocr/catalogue/listing.ts'),
       ]);
     // The stores' client, as lib/adapters/aws/clients.ts makes it (from the environment just set), but
     // our own, so that the meter goes away with it.

@@ -1,6 +1,6 @@
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
 import { dynamoUsageStore } from '../lib/adapters/dynamo/usage.ts';
-import { recordFinalResult, recordPageResult } from '../lib/ocr/callbacks.ts';
+import { recordFinalResult, recordPageResult } from '../lib/ocr/jobs/callbacks.ts';
 import { once } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';

@@ -1,6 +1,6 @@
 import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
-import { docxContentType } from '../lib/ocr/export-rules.ts';
-import { exportDocx, type ExportResult } from '../lib/ocr/export.ts';
+import { docxContentType } from '../lib/ocr/export/rules.ts';
+import { exportDocx, type ExportResult } from '../lib/ocr/export/export.ts';
 import { once } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
-import { sweepImports } from '../lib/ocr/import.ts';
-import { sweepUploads } from '../lib/ocr/presigned-upload.ts';
+import { sweepImports } from '../lib/ocr/export/import.ts';
+import { sweepUploads } from '../lib/ocr/jobs/presigned-upload.ts';
 import { once } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';

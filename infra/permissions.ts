@@ -6,8 +6,8 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { outboxIndex } from '../lib/adapters/dynamo/billing-outbox.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
-import { uploadKey } from '../lib/ocr/job-fields.ts';
-import { pageImagePrefix } from '../lib/ocr/page.ts';
+import { uploadKey } from '../lib/ocr/jobs/fields.ts';
+import { pageImagePrefix } from '../lib/ocr/pages/page.ts';
 import { textKey } from '../lib/ocr/text-storage.ts';
 import type { Access } from './functions.ts';
 import type { PlatformApplication } from './settings.ts';
@@ -38,13 +38,13 @@ const topFolder = (key: string) => key.slice(0, key.indexOf('/') + 1);
  * those keys, so a grant cannot drift from where the objects are.
  */
 export const uploadsPrefixes = {
-  /** Uploaded files, `ocr/<uuid>-<name>` (lib/ocr/job-fields.ts). */
+  /** Uploaded files, `ocr/<uuid>-<name>` (lib/ocr/jobs/fields.ts). */
   files: topFolder(uploadKey('file')),
   /** Long book texts, `ocr-results/<jobId>/<version>.txt` (lib/ocr/text-storage.ts). */
   texts: topFolder(textKey('job', 'version')),
-  /** Page images the OCR worker puts, `ocr-pages/<jobId>/...` (lib/ocr/page.ts). */
+  /** Page images the OCR worker puts, `ocr-pages/<jobId>/...` (lib/ocr/pages/page.ts). */
   pageImages: topFolder(pageImagePrefix('job')),
-  /** Word documents too large for a response (lib/ocr/export.ts), expired by storage.ts's rule. */
+  /** Word documents too large for a response (lib/ocr/export/export.ts), expired by storage.ts's rule. */
   exports: 'exports/',
   /** Big API answers handed over through the bucket with a redirect (functions/http), expired after a day. */
   responses: 'responses/',

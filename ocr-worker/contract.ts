@@ -13,7 +13,7 @@
  * The job message on the OCR queue, exactly as README "Connecting an OCR worker" shows it: the
  * service's own type (a worker may share the service's types, never call its code).
  */
-export type { OcrJobMessage } from '../lib/ocr/upload.ts';
+export type { OcrJobMessage } from '../lib/ocr/jobs/upload.ts';
 
 /** What a file is, from its first bytes (never from the declared MIME type). */
 export type FileFormat = 'pdf' | 'png' | 'jpeg' | 'tiff' | 'webp' | 'gif' | 'bmp';

@@ -1,4 +1,4 @@
-import { maxPagesPerRequest } from '../lib/ocr/page.ts';
+import { maxPagesPerRequest } from '../lib/ocr/pages/page.ts';
 
 /**
  * The most pages one job reads, whatever the file (PDF, multi-page TIFF): the service's own cap on

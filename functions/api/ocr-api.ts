@@ -1,12 +1,12 @@
 import * as v from 'valibot';
 import { maxClientMetadataBytes, ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
-import { catalogueSorts, defaultCatalogueSort } from '../../lib/ocr/catalogue.ts';
-import { bookUpdated } from '../../lib/ocr/edit.ts';
-import { bookImported } from '../../lib/ocr/import.ts';
-import { jobFieldDefaults } from '../../lib/ocr/job-fields.ts';
-import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/page.ts';
-import { jobCreated, jobCreationFailed, noFileUploaded } from '../../lib/ocr/upload.ts';
-import { acceptedUploadTypes, maxOpenUploads, tooLargeMessage } from '../../lib/ocr/upload-rules.ts';
+import { catalogueSorts, defaultCatalogueSort } from '../../lib/ocr/catalogue/listing.ts';
+import { bookUpdated } from '../../lib/ocr/pages/edit.ts';
+import { bookImported } from '../../lib/ocr/export/import.ts';
+import { jobFieldDefaults } from '../../lib/ocr/jobs/fields.ts';
+import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
+import { jobCreated, jobCreationFailed, noFileUploaded } from '../../lib/ocr/jobs/upload.ts';
+import { acceptedUploadTypes, maxOpenUploads, tooLargeMessage } from '../../lib/ocr/jobs/upload-rules.ts';
 import { defaultPageLimit, maxOffset, maxPageLimit } from '../../lib/paging.ts';
 import { contracts, json, text } from './contract.ts';
 import {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ocrStatuses } from '../../lib/ocr/book-text.ts';
-import { resultSaved } from '../../lib/ocr/callbacks.ts';
-import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/page.ts';
+import { resultSaved } from '../../lib/ocr/jobs/callbacks.ts';
+import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { contracts, json } from './contract.ts';
 import { badRequestAnswer, bothLanguages, ocrSchemas as s, sampleIds as ids, tooLargeAnswer } from './ocr-shapes.ts';
 import { objectId, ocrErrorAnswer, uuid } from './shapes.ts';
@@ -9,7 +9,7 @@ import { objectId, ocrErrorAnswer, uuid } from './shapes.ts';
 /**
  * `ocr-callbacks` (SPEC.md 4.1, state table 3.1): the OCR worker's reports. The bodies are documented,
  * not parsed by schema: their checks answer in the spec's statuses (a missing id 400, a malformed
- * field the validation 500) with texts of their own (lib/ocr/callbacks.ts).
+ * field the validation 500) with texts of their own (lib/ocr/jobs/callbacks.ts).
  */
 
 const ids3 = {

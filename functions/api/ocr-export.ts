@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { docxContentType, exportUrlSeconds, fontSizes, maxInlineBytes } from '../../lib/ocr/export-rules.ts';
+import { docxContentType, exportUrlSeconds, fontSizes, maxInlineBytes } from '../../lib/ocr/export/rules.ts';
 import { binary, contracts, json } from './contract.ts';
 import { badRequestAnswer, tooLargeAnswer } from './ocr-shapes.ts';
 import { ocrErrorAnswer, pathId, queryFlag } from './shapes.ts';

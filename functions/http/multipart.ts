@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import { badRequest } from '../../lib/errors.ts';
-import { maxUploadBytes, tooLargeMessage, UploadRejected, uploadRejection } from '../../lib/ocr/upload-rules.ts';
+import { maxUploadBytes, tooLargeMessage, UploadRejected, uploadRejection } from '../../lib/ocr/jobs/upload-rules.ts';
 
 export interface UploadedFile {
   fieldName: string;

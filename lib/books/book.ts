@@ -33,7 +33,7 @@ export interface Line {
 }
 
 /**
- * An import in progress or done (lib/ocr/import.ts), keyed by what it imports: a retry or a
+ * An import in progress or done (lib/ocr/export/import.ts), keyed by what it imports: a retry or a
  * concurrent request finds it and writes the same book id and line ids, so nothing is doubled.
  * `generation` moves on when the sweeper has removed an abandoned attempt's lines, so a later
  * attempt never writes ids a sweep is deleting.

@@ -1,4 +1,4 @@
-import type { BookTextPage, LegacyPage, PageFields } from './page.ts';
+import type { BookTextPage, LegacyPage, PageFields } from './pages/page.ts';
 import { textKey } from './text-storage.ts';
 
 /** Digitized books (SPEC.md 2.1-2.5): the File, the BookText and its pages, and the store they live in. */

@@ -1,5 +1,5 @@
 import type { FileBytes } from '../contract.ts';
-import { pageImagePrefix } from '../../lib/ocr/page.ts';
+import { pageImagePrefix } from '../../lib/ocr/pages/page.ts';
 
 /** The job's files in the bucket: the upload read by ranges, the page images written. */
 export interface JobFiles {

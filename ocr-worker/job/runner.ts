@@ -1,4 +1,4 @@
-import { maxPageTextLength } from '../../lib/ocr/page.ts';
+import { maxPageTextLength } from '../../lib/ocr/pages/page.ts';
 import { maxPagesPerJob, tooManyPagesMessage } from '../limits.ts';
 import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
 import type { ServiceApi } from '../client/service-api.ts';
@@ -143,7 +143,7 @@ async function readPage(
     if (!(error instanceof PageError)) throw error;
     entry = { pageNumber, text: '', error: error.message };
   }
-  // The service refuses a longer page (lib/ocr/page.ts); OCR noise that long is no text anyway.
+  // The service refuses a longer page (lib/ocr/pages/page.ts); OCR noise that long is no text anyway.
   entry.text = entry.text.slice(0, maxPageTextLength);
   const { jobId, fileId, userId } = message;
   await deps.api.postPage({

@@ -3,7 +3,7 @@ import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { maxClientMetadataBytes } from '../../lib/ocr/book-text.ts';
-import { maxPageNumber, maxPagesPerRequest } from '../../lib/ocr/page.ts';
+import { maxPageNumber, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';

@@ -5,7 +5,7 @@ import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText } from '../../lib/ocr/book-text.ts';
-import { newPage } from '../../lib/ocr/page.ts';
+import { newPage } from '../../lib/ocr/pages/page.ts';
 import { maxLimit, maxOffset } from '../../lib/paging.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';

@@ -14,7 +14,7 @@ import { invoicePending, invoicingSchedule } from '../../lib/billing/invoicing.t
 import { calendarMonth } from '../../lib/billing/subscriptions.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { recordFinalResult } from '../../lib/ocr/callbacks.ts';
+import { recordFinalResult } from '../../lib/ocr/jobs/callbacks.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { testStores } from '../support/stores.ts';
 

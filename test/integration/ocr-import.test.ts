@@ -12,8 +12,8 @@ import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText } from '../../lib/ocr/book-text.ts';
-import { importBook, maxImportCharacters, maxImportPages, sweepImports } from '../../lib/ocr/import.ts';
-import { newPage } from '../../lib/ocr/page.ts';
+import { importBook, maxImportCharacters, maxImportPages, sweepImports } from '../../lib/ocr/export/import.ts';
+import { newPage } from '../../lib/ocr/pages/page.ts';
 
 /**
  * Issue 12, finding 7 (import): an import either completes or leaves nothing behind, and a retry

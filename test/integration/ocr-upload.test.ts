@@ -7,9 +7,9 @@ import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import type { OcrStore } from '../../lib/ocr/book-text.ts';
-import { parseJobFields, uploadKey } from '../../lib/ocr/job-fields.ts';
-import { createJob, JobNotQueued, requireSubscription, type UploadDeps } from '../../lib/ocr/upload.ts';
-import { createJobFromUpload, requestUpload } from '../../lib/ocr/presigned-upload.ts';
+import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
+import { createJob, JobNotQueued, requireSubscription, type UploadDeps } from '../../lib/ocr/jobs/upload.ts';
+import { createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { testDb, testStores } from '../support/stores.ts';
 

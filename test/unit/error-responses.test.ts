@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { audioStyle, errorResponse, isLogged, messageStyle, ocrStyle } from '../../functions/http/errors.ts';
 import { badRequest, DomainError, internal, notFound } from '../../lib/errors.ts';
-import { UploadRejected } from '../../lib/ocr/upload-rules.ts';
+import { UploadRejected } from '../../lib/ocr/jobs/upload-rules.ts';
 
 const body = (error: unknown) => {
   const response = errorResponse(error, messageStyle, 'Error fetching notifications');

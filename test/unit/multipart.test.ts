@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseMultipart } from '../../functions/http/multipart.ts';
 import { DomainError } from '../../lib/errors.ts';
-import { acceptedUploadTypes, maxUploadBytes, UploadRejected, uploadRejection } from '../../lib/ocr/upload-rules.ts';
+import { acceptedUploadTypes, maxUploadBytes, UploadRejected, uploadRejection } from '../../lib/ocr/jobs/upload-rules.ts';
 
 /** The bytes and content type a browser (or fetch) sends for this form. */
 async function encode(form: FormData): Promise<[Buffer, string]> {

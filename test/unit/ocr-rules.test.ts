@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { splitPages } from '../../lib/billing/usage.ts';
-import { parseJobFields, splitList, uploadKey } from '../../lib/ocr/job-fields.ts';
+import { parseJobFields, splitList, uploadKey } from '../../lib/ocr/jobs/fields.ts';
 
 describe('page credits (SPEC.md section 1)', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { BookEdit, BookText, FileRecord, OcrStore, PageProgress, ResultUpdate, Visibility } from '../../ocr/book-text.ts';
-import type { BookTextPage } from '../../ocr/page.ts';
-import { pageDefaults } from '../../ocr/page.ts';
+import type { BookTextPage } from '../../ocr/pages/page.ts';
+import { pageDefaults } from '../../ocr/pages/page.ts';
 import { batchPut } from './books.ts';
 import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { entities } from './entities.ts';

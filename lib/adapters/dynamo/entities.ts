@@ -7,8 +7,8 @@ import type { Book, BookImport, Line } from '../../books/book.ts';
 import { tokenHash, type DeviceToken } from '../../notifications/devices.ts';
 import type { Notification } from '../../notifications/notification.ts';
 import type { BookText, FileRecord } from '../../ocr/book-text.ts';
-import type { BookTextPage } from '../../ocr/page.ts';
-import type { PendingUpload } from '../../ocr/presigned-upload.ts';
+import type { BookTextPage } from '../../ocr/pages/page.ts';
+import type { PendingUpload } from '../../ocr/jobs/presigned-upload.ts';
 import { entity } from './entity.ts';
 import { keys } from './keys.ts';
 

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { PendingUpload, UploadStore } from '../../ocr/presigned-upload.ts';
+import type { PendingUpload, UploadStore } from '../../ocr/jobs/presigned-upload.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { policies, retry } from '../../retry.ts';

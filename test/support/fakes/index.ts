@@ -1,8 +1,8 @@
 import type { AccessDeps } from '../../../lib/audio/access.ts';
 import { defaultTierCatalogue, type TierCatalogue } from '../../../lib/billing/tiers.ts';
 import type { InvoicingDeps } from '../../../lib/billing/invoicing.ts';
-import type { CallbackDeps } from '../../../lib/ocr/callbacks.ts';
-import type { BookEditDeps } from '../../../lib/ocr/edit.ts';
+import type { CallbackDeps } from '../../../lib/ocr/jobs/callbacks.ts';
+import type { BookEditDeps } from '../../../lib/ocr/pages/edit.ts';
 import { FakeAudioFiles } from './audio-files.ts';
 import { FakeBilling, FakeInvoiceOutbox } from './billing.ts';
 import { FakeBookStore } from './book-store.ts';
@@ -49,9 +49,9 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
   };
   return {
     ...world,
-    /** The deps of the OCR callbacks (lib/ocr/callbacks.ts). */
+    /** The deps of the OCR callbacks (lib/ocr/jobs/callbacks.ts). */
     callbackDeps: (): CallbackDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
-    /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/edit.ts). */
+    /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/pages/edit.ts). */
     editDeps: (): BookEditDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now }),
     /** The deps of the audio read rule (lib/audio/access.ts). */
     accessDeps: (): AccessDeps => ({ books: world.books, users: world.users, subscriptions: world.subscriptions }),

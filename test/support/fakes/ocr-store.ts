@@ -13,7 +13,7 @@ import type {
   TextWrite,
   UsageOutcome,
 } from '../../../lib/ocr/book-text.ts';
-import { pageDefaults, type BookTextPage } from '../../../lib/ocr/page.ts';
+import { pageDefaults, type BookTextPage } from '../../../lib/ocr/pages/page.ts';
 import { maxWindow } from '../../../lib/paging.ts';
 import { copy } from './copy.ts';
 

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { User } from '../../../lib/auth/users.ts';
 import type { BookText } from '../../../lib/ocr/book-text.ts';
-import { bookUpdated, editBook } from '../../../lib/ocr/edit.ts';
-import { newPage, pageIdOf } from '../../../lib/ocr/page.ts';
+import { bookUpdated, editBook } from '../../../lib/ocr/pages/edit.ts';
+import { newPage, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { textKey } from '../../../lib/ocr/text-storage.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { storedJob, storedUser } from './fixtures.ts';

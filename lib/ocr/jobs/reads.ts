@@ -1,9 +1,9 @@
-import { isStaff, type User } from '../auth/users.ts';
-import { forbidden, notFound } from '../errors.ts';
-import type { Objects } from '../objects.ts';
-import type { BookText, OcrStatus, OcrStore } from './book-text.ts';
-import { legacyPages } from './page.ts';
-import { fullText, hasFullText } from './text-storage.ts';
+import { isStaff, type User } from '../../auth/users.ts';
+import { forbidden, notFound } from '../../errors.ts';
+import type { Objects } from '../../objects.ts';
+import type { BookText, OcrStatus, OcrStore } from '../book-text.ts';
+import { legacyPages } from '../pages/page.ts';
+import { fullText, hasFullText } from '../text-storage.ts';
 
 /** Reading OCR jobs (SPEC.md 4.1 `GET /ocr/status/:jobId`, `/ocr/text/:jobId`, `/ocr/jobs`). */
 export interface JobReadDeps {

@@ -1,14 +1,14 @@
-import { isStaff, type User } from '../auth/users.ts';
-import { isActive, type Subscription, type SubscriptionStore } from '../billing/subscriptions.ts';
-import type { TierCatalogue } from '../billing/tiers.ts';
-import { usageSnapshot, type UsageSnapshot } from '../billing/usage.ts';
-import { badRequest, DomainError, forbidden, internal } from '../errors.ts';
-import { newJobId, newObjectId } from '../ids.ts';
-import { logger } from '../log.ts';
-import type { Objects } from '../objects.ts';
-import type { Queue } from '../queue.ts';
-import { newBookText, type FileRecord, type OcrStore } from './book-text.ts';
-import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './job-fields.ts';
+import { isStaff, type User } from '../../auth/users.ts';
+import { isActive, type Subscription, type SubscriptionStore } from '../../billing/subscriptions.ts';
+import type { TierCatalogue } from '../../billing/tiers.ts';
+import { usageSnapshot, type UsageSnapshot } from '../../billing/usage.ts';
+import { badRequest, DomainError, forbidden, internal } from '../../errors.ts';
+import { newJobId, newObjectId } from '../../ids.ts';
+import { logger } from '../../log.ts';
+import type { Objects } from '../../objects.ts';
+import type { Queue } from '../../queue.ts';
+import { newBookText, type FileRecord, type OcrStore } from '../book-text.ts';
+import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './fields.ts';
 
 /** Creating an OCR job (SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
 export interface UploadDeps {

@@ -1,7 +1,7 @@
-import type { Caller } from '../auth/caller.ts';
-import { isStaff, type UserStore } from '../auth/users.ts';
-import { isOcrStatus, type CatalogueOrder, type CatalogueView, type OcrStore } from './book-text.ts';
-import { listItem, managedBy } from './books.ts';
+import type { Caller } from '../../auth/caller.ts';
+import { isStaff, type UserStore } from '../../auth/users.ts';
+import { isOcrStatus, type CatalogueOrder, type CatalogueView, type OcrStore } from '../book-text.ts';
+import { listItem, managedBy } from '../pages/read.ts';
 
 /** Listing digitized books (SPEC.md 4.1 `GET /ocr/books`). */
 export interface CatalogueDeps {

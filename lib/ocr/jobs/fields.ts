@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, internal } from '../errors.ts';
-import { clientMetadata, type Visibility } from './book-text.ts';
+import { badRequest, internal } from '../../errors.ts';
+import { clientMetadata, type Visibility } from '../book-text.ts';
 
 /** The optional form fields of `POST /ocr` (SPEC.md 4.1), as sent: strings, except a JSON client may send objects. */
 export interface RawJobFields {

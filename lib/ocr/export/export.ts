@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { User } from '../auth/users.ts';
-import type { SubscriptionStore } from '../billing/subscriptions.ts';
-import { forbidden } from '../errors.ts';
-import type { Objects } from '../objects.ts';
-import type { OcrStore } from './book-text.ts';
-import { findBookText } from './books.ts';
-import { buildDocx, type DocxOptions } from './docx-export.ts';
-import { docxContentType, exportUrlSeconds, maxInlineBytes } from './export-rules.ts';
-import { canManage, pagesOf } from './jobs.ts';
-import { fullText } from './text-storage.ts';
-import { requireSubscription } from './upload.ts';
+import type { User } from '../../auth/users.ts';
+import type { SubscriptionStore } from '../../billing/subscriptions.ts';
+import { forbidden } from '../../errors.ts';
+import type { Objects } from '../../objects.ts';
+import type { OcrStore } from '../book-text.ts';
+import { findBookText } from '../pages/read.ts';
+import { buildDocx, type DocxOptions } from './docx.ts';
+import { docxContentType, exportUrlSeconds, maxInlineBytes } from './rules.ts';
+import { canManage, pagesOf } from '../jobs/reads.ts';
+import { fullText } from '../text-storage.ts';
+import { requireSubscription } from '../jobs/upload.ts';
 
 /** `GET /ocr/books/:bookTextId/export/docx` (SPEC.md 4.1): who may export, the options, and where the bytes go. */
 export interface ExportDeps {

@@ -1,12 +1,12 @@
-import type { User } from '../auth/users.ts';
-import { badRequest, forbidden, notFound, tooManyRequests } from '../errors.ts';
-import { isObjectId, newJobId, newObjectId } from '../ids.ts';
+import type { User } from '../../auth/users.ts';
+import { badRequest, forbidden, notFound, tooManyRequests } from '../../errors.ts';
+import { isObjectId, newJobId, newObjectId } from '../../ids.ts';
 import { createJob, JobNotQueued, snapshotForUpload, type CreatedJob, type Gate, type UploadDeps } from './upload.ts';
-import type { JobFields } from './job-fields.ts';
-import { uploadKey } from './job-fields.ts';
+import type { JobFields } from './fields.ts';
+import { uploadKey } from './fields.ts';
 import { maxOpenUploads, unclaimedUploadSeconds, uploadRejection, UploadRejected } from './upload-rules.ts';
-import type { Objects } from '../objects.ts';
-import { logger } from '../log.ts';
+import type { Objects } from '../../objects.ts';
+import { logger } from '../../log.ts';
 
 /**
  * Large files (DESIGN.md section 6): API Gateway and Lambda cap a request near 6 MB, so a client

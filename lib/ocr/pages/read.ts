@@ -1,13 +1,13 @@
-import type { Caller } from '../auth/caller.ts';
-import type { User, UserStore } from '../auth/users.ts';
-import { forbidden, notFound } from '../errors.ts';
-import { checkId } from '../ids.ts';
-import { logger } from '../log.ts';
-import type { Objects } from '../objects.ts';
-import { metadataView, type BookText, type FileRecord, type OcrStore } from './book-text.ts';
-import { canManage } from './jobs.ts';
+import type { Caller } from '../../auth/caller.ts';
+import type { User, UserStore } from '../../auth/users.ts';
+import { forbidden, notFound } from '../../errors.ts';
+import { checkId } from '../../ids.ts';
+import { logger } from '../../log.ts';
+import type { Objects } from '../../objects.ts';
+import { metadataView, type BookText, type FileRecord, type OcrStore } from '../book-text.ts';
+import { canManage } from '../jobs/reads.ts';
 import { isOwnImage, legacyPages, pageImagePrefix, type BookTextPage } from './page.ts';
-import { fullText, hasFullText } from './text-storage.ts';
+import { fullText, hasFullText } from '../text-storage.ts';
 
 /** Reading one digitized book (SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
 export interface BookReadDeps {

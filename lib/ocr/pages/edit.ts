@@ -1,12 +1,12 @@
-import type { User } from '../auth/users.ts';
-import { forbidden, internal } from '../errors.ts';
-import type { Objects } from '../objects.ts';
-import type { BookEdit, OcrStore, PageChange, Visibility } from './book-text.ts';
-import { findBookText } from './books.ts';
-import { canManage } from './jobs.ts';
-import { splitList } from './job-fields.ts';
+import type { User } from '../../auth/users.ts';
+import { forbidden, internal } from '../../errors.ts';
+import type { Objects } from '../../objects.ts';
+import type { BookEdit, OcrStore, PageChange, Visibility } from '../book-text.ts';
+import { findBookText } from './read.ts';
+import { canManage } from '../jobs/reads.ts';
+import { splitList } from '../jobs/fields.ts';
 import { checkPageCount, checkPageRange, checkPageText, newPage, pageIdOf, pageNumberOf, type BookTextPage, type PageFields } from './page.ts';
-import { writeWithText } from './text-storage.ts';
+import { writeWithText } from '../text-storage.ts';
 
 /** Editing a digitized book (SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
 export interface BookEditDeps {

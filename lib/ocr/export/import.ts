@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
-import { isStaff, type User } from '../auth/users.ts';
-import { isActive, type Subscription, type SubscriptionStore } from '../billing/subscriptions.ts';
-import { tier, type TierCatalogue } from '../billing/tiers.ts';
-import type { BookStore, Line } from '../books/book.ts';
-import { badRequest, forbidden, internal } from '../errors.ts';
-import { logger } from '../log.ts';
-import type { BookText, OcrStore } from './book-text.ts';
-import { findBookText } from './books.ts';
-import { canManage } from './jobs.ts';
-import { legacyPages, maxPagesPerRequest } from './page.ts';
+import { isStaff, type User } from '../../auth/users.ts';
+import { isActive, type Subscription, type SubscriptionStore } from '../../billing/subscriptions.ts';
+import { tier, type TierCatalogue } from '../../billing/tiers.ts';
+import type { BookStore, Line } from '../../books/book.ts';
+import { badRequest, forbidden, internal } from '../../errors.ts';
+import { logger } from '../../log.ts';
+import type { BookText, OcrStore } from '../book-text.ts';
+import { findBookText } from '../pages/read.ts';
+import { canManage } from '../jobs/reads.ts';
+import { legacyPages, maxPagesPerRequest } from '../pages/page.ts';
 
 /** Importing a digitized book as a line book (SPEC.md 4.1 `POST /ocr/books/:bookTextId/import`). */
 export interface ImportDeps {

@@ -1,4 +1,4 @@
-import { DomainError } from '../errors.ts';
+import { DomainError } from '../../errors.ts';
 
 /**
  * What POST /ocr accepts as a book scan (SPEC.md section 8). Shared by the multipart parser and the

@@ -1,11 +1,11 @@
-import { recordUsage, type UsageDeps, type UsageInfo } from '../billing/usage.ts';
-import { badRequest, internal } from '../errors.ts';
-import { isJobId, isObjectId, newObjectId } from '../ids.ts';
-import { logger } from '../log.ts';
-import type { Objects } from '../objects.ts';
-import { writeWithText } from './text-storage.ts';
-import { clientMetadata, isOcrStatus, newBookText, type BookText, type OcrStatus, type OcrStore, type ResultUpdate } from './book-text.ts';
-import { checkPageCount, checkPageRange, checkPageText, maxPageCount, newPage, pageNumberOf, type PageFields } from './page.ts';
+import { recordUsage, type UsageDeps, type UsageInfo } from '../../billing/usage.ts';
+import { badRequest, internal } from '../../errors.ts';
+import { isJobId, isObjectId, newObjectId } from '../../ids.ts';
+import { logger } from '../../log.ts';
+import type { Objects } from '../../objects.ts';
+import { writeWithText } from '../text-storage.ts';
+import { clientMetadata, isOcrStatus, newBookText, type BookText, type OcrStatus, type OcrStore, type ResultUpdate } from '../book-text.ts';
+import { checkPageCount, checkPageRange, checkPageText, maxPageCount, newPage, pageNumberOf, type PageFields } from '../pages/page.ts';
 
 /** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
 export interface CallbackDeps extends UsageDeps {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { badRequest, type DomainError } from '../errors.ts';
+import { badRequest, type DomainError } from '../../errors.ts';
 
 /**
  * A BookText page (SPEC.md 2.3), modelled once: its number range, its id, its defaults, the legacy
