@@ -20,7 +20,7 @@ const listing = (query: Record<string, string>) => v.parse(ocrApiContracts['GET 
  * schema.ts: `BENCH_BOOKS_SMALL` (1,000) and `BENCH_BOOKS_LARGE` (100,000) books, written directly
  * as stored items (`entities.ts`, `batchPut`) with one File each, 200 users and the counter items
  * set to what was seeded. Then every variant (caller x sort x offset x filter) runs through the domain
- * function behind the route, `listBooks`, `BENCH_RUNS` times after one warm-up, against each table in
+ * function behind the route, `listCatalogue`, `BENCH_RUNS` times after one warm-up, against each table in
  * turn; an SDK middleware on the document client counts the DynamoDB calls by command and the items
  * read (ScannedCount of every Query, COUNT queries included, plus the items GetItem and BatchGetItem
  * return). Every answer is checked against the seeded data (total and page ids).
@@ -405,14 +405,14 @@ export async function catalogueBench(): Promise<CatalogueReport> {
   let client: DynamoDBDocumentClient | undefined;
   const log = (line: string) => process.stderr.write(`catalogue: ${line}\n`);
   try {
-    const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { ensureTable }, { keys }, { entities }, { dynamoOcrStore }, { batchPut }, { dynamoUserStore }, { listBooks }] =
+    const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { ensureTable }, { keys }, { entities }, { dynamoCatalogueStore }, { batchPut }, { dynamoUserStore }, { listCatalogue }] =
       await Promise.all([
         import('@aws-sdk/client-dynamodb'),
         import('@aws-sdk/lib-dynamodb'),
         import('../lib/adapters/dynamo/ensure-table.ts'),
         import('../lib/adapters/dynamo/keys.ts'),
         import('../lib/adapters/dynamo/entities.ts'),
-        import('../lib/adapters/dynamo/book-texts.ts'),
+        import('../lib/adapters/dynamo/catalogue.ts'),
         import('../lib/adapters/dynamo/books.ts'),
         import('../lib/adapters/dynamo/users.ts'),
         import('../lib/ocr/catalogue/listing.ts'),
@@ -502,14 +502,14 @@ export async function catalogueBench(): Promise<CatalogueReport> {
         const row: Row = { variant: variantName(variant.query), caller: callerName, sizes: {}, flat: Object.keys(variant.query).length === 0 };
         for (const size of sizes) {
           const { db, cat, oracle } = tables.get(size)!;
-          const deps = { ocr: dynamoOcrStore(db), users: dynamoUserStore(db) };
+          const deps = { catalogue: dynamoCatalogueStore(db), users: dynamoUserStore(db) };
           const times: number[] = [];
           const meters: Meter[] = [];
-          let answer: Awaited<ReturnType<typeof listBooks>> | undefined;
+          let answer: Awaited<ReturnType<typeof listCatalogue>> | undefined;
           for (let run = 0; run <= runs; run++) {
             meter = newMeter();
             const t = performance.now();
-            answer = await listBooks(deps, callers[callerName], listing(variant.query));
+            answer = await listCatalogue(deps, callers[callerName], listing(variant.query));
             const ms = performance.now() - t;
             if (run > 0) {
               times.push(ms);
@@ -559,11 +559,11 @@ export async function catalogueBench(): Promise<CatalogueReport> {
     const sweep: CatalogueReport['sweep'] = {};
     for (const size of sizes) {
       const { db, cat, oracle } = tables.get(size)!;
-      const deps = { ocr: dynamoOcrStore(db), users: dynamoUserStore(db) };
+      const deps = { catalogue: dynamoCatalogueStore(db), users: dynamoUserStore(db) };
       sweep[size] = { checked: 0, wrong: 0 };
       for (const query of sweepQueries) {
         for (const callerName of ['anonymous', 'member', 'editor'] as const) {
-          const answer = await listBooks(deps, callers[callerName], listing(query));
+          const answer = await listCatalogue(deps, callers[callerName], listing(query));
           const want = expected(cat, oracle, member, callerName, query);
           const gotIds = answer.books.map((b) => b.bookTextId);
           sweep[size].checked++;
@@ -602,7 +602,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
       .slice(0, 20)
       .map((b) => b.bookTextId);
-    const firstPage = (await listBooks({ ocr: dynamoOcrStore(large.db), users: dynamoUserStore(large.db) }, callers.anonymous, listing({}))).books.map((b) => b.bookTextId);
+    const firstPage = (await listCatalogue({ catalogue: dynamoCatalogueStore(large.db), users: dynamoUserStore(large.db) }, callers.anonymous, listing({}))).books.map((b) => b.bookTextId);
     // A filtered total counts the matches within the listing window: the newest maxWindow public books.
     const seededEn = large.cat.books
       .filter((b) => b.visibility === 'public')
@@ -633,7 +633,7 @@ export function printCatalogue(report: CatalogueReport): void {
         `${s.itemsWritten} items in ${(s.seedMs / 1000).toFixed(1)} s, ${s.itemsPerSecond.toFixed(0)} items/s (${s.booksPerSecond.toFixed(0)} books/s${report.withFiles ? ' with their Files' : ', no Files'})`,
     );
   }
-  console.log(`listBooks called directly (no HTTP, no token lookup), median of ${report.runs} runs after 1 warm-up; calls: Q Query, G GetItem, B BatchGetItem;`);
+  console.log(`listCatalogue called directly (no HTTP, no token lookup), median of ${report.runs} runs after 1 warm-up; calls: Q Query, G GetItem, B BatchGetItem;`);
   console.log('items read: ScannedCount of every Query (COUNT queries too) + items returned by GetItem and BatchGetItem, shown as total (Query+GetItem+BatchGetItem)');
   const header = ['variant', 'caller', `${small.books}: ms`, 'calls', 'items read', `${large.books}: ms`, 'calls', 'items read', 'total (large)', 'right'];
   const lines = report.rows.map((row) => {

@@ -82,7 +82,7 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
         import('../lib/adapters/dynamo/book-texts.ts'),
       ]),
     ]);
-    const [{ dynamoUserStore }, { dynamoSubscriptionStore }, { dynamoBookStore }, { dynamoNotificationStore }, { dynamoOcrStore }] = dynamo;
+    const [{ dynamoUserStore }, { dynamoSubscriptionStore }, { dynamoBookStore }, { dynamoNotificationStore }, { dynamoBookTextStore }] = dynamo;
     const call = client((await stack.serve()).url);
 
     const db = { client: dynamoDocumentClient(), tableName };
@@ -166,7 +166,7 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
       if (returned.status !== 'completed') problems.push(`status is ${returned.status}, not completed`);
       if (returned.pageCount !== pageTotal) problems.push(`pageCount is ${returned.pageCount}, not ${pageTotal}`);
     }
-    const stored = await dynamoOcrStore(db).get(bookTextId);
+    const stored = await dynamoBookTextStore(db).get(bookTextId);
     if (stored?.pagesProcessed !== pageTotal) problems.push(`pagesProcessed is ${stored?.pagesProcessed}, not ${pageTotal}`);
 
     const sorted = [...latencies].sort((a, b) => a - b);

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { longestChargeMs } from '../lib/adapters/billing/stripe.ts';
 import { dynamoInvoiceOutbox } from '../lib/adapters/dynamo/billing-outbox.ts';
-import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoOcrJobStore } from '../lib/adapters/dynamo/ocr-jobs.ts';
 import { invoicePending, type InvoicingDeps, type InvoicingReport } from '../lib/billing/invoicing.ts';
 import { usageInfoOf } from '../lib/billing/usage.ts';
 import { once } from '../lib/lazy.ts';
@@ -18,15 +18,15 @@ import { billingAdapter } from './adapters/billing.ts';
  */
 export const billingWorkerDeps = once((): InvoicingDeps => {
   const core = coreDeps();
-  const ocr = dynamoOcrStore(core.db);
+  const ocrJobs = dynamoOcrJobStore(core.db);
   return {
     outbox: dynamoInvoiceOutbox(core.db),
     users: core.users,
     billing: billingAdapter,
     // The job's record shows where its invoice stands (metadata.usageInfo.paymentStatus).
     async settled(log) {
-      const book = await ocr.byJobId(log.jobId);
-      if (book) await ocr.setUsage(book.bookTextId, { usageInfo: { ...usageInfoOf(log) } }, log.settledAt ?? new Date().toISOString());
+      const bookText = await ocrJobs.byJobId(log.jobId);
+      if (bookText) await ocrJobs.setUsage(bookText.bookTextId, { usageInfo: { ...usageInfoOf(log) } }, log.settledAt ?? new Date().toISOString());
     },
   };
 });

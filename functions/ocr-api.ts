@@ -1,14 +1,15 @@
-import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoOcrStores } from '../lib/adapters/dynamo/ocr-stores.ts';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
 import { parseJobFields } from '../lib/ocr/jobs/fields.ts';
-import { readBook } from '../lib/ocr/pages/read.ts';
-import { listBooks } from '../lib/ocr/catalogue/listing.ts';
-import { editBook } from '../lib/ocr/pages/edit.ts';
+import { requireSubscription } from '../lib/ocr/access.ts';
+import { readBookText } from '../lib/ocr/pages/read.ts';
+import { listCatalogue } from '../lib/ocr/catalogue/listing.ts';
+import { editBookText } from '../lib/ocr/pages/edit.ts';
 import { importBook } from '../lib/ocr/export/import.ts';
 import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs/reads.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/jobs/presigned-upload.ts';
-import { createJobFromForm, jobCreationFailed, requireSubscription } from '../lib/ocr/jobs/upload.ts';
+import { createJobFromForm, jobCreationFailed } from '../lib/ocr/jobs/upload.ts';
 import type { Queue } from '../lib/queue.ts';
 import { once, onFirstUse } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
@@ -24,7 +25,7 @@ const deps = once(() => {
   const bucket = core.config.uploadsBucket;
   return {
     ...core,
-    ocr: dynamoOcrStore(core.db),
+    ...dynamoOcrStores(core.db),
     uploads: bucketObjects(bucket),
     uploadsBucket: bucket,
     ocrQueue: onFirstUse<Queue>(async () => {
@@ -84,15 +85,15 @@ export const handler = httpFunction({
     },
     'GET /ocr/books': {
       failure: 'Error fetching books',
-      run: (request) => listBooks(deps(), request.caller, request.query),
+      run: (request) => listCatalogue(deps(), request.caller, request.query),
     },
     'GET /ocr/books/{bookTextId}': {
       failure: 'Error fetching book',
-      run: (request) => readBook(deps(), request.caller, request.params.bookTextId, request.query),
+      run: (request) => readBookText(deps(), request.caller, request.params.bookTextId, request.query),
     },
     'PATCH /ocr/books/{bookTextId}': {
       failure: 'Error updating book',
-      run: (request) => editBook(deps(), signedIn(request), request.params.bookTextId, request.body),
+      run: (request) => editBookText(deps(), signedIn(request), request.params.bookTextId, request.body),
     },
     'POST /ocr/books/{bookTextId}/import': {
       failure: 'Error importing book',

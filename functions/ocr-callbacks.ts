@@ -1,4 +1,4 @@
-import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoOcrStores } from '../lib/adapters/dynamo/ocr-stores.ts';
 import { dynamoUsageStore } from '../lib/adapters/dynamo/usage.ts';
 import { recordFinalResult, recordPageResult } from '../lib/ocr/jobs/callbacks.ts';
 import { once } from '../lib/lazy.ts';
@@ -14,7 +14,7 @@ const deps = once(() => {
   const core = coreDeps();
   return {
     ...core,
-    ocr: dynamoOcrStore(core.db),
+    ...dynamoOcrStores(core.db),
     uploads: bucketObjects(core.config.uploadsBucket),
     // Records usage and its invoicing task only: billing-worker invoices, off the request path.
     usage: dynamoUsageStore(core.db),

@@ -1,4 +1,5 @@
-import { dynamoOcrStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoBookTextStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { dynamoPageStore } from '../lib/adapters/dynamo/book-text-pages.ts';
 import { docxContentType } from '../lib/ocr/export/rules.ts';
 import { exportDocx, type ExportResult } from '../lib/ocr/export/export.ts';
 import { once } from '../lib/lazy.ts';
@@ -11,7 +12,7 @@ import type { HttpResult } from './http/responses.ts';
 /** `ocr-export` (DESIGN.md section 1): the Word export, the one function that carries the docx library. */
 const deps = once(() => {
   const core = coreDeps();
-  return { ...core, ocr: dynamoOcrStore(core.db), uploads: bucketObjects(core.config.uploadsBucket) };
+  return { ...core, bookTexts: dynamoBookTextStore(core.db), pages: dynamoPageStore(core.db), uploads: bucketObjects(core.config.uploadsBucket) };
 });
 
 /**

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { unexpectedErrorText } from '../../lib/errors.ts';
 import { audioStyle, messageStyle, ocrStyle, styleOf, type ErrorStyle } from '../http/errors.ts';
 import type { FunctionName } from '../routes.ts';
-import { splitList } from '../../lib/ocr/jobs/fields.ts';
+import { splitList } from '../../lib/ocr/book-text.ts';
 import { defaultListLimit, maxLimit, maxOffset, queryInt } from '../../lib/paging.ts';
 import { json, type Answer } from './contract.ts';
 

@@ -1,13 +1,22 @@
-import type { BookTextPage, LegacyPage, PageFields } from './pages/page.ts';
+import type { LegacyPage } from './pages/page.ts';
 import { textKey } from './text-storage.ts';
 
-/** Digitized books (SPEC.md 2.1-2.5): the File, the BookText and its pages, and the store they live in. */
+/**
+ * Digitized books (SPEC.md 2.1-2.5): the File and the BookText, and the store of both. Each part of
+ * lib/ocr has its own store port: jobs/store.ts, pages/store.ts, catalogue/store.ts.
+ */
 export const ocrStatuses = ['pending', 'processing', 'completed', 'failed', 'submission_failed'] as const;
 export type OcrStatus = (typeof ocrStatuses)[number];
 export const visibilities = ['private', 'public'] as const;
 export type Visibility = (typeof visibilities)[number];
 
 export const isOcrStatus = (value: unknown): value is OcrStatus => ocrStatuses.includes(value as OcrStatus);
+
+/** Tags and categories as sent: `"a, b,,c"` -> `['a', 'b', 'c']`; an array is taken as it is. */
+export function splitList(value: unknown): string[] {
+  const parts = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
+  return parts.map((part) => part.trim()).filter(Boolean);
+}
 
 /** The uploaded file (SPEC.md 2.5). */
 export interface FileRecord {
@@ -143,35 +152,19 @@ export function metadataView(book: BookText): Record<string, unknown> {
   };
 }
 
-/** What a page callback writes on the BookText (SPEC.md 3.1, second row). */
-export interface PageProgress {
-  at: string;
-  pageCount?: number;
-  pagesProcessed?: number;
-  pageError?: PageError;
-}
-
 /** A new book-level text as the record keeps it: inline, or a preview with the stored version. */
 export interface TextPlacement {
   extractedText: string;
   stored: StoredText | null;
 }
 
-/** What a final-result callback writes on the BookText; absent fields keep their stored values. */
-export interface ResultUpdate {
-  at: string;
-  status?: OcrStatus;
-  language?: string;
-  pageCount?: number;
-  text?: TextPlacement;
-  /** Client keys merged key by key into metadata. */
-  metadata?: Record<string, unknown>;
-  error?: string;
-  processingTime?: number;
+/** A write that replaced the book-level text reports the stored text it replaced, so its object can go. */
+export interface TextWrite {
+  replaced?: StoredText;
 }
 
 /** What PATCH /ocr/books/:bookTextId changes; absent fields keep their stored values. */
-export interface BookEdit {
+export interface BookTextEdit {
   at: string;
   /** Kept on the BookText too, for the job lists and the catalogue. */
   fileName?: string;
@@ -184,74 +177,16 @@ export interface BookEdit {
   text?: TextPlacement;
 }
 
-/** A write that replaced the book-level text reports the stored text it replaced, so its object can go. */
-export interface TextWrite {
-  replaced?: StoredText;
-}
-
-/** A page change that keeps the page's other fields (PATCH with `pages` as an object). */
-export interface PageChange extends PageFields {
-  pageId: string;
-  pageNumber: number;
-}
-
-/** What the page-level usage outcome of a completion leaves on the record (SPEC.md 4.1 usage rule). */
-export type UsageOutcome = { usageInfo: Record<string, unknown> } | { usageError: string };
-
-/** Whose books a listing shows (SPEC.md 4.1 `GET /ocr/books`). */
-export type CatalogueView = { kind: 'public' } | { kind: 'all' } | { kind: 'publicAndOwn'; ownerId: string };
-export type CatalogueOrder = 'date' | 'name' | 'pages';
-
-export interface CatalogueFilter {
-  status?: OcrStatus;
-  language?: string;
-  /** Any of them matches. */
-  tags: string[];
-  categories: string[];
-}
-
-export interface CatalogueQuery {
-  view: CatalogueView;
-  order: CatalogueOrder;
-  descending: boolean;
-  filter: CatalogueFilter;
-  limit: number;
-  offset: number;
-}
-
-export interface JobPage {
+/** One window of a list of BookTexts and the size of the whole list. */
+export interface BookTextList {
   total: number;
   items: BookText[];
 }
 
-export interface OcrStore {
-  /**
-   * Creates the BookText (with its File, when given) and claims its jobId, all or nothing.
-   * Returns false, writing nothing, when the jobId already has a BookText.
-   */
-  create(bookText: BookText, file?: FileRecord): Promise<boolean>;
-  byJobId(jobId: string): Promise<BookText | undefined>;
+/** The BookTexts and their Files, read by every part of lib/ocr. */
+export interface BookTextStore {
   get(bookTextId: string): Promise<BookText | undefined>;
   getFile(fileId: string): Promise<FileRecord | undefined>;
-  /** Each page is its own item, replaced whole: pages never share an item or a write. */
-  putPages(pages: BookTextPage[]): Promise<void>;
-  pages(bookTextId: string): Promise<BookTextPage[]>;
-  /** Status `processing` plus the page's progress, each written to its own path. */
-  recordPage(book: BookText, progress: PageProgress): Promise<void>;
-  /** A text in the update replaces whichever text the record holds when it is written. */
-  applyResult(book: BookText, update: ResultUpdate): Promise<TextWrite>;
-  /** Records the usage outcome of a completion (service-owned; never in client metadata). */
-  setUsage(bookTextId: string, outcome: UsageOutcome, at: string): Promise<void>;
-  /** Files by id; missing ids are absent from the map. */
-  getFiles(fileIds: readonly string[]): Promise<Map<string, FileRecord>>;
-  /** Pages `offset` .. `offset + limit` in page order, and how many pages the book has. */
-  pageWindow(bookTextId: string, offset: number, limit: number): Promise<{ total: number; pages: BookTextPage[] }>;
-  /** Changes only the given fields of each page; a missing page is created with the defaults. */
-  updatePages(bookTextId: string, changes: PageChange[], at: string): Promise<void>;
   /** The BookText's and its File's changes, all or nothing; a text replaces whichever the record holds. */
-  edit(book: BookText, edit: BookEdit): Promise<TextWrite>;
-  /** One page of the catalogue and the size of the whole (filtered) listing. */
-  catalogue(query: CatalogueQuery): Promise<JobPage>;
-  /** The owner's BookTexts, newest first, optionally of one status. */
-  jobsOf(userId: string, options: { status?: OcrStatus; limit: number; offset: number }): Promise<JobPage>;
+  edit(bookText: BookText, edit: BookTextEdit): Promise<TextWrite>;
 }

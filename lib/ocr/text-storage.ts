@@ -3,7 +3,7 @@ import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import { policies, retry, RetriesExhausted } from '../retry.ts';
-import type { BookText, OcrStore, StoredText, TextPlacement, TextWrite } from './book-text.ts';
+import type { BookText, BookTextStore, StoredText, TextPlacement, TextWrite } from './book-text.ts';
 
 /** Text longer than this goes to storage; the record keeps a preview (SPEC.md section 8). */
 export const inlineTextLimit = 10_000;
@@ -61,11 +61,11 @@ export async function writeWithText(
  * from storage was replaced meanwhile (an object is removed only after a newer text is recorded), so
  * the record is read again for it (policies.textRead).
  */
-export async function fullText(deps: { ocr: Pick<OcrStore, 'get'>; uploads: Objects }, book: BookText): Promise<string> {
+export async function fullText(deps: { bookTexts: Pick<BookTextStore, 'get'>; uploads: Objects }, book: BookText): Promise<string> {
   let current = book;
   const read = async (attempt: number) => {
     if (attempt > 1) {
-      const again = await deps.ocr.get(current.bookTextId);
+      const again = await deps.bookTexts.get(current.bookTextId);
       if (!again) throw notFound('Book not found');
       current = again;
     }

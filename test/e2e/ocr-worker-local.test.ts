@@ -6,7 +6,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dynamoOcrStore } from '../../lib/adapters/dynamo/book-texts.ts';
+import { dynamoPageStore } from '../../lib/adapters/dynamo/book-text-pages.ts';
 import type { LocalStack } from '../../infra/local/state.ts';
 import { scannedPdf } from '../../ocr-worker/fixtures/pdf.ts';
 import { renderTextPage } from '../../ocr-worker/fixtures/render.ts';
@@ -55,7 +55,7 @@ describe('the reference OCR worker under npm start', () => {
     const pagesNow = async () => {
       const { endpoints, tableName } = stack();
       const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
-      const pages = await dynamoOcrStore({ client, tableName }).pages(job.bookTextId);
+      const pages = await dynamoPageStore({ client, tableName }).pages(job.bookTextId);
       client.destroy();
       return new Map(pages.map((p) => [p.pageNumber, p.updatedAt]));
     };

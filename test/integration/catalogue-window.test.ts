@@ -7,7 +7,8 @@ import { catalogue } from '../../lib/adapters/dynamo/catalogue.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { keys } from '../../lib/adapters/dynamo/keys.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
-import { newBookText, type CatalogueQuery } from '../../lib/ocr/book-text.ts';
+import { newBookText } from '../../lib/ocr/book-text.ts';
+import type { CatalogueQuery } from '../../lib/ocr/catalogue/store.ts';
 import { testDb } from '../support/stores.ts';
 
 /**

@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
-import { dynamoOcrStore } from '../../lib/adapters/dynamo/book-texts.ts';
+import { dynamoOcrStores } from '../../lib/adapters/dynamo/ocr-stores.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import type { Db } from '../../lib/adapters/dynamo/table.ts';
 import type { User } from '../../lib/auth/users.ts';
@@ -39,7 +39,7 @@ function failingAfter(allowed: number): Db {
 
 const db: Db = { client: dynamoDocumentClient(), tableName };
 const depsOver = (over: Db, now = new Date()) => ({
-  ocr: dynamoOcrStore(over),
+  ...dynamoOcrStores(over),
   books: dynamoBookStore(over),
   subscriptions: dynamoSubscriptionStore(over),
   tierCatalogue: parseTierCatalogue(undefined),
@@ -52,8 +52,8 @@ async function digitized(pages: number) {
     { bookTextId: newObjectId(), jobId: newJobId(), fileId: newObjectId(), userId: editor.userId, fileName: 'big.pdf', status: 'completed', language: 'ar', tags: [], categories: [], visibility: 'private', pageCount: pages, metadata: {} },
     at,
   );
-  expect(await dynamoOcrStore(db).create(text)).toBe(true);
-  if (pages) await dynamoOcrStore(db).putPages(Array.from({ length: pages }, (_, i) => newPage(text.bookTextId, i + 1, { text: `page ${i + 1}` }, at)));
+  expect(await dynamoOcrStores(db).ocrJobs.create(text)).toBe(true);
+  if (pages) await dynamoOcrStores(db).pages.putPages(Array.from({ length: pages }, (_, i) => newPage(text.bookTextId, i + 1, { text: `page ${i + 1}` }, at)));
   return text.bookTextId;
 }
 
@@ -120,7 +120,7 @@ describe('importing a digitized book', () => {
     const at = new Date().toISOString();
     const page = 'ن'.repeat(60_000);
     const pages = Math.ceil(maxImportCharacters / page.length) + 1;
-    await dynamoOcrStore(db).putPages(Array.from({ length: pages }, (_, i) => newPage(bookTextId, i + 1, { text: page }, at)));
+    await dynamoOcrStores(db).pages.putPages(Array.from({ length: pages }, (_, i) => newPage(bookTextId, i + 1, { text: page }, at)));
     const before = (await stored()).lines.length;
     await expect(importBook(depsOver(db), editor, bookTextId)).rejects.toMatchObject({ kind: 'bad_request', message: `An import takes at most ${maxImportCharacters} characters of text; this book has more` });
     expect((await stored()).lines.length).toBe(before);

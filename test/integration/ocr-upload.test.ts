@@ -6,9 +6,10 @@ import type { SubscriptionStore } from '../../lib/billing/subscriptions.ts';
 import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import type { OcrStore } from '../../lib/ocr/book-text.ts';
+import type { OcrJobStore } from '../../lib/ocr/jobs/store.ts';
 import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
-import { createJob, JobNotQueued, requireSubscription, type UploadDeps } from '../../lib/ocr/jobs/upload.ts';
+import { requireSubscription } from '../../lib/ocr/access.ts';
+import { createJob, JobNotQueued, type UploadDeps } from '../../lib/ocr/jobs/upload.ts';
 import { createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { testDb, testStores } from '../support/stores.ts';
@@ -38,7 +39,7 @@ const snapshot = { remainingCredits: 100, tierCredits: 100, pagesUsed: 0, billin
 
 function uploadDeps(overrides: Partial<UploadDeps> = {}): UploadDeps {
   return {
-    ocr: stores.ocr,
+    ocrJobs: stores.ocrJobs,
     uploads,
     uploadsBucket: process.env.UPLOADS_BUCKET!,
     ocrQueue: { send: async () => ({ messageId: 'm-1' }) },
@@ -60,8 +61,8 @@ describe('creating an OCR job when a step fails', () => {
     const failingQueue = { send: async () => Promise.reject(new Error('SQS unavailable')) };
     const stored = await storedFile();
     let jobId = '';
-    const ocr: OcrStore = { ...stores.ocr, create: (book, file) => ((jobId = book.jobId), stores.ocr.create(book, file)) };
-    const error = await createJob(uploadDeps({ ocr, ocrQueue: failingQueue }), member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true }).catch((e: unknown) => e);
+    const ocrJobs: OcrJobStore = { ...stores.ocrJobs, create: (bookText, file) => ((jobId = bookText.jobId), stores.ocrJobs.create(bookText, file)) };
+    const error = await createJob(uploadDeps({ ocrJobs, ocrQueue: failingQueue }), member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe('internal');
     const book = await stores.ocr.byJobId(jobId);
@@ -73,8 +74,8 @@ describe('creating an OCR job when a step fails', () => {
   it('removes the stored file when the records cannot be written, and queues nothing', async () => {
     const stored = await storedFile();
     let sent = 0;
-    const ocr: OcrStore = { ...stores.ocr, create: async () => Promise.reject(new Error('DynamoDB unavailable')) };
-    const deps = uploadDeps({ ocr, ocrQueue: { send: async () => ({ messageId: String(++sent) }) } });
+    const ocrJobs: OcrJobStore = { ...stores.ocrJobs, create: async () => Promise.reject(new Error('DynamoDB unavailable')) };
+    const deps = uploadDeps({ ocrJobs, ocrQueue: { send: async () => ({ messageId: String(++sent) }) } });
     await expect(createJob(deps, member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true })).rejects.toMatchObject({ kind: 'internal' });
     expect(sent).toBe(0);
     expect(await uploads.head(stored.storageKey)).toBeUndefined();

@@ -1,10 +1,10 @@
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
-import { dynamoOcrStore } from '../../lib/adapters/dynamo/book-texts.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoDeviceStore } from '../../lib/adapters/dynamo/devices.ts';
 import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
 import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
+import { dynamoOcrStores } from '../../lib/adapters/dynamo/ocr-stores.ts';
 import type { Db } from '../../lib/adapters/dynamo/table.ts';
 
 /** Stores over the embedded DynamoDB that the global setup started (TABLE_NAME and endpoint from env). */
@@ -13,12 +13,15 @@ export function testDb(): Db {
 }
 
 export function testStores(db: Db = testDb()) {
+  const ocr = dynamoOcrStores(db);
   return {
+    ...ocr,
     users: dynamoUserStore(db),
     subscriptions: dynamoSubscriptionStore(db),
     books: dynamoBookStore(db),
     notifications: dynamoNotificationStore(db),
     devices: dynamoDeviceStore(db),
-    ocr: dynamoOcrStore(db),
+    /** All of lib/ocr's ports in one handle, for a test's setup and its look at what was stored. */
+    ocr: { ...ocr.bookTexts, ...ocr.ocrJobs, ...ocr.pages, ...ocr.catalogue },
   };
 }

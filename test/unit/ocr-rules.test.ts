@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitPages } from '../../lib/billing/usage.ts';
-import { parseJobFields, splitList, uploadKey } from '../../lib/ocr/jobs/fields.ts';
+import { splitList } from '../../lib/ocr/book-text.ts';
+import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
 
 describe('page credits (SPEC.md section 1)', () => {
   it.each([

@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { maxWindow } from '../../paging.ts';
-import type { BookText, CatalogueFilter, CatalogueQuery, JobPage } from '../../ocr/book-text.ts';
+import type { BookText, BookTextList, FileRecord } from '../../ocr/book-text.ts';
+import type { CatalogueFilter, CatalogueQuery, CatalogueStore } from '../../ocr/catalogue/store.ts';
 import { keys } from './keys.ts';
 import { batchGet, type Db } from './table.ts';
 
@@ -199,7 +200,7 @@ async function getBookTexts(db: Db, ids: string[]): Promise<BookText[]> {
  * one reads the window of each source once and counts the matches in it, so its total is at most
  * the matches among the first `window` entries of the order (README, Choices).
  */
-export async function catalogue(db: Db, q: CatalogueQuery, window = maxWindow): Promise<JobPage> {
+export async function catalogue(db: Db, q: CatalogueQuery, window = maxWindow): Promise<BookTextList> {
   const sources =
     q.view.kind === 'public'
       ? [partition(db, q, 'public')]
@@ -216,4 +217,16 @@ export async function catalogue(db: Db, q: CatalogueQuery, window = maxWindow): 
   const merged = sortEntries(lists.flat(), q.descending);
   const page = merged.slice(q.offset, q.offset + q.limit);
   return { total: counted ?? merged.length, items: await getBookTexts(db, page.map((e) => e.bookTextId)) };
+}
+
+/** The book listing (lib/ocr/catalogue/store.ts). */
+export function dynamoCatalogueStore(db: Db): CatalogueStore {
+  return {
+    list: (query) => catalogue(db, query),
+
+    async getFiles(fileIds) {
+      const files = await batchGet<FileRecord>(db, [...new Set(fileIds)].map((id) => keys.file(id)));
+      return new Map(files.map((file) => [file.fileId, file]));
+    },
+  };
 }

@@ -1,11 +1,13 @@
 import type { Caller } from '../../auth/caller.ts';
 import { isStaff, type UserStore } from '../../auth/users.ts';
-import { isOcrStatus, type CatalogueOrder, type CatalogueView, type OcrStore } from '../book-text.ts';
-import { listItem, managedBy } from '../pages/read.ts';
+import { managedBy } from '../access.ts';
+import { isOcrStatus } from '../book-text.ts';
+import { listItem } from './list-item.ts';
+import type { CatalogueOrder, CatalogueStore, CatalogueView } from './store.ts';
 
 /** Listing digitized books (SPEC.md 4.1 `GET /ocr/books`). */
 export interface CatalogueDeps {
-  ocr: OcrStore;
+  catalogue: CatalogueStore;
   users: UserStore;
 }
 
@@ -43,12 +45,12 @@ export function catalogueView(caller: Caller): CatalogueView {
   return isStaff(caller.user) ? { kind: 'all' } : { kind: 'publicAndOwn', ownerId: caller.user.userId };
 }
 
-export async function listBooks(deps: CatalogueDeps, caller: Caller, query: CatalogueListing) {
+export async function listCatalogue(deps: CatalogueDeps, caller: Caller, query: CatalogueListing) {
   const { status, language, tags, categories, limit, offset } = query;
   // No book has a status outside the five, so nothing matches it.
   if (status !== undefined && !isOcrStatus(status)) return { success: true, total: 0, limit, offset, books: [] };
 
-  const { total, items } = await deps.ocr.catalogue({
+  const { total, items } = await deps.catalogue.list({
     view: catalogueView(caller),
     ...sorts[query.sort ?? defaultCatalogueSort],
     filter: { status, language, tags, categories },
@@ -57,7 +59,7 @@ export async function listBooks(deps: CatalogueDeps, caller: Caller, query: Cata
   });
   // The indexes are eventually consistent: a book made private a moment ago must not be shown.
   const visible = items.filter((book) => book.visibility === 'public' || managedBy(caller, book));
-  const [files, owners] = await Promise.all([deps.ocr.getFiles(visible.map((b) => b.fileId)), deps.users.getMany(visible.map((b) => b.userId))]);
+  const [files, owners] = await Promise.all([deps.catalogue.getFiles(visible.map((b) => b.fileId)), deps.users.getMany(visible.map((b) => b.userId))]);
   return {
     success: true,
     total,

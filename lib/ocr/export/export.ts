@@ -3,17 +3,18 @@ import type { User } from '../../auth/users.ts';
 import type { SubscriptionStore } from '../../billing/subscriptions.ts';
 import { forbidden } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
-import type { OcrStore } from '../book-text.ts';
-import { findBookText } from '../pages/read.ts';
+import { canManage, findBookText, requireSubscription } from '../access.ts';
+import type { BookTextStore } from '../book-text.ts';
+import { pagesOf } from '../pages/page-list.ts';
+import type { PageStore } from '../pages/store.ts';
+import { fullText } from '../text-storage.ts';
 import { buildDocx, type DocxOptions } from './docx.ts';
 import { docxContentType, exportUrlSeconds, maxInlineBytes } from './rules.ts';
-import { canManage, pagesOf } from '../jobs/reads.ts';
-import { fullText } from '../text-storage.ts';
-import { requireSubscription } from '../jobs/upload.ts';
 
 /** `GET /ocr/books/:bookTextId/export/docx` (SPEC.md 4.1): who may export, the options, and where the bytes go. */
 export interface ExportDeps {
-  ocr: OcrStore;
+  bookTexts: BookTextStore;
+  pages: PageStore;
   uploads: Objects;
   subscriptions: SubscriptionStore;
 }
@@ -45,11 +46,11 @@ export const attachment = (name: string): string => `attachment; filename="${enc
 /** `options` as the route's contract reads its query (functions/api/ocr-export.ts). */
 export async function exportDocx(deps: ExportDeps, user: User, bookTextId: string, options: DocxOptions): Promise<ExportResult> {
   await requireSubscription(deps.subscriptions, user, 'An active subscription is required to export books to Word');
-  const book = await findBookText(deps.ocr, bookTextId);
+  const book = await findBookText(deps.bookTexts, bookTextId);
   // A public book is readable by anyone, but exporting it is the owner's (and staff's) alone.
   if (!canManage(user, book)) throw forbidden('Unauthorized to export this book');
 
-  const [file, pages] = await Promise.all([deps.ocr.getFile(book.fileId), pagesOf(deps, book)]);
+  const [file, pages] = await Promise.all([deps.bookTexts.getFile(book.fileId), pagesOf(deps, book)]);
   const fileName = file?.fileName ?? book.fileName ?? '';
   const bytes = await buildDocx(
     {

@@ -5,14 +5,15 @@ import { tier, type TierCatalogue } from '../../billing/tiers.ts';
 import type { BookStore, Line } from '../../books/book.ts';
 import { badRequest, forbidden, internal } from '../../errors.ts';
 import { logger } from '../../log.ts';
-import type { BookText, OcrStore } from '../book-text.ts';
-import { findBookText } from '../pages/read.ts';
-import { canManage } from '../jobs/reads.ts';
+import { canManage, findBookText } from '../access.ts';
+import type { BookText, BookTextStore } from '../book-text.ts';
 import { legacyPages, maxPagesPerRequest } from '../pages/page.ts';
+import type { PageStore } from '../pages/store.ts';
 
 /** Importing a digitized book as a line book (SPEC.md 4.1 `POST /ocr/books/:bookTextId/import`). */
 export interface ImportDeps {
-  ocr: OcrStore;
+  bookTexts: BookTextStore;
+  pages: PageStore;
   books: BookStore;
   subscriptions: SubscriptionStore;
   tierCatalogue: TierCatalogue;
@@ -62,7 +63,7 @@ const importLineIds = (bookId: string, count: number) => {
 
 /** The book's pages to import, read no further than one past the cap; old books use their embedded pages. */
 async function importPages(deps: ImportDeps, book: BookText): Promise<{ text: string }[]> {
-  const window = await deps.ocr.pageWindow(book.bookTextId, 0, maxImportPages + 1);
+  const window = await deps.pages.pageWindow(book.bookTextId, 0, maxImportPages + 1);
   const pages = window.total > 0 ? window.pages : legacyPages(book.bookTextId, book.pages);
   if (pages.length > maxImportPages) throw badRequest(`An import takes at most ${maxImportPages} pages; this book has more`);
   if (pages.reduce((n, p) => n + p.text.length, 0) > maxImportCharacters) {
@@ -78,11 +79,11 @@ async function importPages(deps: ImportDeps, book: BookText): Promise<{ text: st
  * dies part way is resumed by the next one or, a day on, its lines are removed by `sweepImports`.
  */
 export async function importBook(deps: ImportDeps, user: User, bookTextId: string | undefined) {
-  const book = await findBookText(deps.ocr, bookTextId);
+  const book = await findBookText(deps.bookTexts, bookTextId);
   if (!canManage(user, book)) throw forbidden('Unauthorized to import this book');
   await requireImportTier(deps, user);
 
-  const [pages, file] = await Promise.all([importPages(deps, book), deps.ocr.getFile(book.fileId)]);
+  const [pages, file] = await Promise.all([importPages(deps, book), deps.bookTexts.getFile(book.fileId)]);
   if (!pages.length) throw badRequest('No pages to import');
 
   const title = book.fileName ?? file?.fileName ?? 'Untitled';

@@ -4,12 +4,16 @@ import { isJobId, isObjectId, newObjectId } from '../../ids.ts';
 import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
 import { writeWithText } from '../text-storage.ts';
-import { clientMetadata, isOcrStatus, newBookText, type BookText, type OcrStatus, type OcrStore, type ResultUpdate } from '../book-text.ts';
+import { clientMetadata, isOcrStatus, newBookText, type BookText, type BookTextStore, type OcrStatus } from '../book-text.ts';
 import { checkPageCount, checkPageRange, checkPageText, maxPageCount, newPage, pageNumberOf, type PageFields } from '../pages/page.ts';
+import type { PageStore } from '../pages/store.ts';
+import type { OcrJobStore, ResultUpdate } from './store.ts';
 
 /** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
 export interface CallbackDeps extends UsageDeps {
-  ocr: OcrStore;
+  ocrJobs: OcrJobStore;
+  bookTexts: BookTextStore;
+  pages: PageStore;
   uploads: Objects;
   now: () => Date;
 }
@@ -48,19 +52,19 @@ const pageFields = (fields: Body): PageFields => ({
  */
 async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<BookText>): Promise<BookText> {
   const jobId = String(body.jobId);
-  const existing = await deps.ocr.byJobId(jobId);
+  const existing = await deps.ocrJobs.byJobId(jobId);
   if (existing) return existing;
   // The ids become the orphan's keys (SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds); else the spec's validation 500.
   if (!isJobId(jobId)) throw internal('jobId must be a UUID');
   for (const name of ['fileId', 'userId'] as const) if (!isObjectId(body[name])) throw internal(`${name} must be an ObjectId`);
   const fileId = String(body.fileId);
-  const file = await deps.ocr.getFile(fileId);
+  const file = await deps.bookTexts.getFile(fileId);
   const created = newBookText(
     { bookTextId: newObjectId(), jobId, fileId, userId: String(body.userId), fileName: file?.fileName ?? null, status: 'processing', ...orphan },
     deps.now().toISOString(),
   );
-  if (await deps.ocr.create(created)) return created;
-  const winner = await deps.ocr.byJobId(jobId);
+  if (await deps.ocrJobs.create(created)) return created;
+  const winner = await deps.ocrJobs.byJobId(jobId);
   if (!winner) throw new Error(`job ${jobId} was claimed but its BookText is missing`);
   return winner;
 }
@@ -73,10 +77,10 @@ export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<
   const book = await bookTextForJob(deps, body, {});
   const at = deps.now().toISOString();
 
-  await deps.ocr.putPages([newPage(book.bookTextId, pageNumber, pageFields(body), at)]);
+  await deps.pages.putPages([newPage(book.bookTextId, pageNumber, pageFields(body), at)]);
   const pageCount = optionalPageCount(body.pageCount);
   const error = optionalString(body.error);
-  await deps.ocr.recordPage(book, {
+  await deps.ocrJobs.recordPage(book, {
     at,
     pageCount: pageCount || undefined,
     pagesProcessed: optionalNumber(body.pagesProcessed),
@@ -145,8 +149,8 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise
   };
 
   if (result.extractedText !== undefined && result.metadata) update.metadata = result.metadata;
-  if (result.pages?.length) await deps.ocr.putPages(result.pages.map((p) => newPage(book.bookTextId, p.pageNumber, p.fields, at)));
-  await writeWithText(deps.uploads, book.jobId, result.extractedText, (text) => deps.ocr.applyResult(book, { ...update, text }));
+  if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(book.bookTextId, p.pageNumber, p.fields, at)));
+  await writeWithText(deps.uploads, book.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(book, { ...update, text }));
 
   const status = result.status ?? book.status;
   const pages = result.pageCount || result.pages?.length || book.pageCount;
@@ -168,11 +172,11 @@ async function chargePages(deps: CallbackDeps, book: BookText, userId: string, p
   } catch (error) {
     // Provider and SDK text (it can name accounts and roles) goes to the log; the record keeps our words.
     logger.error('Recording page usage failed', { jobId: book.jobId, userId, error: error as Error });
-    await deps.ocr.setUsage(book.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
+    await deps.ocrJobs.setUsage(book.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
     return null;
   }
   // The pages are counted: answer 201 regardless (a retry would find the job's usage and count nothing).
-  await deps.ocr.setUsage(book.bookTextId, { usageInfo: { ...usageInfo } }, at).catch((error: unknown) => {
+  await deps.ocrJobs.setUsage(book.bookTextId, { usageInfo: { ...usageInfo } }, at).catch((error: unknown) => {
     logger.error('Storing usageInfo failed', { jobId: book.jobId, error: error as Error });
   });
   return usageInfo;

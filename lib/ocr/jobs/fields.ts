@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, internal } from '../../errors.ts';
-import { clientMetadata, type Visibility } from '../book-text.ts';
+import { clientMetadata, splitList, type Visibility } from '../book-text.ts';
 
 /** The optional form fields of `POST /ocr` (SPEC.md 4.1), as sent: strings, except a JSON client may send objects. */
 export interface RawJobFields {
@@ -30,12 +30,6 @@ export interface JobFields {
 export const jobFieldDefaults = { language: 'ar', author: 'Unknown', visibility: 'private' } as const;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
-
-/** `"a, b,,c"` -> `['a', 'b', 'c']`; an array is taken as it is. */
-export function splitList(value: unknown): string[] {
-  const parts = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
-  return parts.map((part) => part.trim()).filter(Boolean);
-}
 
 export const invalidJobMetadata = 'Invalid jobMetadata: must be a JSON object';
 

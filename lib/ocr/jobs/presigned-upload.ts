@@ -1,7 +1,8 @@
 import type { User } from '../../auth/users.ts';
 import { badRequest, forbidden, notFound, tooManyRequests } from '../../errors.ts';
 import { isObjectId, newJobId, newObjectId } from '../../ids.ts';
-import { createJob, JobNotQueued, snapshotForUpload, type CreatedJob, type Gate, type UploadDeps } from './upload.ts';
+import type { Gate } from '../access.ts';
+import { createJob, JobNotQueued, snapshotForUpload, type CreatedJob, type UploadDeps } from './upload.ts';
 import type { JobFields } from './fields.ts';
 import { uploadKey } from './fields.ts';
 import { maxOpenUploads, unclaimedUploadSeconds, uploadRejection, UploadRejected } from './upload-rules.ts';

@@ -1,21 +1,23 @@
-import { isStaff, type User } from '../../auth/users.ts';
+import type { User } from '../../auth/users.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
-import type { BookText, OcrStatus, OcrStore } from '../book-text.ts';
-import { legacyPages } from '../pages/page.ts';
+import { canManage } from '../access.ts';
+import type { BookTextStore, OcrStatus } from '../book-text.ts';
+import { pagesOf } from '../pages/page-list.ts';
+import type { PageStore } from '../pages/store.ts';
 import { fullText, hasFullText } from '../text-storage.ts';
+import type { OcrJobStore } from './store.ts';
 
 /** Reading OCR jobs (SPEC.md 4.1 `GET /ocr/status/:jobId`, `/ocr/text/:jobId`, `/ocr/jobs`). */
 export interface JobReadDeps {
-  ocr: OcrStore;
+  ocrJobs: OcrJobStore;
+  bookTexts: BookTextStore;
+  pages: PageStore;
   uploads: Objects;
 }
 
-/** The job's creator, editors and admins. */
-export const canManage = (user: User, book: Pick<BookText, 'userId'>): boolean => isStaff(user) || book.userId === user.userId;
-
 async function ownJob(deps: JobReadDeps, user: User, jobId: string, texts: { missing: string; denied: string }) {
-  const book = await deps.ocr.byJobId(jobId);
+  const book = await deps.ocrJobs.byJobId(jobId);
   if (!book) throw notFound(texts.missing);
   if (!canManage(user, book)) throw forbidden(texts.denied);
   return book;
@@ -28,21 +30,6 @@ export async function jobStatus(deps: JobReadDeps, user: User, jobId: string) {
     success: true,
     job: { jobId: book.jobId, fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt, hasFullText: hasFullText(book) },
   };
-}
-
-export interface PageView {
-  _id: string;
-  pageNumber: number;
-  text: string;
-  storageKey: string | null;
-  isAIGenerated: boolean;
-}
-
-/** Page records in page order, else the legacy pages embedded in old records (SPEC.md 2.3). */
-export async function pagesOf(deps: Pick<JobReadDeps, 'ocr'>, book: BookText): Promise<PageView[]> {
-  const pages = await deps.ocr.pages(book.bookTextId);
-  const inOrder = pages.length ? pages : legacyPages(book.bookTextId, book.pages);
-  return inOrder.map((p) => ({ _id: p.pageId, pageNumber: p.pageNumber, text: p.text, storageKey: p.storageKey, isAIGenerated: p.isAIGenerated }));
 }
 
 export async function jobText(deps: JobReadDeps, user: User, jobId: string) {
@@ -61,7 +48,7 @@ export interface JobListing {
 
 /** Always the caller's own jobs, editors and admins included; newest first. */
 export async function listJobs(deps: JobReadDeps, user: User, { status, limit, offset }: JobListing) {
-  const { total, items } = await deps.ocr.jobsOf(user.userId, { status, limit, offset });
+  const { total, items } = await deps.ocrJobs.jobsOf(user.userId, { status, limit, offset });
   return {
     success: true,
     total,

@@ -1,18 +1,20 @@
-import { isStaff, type User } from '../../auth/users.ts';
-import { isActive, type Subscription, type SubscriptionStore } from '../../billing/subscriptions.ts';
+import type { User } from '../../auth/users.ts';
+import type { SubscriptionStore } from '../../billing/subscriptions.ts';
 import type { TierCatalogue } from '../../billing/tiers.ts';
 import { usageSnapshot, type UsageSnapshot } from '../../billing/usage.ts';
-import { badRequest, DomainError, forbidden, internal } from '../../errors.ts';
+import { badRequest, DomainError, internal } from '../../errors.ts';
 import { newJobId, newObjectId } from '../../ids.ts';
 import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
 import type { Queue } from '../../queue.ts';
-import { newBookText, type FileRecord, type OcrStore } from '../book-text.ts';
+import type { Gate } from '../access.ts';
+import { newBookText, type FileRecord } from '../book-text.ts';
 import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './fields.ts';
+import type { OcrJobStore } from './store.ts';
 
 /** Creating an OCR job (SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
 export interface UploadDeps {
-  ocr: OcrStore;
+  ocrJobs: OcrJobStore;
   uploads: Objects;
   uploadsBucket: string;
   ocrQueue: Queue;
@@ -30,33 +32,6 @@ export class JobNotQueued extends DomainError {
     super('internal', 'The job was saved but could not be queued');
     this.name = 'JobNotQueued';
   }
-}
-
-/** The subscription gate's outcome: the subscription it read, or nothing for editors and admins. */
-export type Gate = { subscription: Subscription } | undefined;
-
-/**
- * Any active subscription; editors and admins pass without one. Runs before the upload is read (and
- * before the export's book lookup). `message` names what the subscription is needed for.
- */
-export async function requireSubscription(
-  subscriptions: SubscriptionStore,
-  user: User,
-  message = 'An active subscription is required to upload files for OCR',
-): Promise<Gate> {
-  if (isStaff(user)) return undefined;
-  let subscription: Subscription | undefined;
-  try {
-    subscription = await subscriptions.get(user.userId);
-  } catch (error) {
-    logger.error('Subscription check failed', { userId: user.userId, error: error as Error });
-    throw internal('Subscription could not be verified');
-  }
-  if (subscription && isActive(subscription)) return { subscription };
-  throw forbidden(message, {
-    error: 'SUBSCRIPTION_REQUIRED',
-    subscriptionRequired: true,
-  });
 }
 
 /** A file already in the uploads bucket (put by the API, or by the client through a presigned POST). */
@@ -140,7 +115,7 @@ export async function createJob(
   );
 
   try {
-    if (!(await deps.ocr.create(bookText, file))) throw new Error(`job id ${bookText.jobId} already taken`);
+    if (!(await deps.ocrJobs.create(bookText, file))) throw new Error(`job id ${bookText.jobId} already taken`);
   } catch (error) {
     logger.error('Storing the OCR job failed', { jobId: bookText.jobId, error: error as Error });
     if (options.removeObjectOnFailure) await deps.uploads.delete(stored.storageKey).catch(() => undefined);

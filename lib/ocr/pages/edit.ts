@@ -1,16 +1,16 @@
 import type { User } from '../../auth/users.ts';
 import { forbidden, internal } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
-import type { BookEdit, OcrStore, PageChange, Visibility } from '../book-text.ts';
-import { findBookText } from './read.ts';
-import { canManage } from '../jobs/reads.ts';
-import { splitList } from '../jobs/fields.ts';
+import { canManage, findBookText } from '../access.ts';
+import { splitList, type BookTextEdit, type BookTextStore, type Visibility } from '../book-text.ts';
+import type { PageChange, PageStore } from './store.ts';
 import { checkPageCount, checkPageRange, checkPageText, newPage, pageIdOf, pageNumberOf, type BookTextPage, type PageFields } from './page.ts';
 import { writeWithText } from '../text-storage.ts';
 
 /** Editing a digitized book (SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
 export interface BookEditDeps {
-  ocr: OcrStore;
+  bookTexts: BookTextStore;
+  pages: PageStore;
   uploads: Objects;
   now: () => Date;
 }
@@ -95,18 +95,18 @@ function readEdit(body: Body, bookTextId: string, at: string) {
 
 export const bookUpdated = 'Book updated successfully';
 
-export async function editBook(deps: BookEditDeps, user: User, bookTextId: string | undefined, body: Body) {
-  const book = await findBookText(deps.ocr, bookTextId);
+export async function editBookText(deps: BookEditDeps, user: User, bookTextId: string | undefined, body: Body) {
+  const book = await findBookText(deps.bookTexts, bookTextId);
   if (!canManage(user, book)) throw forbidden('Unauthorized to update this book');
   const at = deps.now().toISOString();
   const e = readEdit(body, book.bookTextId, at);
-  const file = await deps.ocr.getFile(book.fileId);
+  const file = await deps.bookTexts.getFile(book.fileId);
 
   // Pages are items of their own; writing them again is harmless, so a failed edit can simply be retried.
-  if (e.pages && 'replace' in e.pages) await deps.ocr.putPages(e.pages.replace);
-  if (e.pages && 'change' in e.pages) await deps.ocr.updatePages(book.bookTextId, e.pages.change, at);
+  if (e.pages && 'replace' in e.pages) await deps.pages.putPages(e.pages.replace);
+  if (e.pages && 'change' in e.pages) await deps.pages.updatePages(book.bookTextId, e.pages.change, at);
   await writeWithText(deps.uploads, book.jobId, e.extractedText, (text) => {
-    const edit: BookEdit = {
+    const edit: BookTextEdit = {
       at,
       fileName: e.fileName,
       file: file ? { fileName: e.fileName, author: e.author } : undefined,
@@ -116,7 +116,7 @@ export async function editBook(deps: BookEditDeps, user: User, bookTextId: strin
       categories: e.categories,
       text,
     };
-    return deps.ocr.edit(book, edit);
+    return deps.bookTexts.edit(book, edit);
   });
 
   return {

@@ -8,7 +8,7 @@ import { FakeBilling, FakeInvoiceOutbox } from './billing.ts';
 import { FakeBookStore } from './book-store.ts';
 import { fixedClock } from './clock.ts';
 import { FakeObjects } from './objects.ts';
-import { FakeOcrStore } from './ocr-store.ts';
+import { FakeOcrStores } from './ocr-stores.ts';
 import { FakeQueue } from './queue.ts';
 import { FakeSpeech } from './speech.ts';
 import { FakeSubscriptionStore } from './subscription-store.ts';
@@ -21,7 +21,7 @@ import { FakeUserStore } from './user-store.ts';
  * interface, so a change to a port fails the type-check here first. Domain tests with them run in
  * milliseconds and touch no embedded store.
  */
-export { FakeAudioFiles, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStore, FakeQueue, FakeSpeech };
+export { FakeAudioFiles, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStores, FakeQueue, FakeSpeech };
 export { FakeSubscriptionStore, FakeUsageStore, FakeUserStore, UsagePeriods, fixedClock };
 export type { FixedClock } from './clock.ts';
 
@@ -39,7 +39,7 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
     usage,
     outbox: new FakeInvoiceOutbox(usage),
     billing: new FakeBilling(),
-    ocr: new FakeOcrStore(),
+    ocr: new FakeOcrStores(),
     uploads: new FakeObjects('https://uploads.test', clock.now),
     audio: new FakeObjects('https://audio.test', clock.now),
     audioFiles: new FakeAudioFiles(),
@@ -50,9 +50,9 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
   return {
     ...world,
     /** The deps of the OCR callbacks (lib/ocr/jobs/callbacks.ts). */
-    callbackDeps: (): CallbackDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
+    callbackDeps: (): CallbackDeps => ({ ...world.ocr.ports(), uploads: world.uploads, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
     /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/pages/edit.ts). */
-    editDeps: (): BookEditDeps => ({ ocr: world.ocr, uploads: world.uploads, now: clock.now }),
+    editDeps: (): BookEditDeps => ({ ...world.ocr.ports(), uploads: world.uploads, now: clock.now }),
     /** The deps of the audio read rule (lib/audio/access.ts). */
     accessDeps: (): AccessDeps => ({ books: world.books, users: world.users, subscriptions: world.subscriptions }),
     /** The deps of the billing worker (lib/billing/invoicing.ts). */

@@ -1,18 +1,7 @@
-import type {
-  BookEdit,
-  BookText,
-  CatalogueQuery,
-  FileRecord,
-  JobPage,
-  OcrStatus,
-  OcrStore,
-  PageChange,
-  PageProgress,
-  ResultUpdate,
-  TextPlacement,
-  TextWrite,
-  UsageOutcome,
-} from '../../../lib/ocr/book-text.ts';
+import type { BookText, BookTextEdit, BookTextList, BookTextStore, FileRecord, OcrStatus, TextPlacement, TextWrite } from '../../../lib/ocr/book-text.ts';
+import type { CatalogueQuery, CatalogueStore } from '../../../lib/ocr/catalogue/store.ts';
+import type { OcrJobStore, PageProgress, ResultUpdate, UsageOutcome } from '../../../lib/ocr/jobs/store.ts';
+import type { PageChange, PageStore } from '../../../lib/ocr/pages/store.ts';
 import { pageDefaults, type BookTextPage } from '../../../lib/ocr/pages/page.ts';
 import { maxWindow } from '../../../lib/paging.ts';
 import { copy } from './copy.ts';
@@ -27,11 +16,11 @@ const sortKey: Record<CatalogueQuery['order'], (b: BookText) => string> = {
 };
 
 /**
- * OcrStore in memory (lib/adapters/dynamo/book-texts.ts): BookTexts, their job claims, Files and
+ * lib/ocr's four stores in memory (lib/adapters/dynamo/ocr-stores.ts): BookTexts, their job claims, Files and
  * page items. Updates of a BookText that is not there fail, as the adapter's `attribute_exists`
  * condition does; listings are counted within the listing window as the adapter counts them.
  */
-export class FakeOcrStore implements OcrStore {
+export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, CatalogueStore {
   readonly bookTexts = new Map<string, BookText>();
   readonly jobs = new Map<string, string>();
   readonly files = new Map<string, FileRecord>();
@@ -112,7 +101,7 @@ export class FakeOcrStore implements OcrStore {
     if (r.error !== undefined) record.error = r.error;
     if (r.processingTime !== undefined) record.processingTime = r.processingTime;
     record.updatedAt = r.at;
-    const written = r.text ? FakeOcrStore.placeText(record, r.text) : { replaced: undefined };
+    const written = r.text ? FakeOcrStores.placeText(record, r.text) : { replaced: undefined };
     if (r.metadata) {
       for (const [name, value] of Object.entries(r.metadata)) if (name !== '') record.metadata[name] = copy(value);
     }
@@ -160,7 +149,7 @@ export class FakeOcrStore implements OcrStore {
     }
   }
 
-  async edit(book: BookText, e: BookEdit) {
+  async edit(book: BookText, e: BookTextEdit) {
     const record = this.current(book.bookTextId);
     const file = e.file && (e.file.fileName !== undefined || e.file.author !== undefined) ? e.file : undefined;
     const storedFile = file ? this.files.get(book.fileId) : undefined;
@@ -177,10 +166,10 @@ export class FakeOcrStore implements OcrStore {
       if (file.author !== undefined) storedFile.author = file.author;
       storedFile.updatedAt = e.at;
     }
-    return e.text ? FakeOcrStore.placeText(record, e.text) : { replaced: undefined };
+    return e.text ? FakeOcrStores.placeText(record, e.text) : { replaced: undefined };
   }
 
-  async catalogue(query: CatalogueQuery): Promise<JobPage> {
+  async list(query: CatalogueQuery): Promise<BookTextList> {
     const { view, filter } = query;
     const visible = (b: BookText) =>
       view.kind === 'all' || b.visibility === 'public' || (view.kind === 'publicAndOwn' && b.userId === view.ownerId);
@@ -204,5 +193,10 @@ export class FakeOcrStore implements OcrStore {
     // The adapter counts and reads within the listing window.
     const window = own.slice(0, Math.min(options.offset + options.limit, maxWindow));
     return { total: Math.min(own.length, maxWindow), items: window.slice(options.offset).map(copy) };
+  }
+
+  /** The four ports over this one store, as the functions wire them (lib/adapters/dynamo/ocr-stores.ts). */
+  ports() {
+    return { bookTexts: this as BookTextStore, ocrJobs: this as OcrJobStore, pages: this as PageStore, catalogue: this as CatalogueStore };
   }
 }

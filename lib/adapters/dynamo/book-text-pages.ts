@@ -1,0 +1,87 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { BookTextPage } from '../../ocr/pages/page.ts';
+import { pageDefaults } from '../../ocr/pages/page.ts';
+import type { PageStore } from '../../ocr/pages/store.ts';
+import { batchPut } from './books.ts';
+import { entities } from './entities.ts';
+import { keys } from './keys.ts';
+import { countAll, queryAll, record, type Db } from './table.ts';
+import { Update } from './update-expression.ts';
+
+/** A BookText's pages (lib/ocr/pages/store.ts), each its own item in the BookText's partition. */
+export function dynamoPageStore(db: Db): PageStore {
+  const TableName = db.tableName;
+  return {
+    putPages: (pages) =>
+      batchPut(
+        db,
+        pages.map((page) => entities.bookTextPage.item(page)),
+      ),
+
+    pages: (bookTextId) =>
+      queryAll<BookTextPage>(db, {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.bookTextPartition(bookTextId), ':prefix': keys.pagePrefix },
+        ConsistentRead: true,
+      }),
+
+    async pageWindow(bookTextId, offset, limit) {
+      const partition = {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.bookTextPartition(bookTextId), ':prefix': keys.pagePrefix },
+        ConsistentRead: true,
+      };
+      const window = async () => {
+        // Page numbers need not be contiguous, so the offset is skipped by counting, not by key.
+        let ExclusiveStartKey: Record<string, unknown> | undefined;
+        for (let skipped = 0; skipped < offset; ) {
+          const out = await db.client.send(
+            new QueryCommand({ TableName, ...partition, Select: 'COUNT', Limit: offset - skipped, ExclusiveStartKey }),
+          );
+          skipped += out.Count ?? 0;
+          ExclusiveStartKey = out.LastEvaluatedKey;
+          if (!ExclusiveStartKey) return [];
+        }
+        const pages: BookTextPage[] = [];
+        while (pages.length < limit) {
+          const out = await db.client.send(new QueryCommand({ TableName, ...partition, Limit: limit - pages.length, ExclusiveStartKey }));
+          pages.push(...(out.Items ?? []).map((item) => record<BookTextPage>(item)));
+          ExclusiveStartKey = out.LastEvaluatedKey;
+          if (!ExclusiveStartKey) break;
+        }
+        return pages;
+      };
+      const [total, pages] = await Promise.all([countAll(db, partition), window()]);
+      return { total, pages };
+    },
+
+    async updatePages(bookTextId, changes, at) {
+      const updateOne = (c: (typeof changes)[number]) => {
+        const u = new Update()
+          .set(['entity'], entities.bookTextPage.name)
+          .set(['bookTextId'], bookTextId)
+          .set(['pageNumber'], c.pageNumber)
+          .set(['updatedAt'], at)
+          .setIfMissing(['pageId'], c.pageId);
+        // A supplied field is written; any other keeps its value, or takes the default on a new page.
+        const fields = { text: c.text, storageKey: c.storageKey, isAIGenerated: c.isAIGenerated };
+        for (const [name, value] of Object.entries(fields)) {
+          if (value === undefined) u.setIfMissing([name], pageDefaults[name as keyof typeof fields]);
+          else u.set([name], value);
+        }
+        return db.client.send(
+          new UpdateCommand({
+            TableName,
+            Key: keys.bookTextPage(bookTextId, c.pageNumber),
+            UpdateExpression: u.expression,
+            ExpressionAttributeNames: u.names,
+            ExpressionAttributeValues: u.values,
+          }),
+        );
+      };
+      // A few at a time: a request may change thousands of pages.
+      for (let i = 0; i < changes.length; i += 16) await Promise.all(changes.slice(i, i + 16).map(updateOne));
+    },
+
+  };
+}

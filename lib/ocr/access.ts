@@ -1,0 +1,49 @@
+import type { Caller } from '../auth/caller.ts';
+import { isStaff, type User } from '../auth/users.ts';
+import { isActive, type Subscription, type SubscriptionStore } from '../billing/subscriptions.ts';
+import { forbidden, internal, notFound } from '../errors.ts';
+import { checkId } from '../ids.ts';
+import { logger } from '../log.ts';
+import type { BookText, BookTextStore } from './book-text.ts';
+
+/** Who may do what to a digitized book: the rules every part of lib/ocr shares. */
+
+/** The job's creator, editors and admins. */
+export const canManage = (user: User, bookText: Pick<BookText, 'userId'>): boolean => isStaff(user) || bookText.userId === user.userId;
+
+/** The owner, editors and admins: they read private books and see userEmail, storageKey and metadata. */
+export const managedBy = (caller: Caller, bookText: Pick<BookText, 'userId'>): boolean => caller.kind === 'user' && canManage(caller.user, bookText);
+
+/** The BookText a book path names: a malformed id is a 500 (SPEC.md section 7), a missing one a 404. */
+export async function findBookText(bookTexts: Pick<BookTextStore, 'get'>, bookTextId: string | undefined): Promise<BookText> {
+  const bookText = await bookTexts.get(checkId(bookTextId, 'bookText'));
+  if (!bookText) throw notFound('Book not found');
+  return bookText;
+}
+
+/** The subscription gate's outcome: the subscription it read, or nothing for editors and admins. */
+export type Gate = { subscription: Subscription } | undefined;
+
+/**
+ * Any active subscription; editors and admins pass without one. Runs before the upload is read (and
+ * before the export's book lookup). `message` names what the subscription is needed for.
+ */
+export async function requireSubscription(
+  subscriptions: SubscriptionStore,
+  user: User,
+  message = 'An active subscription is required to upload files for OCR',
+): Promise<Gate> {
+  if (isStaff(user)) return undefined;
+  let subscription: Subscription | undefined;
+  try {
+    subscription = await subscriptions.get(user.userId);
+  } catch (error) {
+    logger.error('Subscription check failed', { userId: user.userId, error: error as Error });
+    throw internal('Subscription could not be verified');
+  }
+  if (subscription && isActive(subscription)) return { subscription };
+  throw forbidden(message, {
+    error: 'SUBSCRIPTION_REQUIRED',
+    subscriptionRequired: true,
+  });
+}
