@@ -138,17 +138,17 @@ export function clientMetadata(value: Record<string, unknown>, tooLarge: (messag
 }
 
 /** The metadata object of SPEC.md 2.2, as clients see it: their keys, then the service's, which always win. */
-export function metadataView(book: BookText): Record<string, unknown> {
+export function metadataView(bookText: BookText): Record<string, unknown> {
   const reserved: ReadonlySet<string> = new Set(serviceMetadataKeys);
-  const pageErrors = Object.values(book.pageErrors ?? {}).sort((a, b) => a.pageNumber - b.pageNumber);
+  const pageErrors = Object.values(bookText.pageErrors ?? {}).sort((a, b) => a.pageNumber - b.pageNumber);
   return {
-    ...Object.fromEntries(Object.entries(book.metadata ?? {}).filter(([name]) => !reserved.has(name))),
-    ...(book.pagesProcessed !== undefined ? { pagesProcessed: book.pagesProcessed } : {}),
-    ...(book.lastPageUpdate !== undefined ? { lastPageUpdate: book.lastPageUpdate } : {}),
+    ...Object.fromEntries(Object.entries(bookText.metadata ?? {}).filter(([name]) => !reserved.has(name))),
+    ...(bookText.pagesProcessed !== undefined ? { pagesProcessed: bookText.pagesProcessed } : {}),
+    ...(bookText.lastPageUpdate !== undefined ? { lastPageUpdate: bookText.lastPageUpdate } : {}),
     ...(pageErrors.length ? { pageErrors } : {}),
-    ...(book.storedText ? { textStorageKey: textKey(book.jobId, book.storedText.version), textLength: book.storedText.length } : {}),
-    ...(book.usageInfo !== undefined ? { usageInfo: book.usageInfo } : {}),
-    ...(book.usageError !== undefined ? { usageError: book.usageError } : {}),
+    ...(bookText.storedText ? { textStorageKey: textKey(bookText.jobId, bookText.storedText.version), textLength: bookText.storedText.length } : {}),
+    ...(bookText.usageInfo !== undefined ? { usageInfo: bookText.usageInfo } : {}),
+    ...(bookText.usageError !== undefined ? { usageError: bookText.usageError } : {}),
   };
 }
 

@@ -8,11 +8,11 @@ export const privateFields = <T extends object>(show: boolean, fields: T): Parti
 export type FileFields = Pick<FileRecord, 'author' | 'fileType' | 'fileSize'>;
 
 /** The fields a book answer opens with; the File's are null for a BookText without one (an orphan's). */
-export const identity = (book: BookText, file: FileFields | undefined) => ({
-  bookTextId: book.bookTextId,
-  jobId: book.jobId,
-  fileId: book.fileId,
-  fileName: book.fileName,
+export const identity = (bookText: BookText, file: FileFields | undefined) => ({
+  bookTextId: bookText.bookTextId,
+  jobId: bookText.jobId,
+  fileId: bookText.fileId,
+  fileName: bookText.fileName,
   author: file?.author ?? null,
   fileType: file?.fileType ?? null,
   fileSize: file?.fileSize ?? null,

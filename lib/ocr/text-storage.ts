@@ -61,8 +61,8 @@ export async function writeWithText(
  * from storage was replaced meanwhile (an object is removed only after a newer text is recorded), so
  * the record is read again for it (policies.textRead).
  */
-export async function fullText(deps: { bookTexts: Pick<BookTextStore, 'get'>; uploads: Objects }, book: BookText): Promise<string> {
-  let current = book;
+export async function fullText(deps: { bookTexts: Pick<BookTextStore, 'get'>; uploads: Objects }, bookText: BookText): Promise<string> {
+  let current = bookText;
   const read = async (attempt: number) => {
     if (attempt > 1) {
       const again = await deps.bookTexts.get(current.bookTextId);
@@ -81,4 +81,4 @@ export async function fullText(deps: { bookTexts: Pick<BookTextStore, 'get'>; up
   }
 }
 
-export const hasFullText = (book: Pick<BookText, 'storedText'>): boolean => Boolean(book.storedText);
+export const hasFullText = (bookText: Pick<BookText, 'storedText'>): boolean => Boolean(bookText.storedText);

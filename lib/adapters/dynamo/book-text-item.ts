@@ -11,8 +11,8 @@ type Changes = Partial<Pick<BookText, 'status' | 'visibility' | 'fileName' | 'pa
  * Sets the given fields (undefined ones are left alone) and the index attributes they move, derived
  * as the put derives them, so no update leaves an index behind its record.
  */
-export function setFields(u: Update, book: BookText, changes: Changes): Update {
-  const next = { ...book, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) } as BookText;
+export function setFields(u: Update, bookText: BookText, changes: Changes): Update {
+  const next = { ...bookText, ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) } as BookText;
   for (const [name, value] of Object.entries(changes)) {
     if (value === undefined) continue;
     u.set([name], value);

@@ -61,11 +61,11 @@ export function bookTextRecords(db: Db) {
    * Runs `write` against the record as last read; when its condition fails because another writer
    * changed what it depends on, reads again and retries (a bounded number of times).
    */
-  const withCurrent = <T>(book: BookText, write: (current: BookText) => Promise<T>, isStale: (error: unknown) => boolean): Promise<T> =>
+  const withCurrent = <T>(bookText: BookText, write: (current: BookText) => Promise<T>, isStale: (error: unknown) => boolean): Promise<T> =>
     retry(
       async (attempt) => {
-        const current = attempt === 1 ? book : await get(book.bookTextId);
-        if (!current) throw new Error(`BookText ${book.bookTextId} is gone`);
+        const current = attempt === 1 ? bookText : await get(bookText.bookTextId);
+        if (!current) throw new Error(`BookText ${bookText.bookTextId} is gone`);
         return write(current);
       },
       { ...policies.contention, attempts: 9, retryable: isStale },

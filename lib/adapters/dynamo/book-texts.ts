@@ -20,9 +20,9 @@ export function dynamoBookTextStore(db: Db): BookTextStore {
       return Item ? record<FileRecord>(Item) : undefined;
     },
 
-    async edit(book, e: BookTextEdit) {
+    async edit(bookText, e: BookTextEdit) {
       return withCurrent(
-        book,
+        bookText,
         async (current) => {
           const moves = e.visibility !== undefined && e.visibility !== current.visibility;
           const u = setFields(new Update(), current, {
@@ -45,7 +45,7 @@ export function dynamoBookTextStore(db: Db): BookTextStore {
               {
                 Update: {
                   TableName,
-                  Key: keys.bookText(book.bookTextId),
+                  Key: keys.bookText(bookText.bookTextId),
                   UpdateExpression: u.expression,
                   ConditionExpression: `attribute_exists(pk) AND ${conditions.join(' AND ')}`,
                   ExpressionAttributeNames: u.names,
@@ -57,7 +57,7 @@ export function dynamoBookTextStore(db: Db): BookTextStore {
                     {
                       Update: {
                         TableName,
-                        Key: keys.file(book.fileId),
+                        Key: keys.file(bookText.fileId),
                         UpdateExpression: fileUpdate.expression,
                         ConditionExpression: 'attribute_exists(pk)',
                         ExpressionAttributeNames: fileUpdate.names,
@@ -66,7 +66,7 @@ export function dynamoBookTextStore(db: Db): BookTextStore {
                     },
                   ]
                 : []),
-              ...(moves ? countMoves(TableName, book.userId, { [current.visibility]: -1, [e.visibility!]: 1 }) : []),
+              ...(moves ? countMoves(TableName, bookText.userId, { [current.visibility]: -1, [e.visibility!]: 1 }) : []),
             ],
           });
           return { replaced: e.text ? current.storedText : undefined };

@@ -155,8 +155,8 @@ function ownPrivate(db: Db, q: CatalogueQuery, ownerId: string): Source {
         budget,
         project: { '#id': 'bookTextId', '#createdAt': 'createdAt', '#fileName': 'fileName', '#pageCount': 'pageCount' },
         entry: (item) => {
-          const book = item as Pick<BookText, 'bookTextId' | 'createdAt' | 'fileName' | 'pageCount'>;
-          return { bookTextId: book.bookTextId, sortKey: keys.catalogueSort(book)[sortAttribute[q.order]] };
+          const bookText = item as Pick<BookText, 'bookTextId' | 'createdAt' | 'fileName' | 'pageCount'>;
+          return { bookTextId: bookText.bookTextId, sortKey: keys.catalogueSort(bookText)[sortAttribute[q.order]] };
         },
       });
       return sortEntries(all, q.descending).slice(0, n);
@@ -190,7 +190,7 @@ async function unfilteredTotal(db: Db, q: CatalogueQuery): Promise<number> {
 
 /** Records by id, in the order asked. */
 async function getBookTexts(db: Db, ids: string[]): Promise<BookText[]> {
-  const found = new Map((await batchGet<BookText>(db, ids.map((id) => keys.bookText(id)))).map((book) => [book.bookTextId, book]));
+  const found = new Map((await batchGet<BookText>(db, ids.map((id) => keys.bookText(id)))).map((bookText) => [bookText.bookTextId, bookText]));
   return ids.flatMap((id) => found.get(id) ?? []);
 }
 

@@ -67,18 +67,18 @@ export function dynamoOcrJobStore(db: Db): OcrJobStore {
       return Item ? get(String(Item.bookTextId)) : undefined;
     },
 
-    async recordPage(book, progress: PageProgress) {
-      const u = setFields(new Update(), book, { status: 'processing', pageCount: progress.pageCount || undefined })
+    async recordPage(bookText, progress: PageProgress) {
+      const u = setFields(new Update(), bookText, { status: 'processing', pageCount: progress.pageCount || undefined })
         .set(['updatedAt'], progress.at)
         .set(['lastPageUpdate'], progress.at);
       if (progress.pageError) u.set(['pageErrors', String(progress.pageError.pageNumber)], progress.pageError);
-      await update(book.bookTextId, u);
-      if (progress.pagesProcessed !== undefined) await raisePagesProcessed(book.bookTextId, progress.pagesProcessed);
+      await update(bookText.bookTextId, u);
+      if (progress.pagesProcessed !== undefined) await raisePagesProcessed(bookText.bookTextId, progress.pagesProcessed);
     },
 
-    async applyResult(book, r: ResultUpdate) {
+    async applyResult(bookText, r: ResultUpdate) {
       const written = await withCurrent(
-        book,
+        bookText,
         async (current) => {
           const u = setFields(new Update(), current, {
             status: r.status,
@@ -89,12 +89,12 @@ export function dynamoOcrJobStore(db: Db): OcrJobStore {
             processingTime: r.processingTime,
           }).set(['updatedAt'], r.at);
           const condition = r.text ? setText(u, r.text, current.storedText) : undefined;
-          await update(book.bookTextId, u, condition);
+          await update(bookText.bookTextId, u, condition);
           return { replaced: r.text ? current.storedText : undefined };
         },
         (error) => error instanceof ConditionalCheckFailedException,
       );
-      if (r.metadata && Object.keys(r.metadata).length) await setMetadata(book.bookTextId, r.metadata, r.at);
+      if (r.metadata && Object.keys(r.metadata).length) await setMetadata(bookText.bookTextId, r.metadata, r.at);
       return written;
     },
 

@@ -4,23 +4,23 @@ import { identity, privateFields, type FileFields } from '../book-view.ts';
 import { hasFullText } from '../text-storage.ts';
 
 /** One book of `GET /ocr/books`: userEmail and metadata only on the caller's own items, or for staff. */
-export function listItem(book: BookText, file: FileFields | undefined, owner: User | undefined, manager: boolean) {
+export function listItem(bookText: BookText, file: FileFields | undefined, owner: User | undefined, manager: boolean) {
   return {
-    ...identity(book, file),
-    userId: book.userId,
+    ...identity(bookText, file),
+    userId: bookText.userId,
     username: owner?.username ?? null,
     ...privateFields(manager, { userEmail: owner?.email ?? null }),
-    status: book.status,
-    language: book.language,
-    tags: book.tags,
-    categories: book.categories,
-    pageCount: book.pageCount,
-    processingTime: book.processingTime,
-    ...privateFields(manager, { metadata: metadataView(book) }),
-    visibility: book.visibility,
-    hasFullText: hasFullText(book),
-    createdAt: book.createdAt,
-    updatedAt: book.updatedAt,
-    completedAt: book.completedAt,
+    status: bookText.status,
+    language: bookText.language,
+    tags: bookText.tags,
+    categories: bookText.categories,
+    pageCount: bookText.pageCount,
+    processingTime: bookText.processingTime,
+    ...privateFields(manager, { metadata: metadataView(bookText) }),
+    visibility: bookText.visibility,
+    hasFullText: hasFullText(bookText),
+    createdAt: bookText.createdAt,
+    updatedAt: bookText.updatedAt,
+    completedAt: bookText.completedAt,
   };
 }

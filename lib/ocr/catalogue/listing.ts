@@ -58,13 +58,13 @@ export async function listCatalogue(deps: CatalogueDeps, caller: Caller, query: 
     offset,
   });
   // The indexes are eventually consistent: a book made private a moment ago must not be shown.
-  const visible = items.filter((book) => book.visibility === 'public' || managedBy(caller, book));
+  const visible = items.filter((bookText) => bookText.visibility === 'public' || managedBy(caller, bookText));
   const [files, owners] = await Promise.all([deps.catalogue.getFiles(visible.map((b) => b.fileId)), deps.users.getMany(visible.map((b) => b.userId))]);
   return {
     success: true,
     total,
     limit,
     offset,
-    books: visible.map((book) => listItem(book, files.get(book.fileId), owners.get(book.userId), managedBy(caller, book))),
+    books: visible.map((bookText) => listItem(bookText, files.get(bookText.fileId), owners.get(bookText.userId), managedBy(caller, bookText))),
   };
 }

@@ -46,21 +46,21 @@ export const attachment = (name: string): string => `attachment; filename="${enc
 /** `options` as the route's contract reads its query (functions/api/ocr-export.ts). */
 export async function exportDocx(deps: ExportDeps, user: User, bookTextId: string, options: DocxOptions): Promise<ExportResult> {
   await requireSubscription(deps.subscriptions, user, 'An active subscription is required to export books to Word');
-  const book = await findBookText(deps.bookTexts, bookTextId);
+  const bookText = await findBookText(deps.bookTexts, bookTextId);
   // A public book is readable by anyone, but exporting it is the owner's (and staff's) alone.
-  if (!canManage(user, book)) throw forbidden('Unauthorized to export this book');
+  if (!canManage(user, bookText)) throw forbidden('Unauthorized to export this book');
 
-  const [file, pages] = await Promise.all([deps.bookTexts.getFile(book.fileId), pagesOf(deps, book)]);
-  const fileName = file?.fileName ?? book.fileName ?? '';
+  const [file, pages] = await Promise.all([deps.bookTexts.getFile(bookText.fileId), pagesOf(deps, bookText)]);
+  const fileName = file?.fileName ?? bookText.fileName ?? '';
   const bytes = await buildDocx(
     {
       fileName,
       author: file?.author || 'Unknown',
-      language: book.language,
-      pageCount: book.pageCount || pages.length,
-      createdAt: book.createdAt,
+      language: bookText.language,
+      pageCount: bookText.pageCount || pages.length,
+      createdAt: bookText.createdAt,
       pages,
-      fullText: pages.length ? '' : await fullText(deps, book),
+      fullText: pages.length ? '' : await fullText(deps, bookText),
     },
     options,
   );
@@ -68,7 +68,7 @@ export async function exportDocx(deps: ExportDeps, user: User, bookTextId: strin
   const name = exportFileName(fileName);
   const contentDisposition = attachment(name);
   if (bytes.length <= maxInlineBytes) return { kind: 'inline', bytes, contentDisposition };
-  const key = `exports/${book.bookTextId}/${randomUUID()}/${name}.docx`;
+  const key = `exports/${bookText.bookTextId}/${randomUUID()}/${name}.docx`;
   // The object carries its own disposition, so a distribution URL (which passes no overrides) names the file too.
   await deps.uploads.put(key, bytes, docxContentType, { contentDisposition, cacheControl: 'private, no-store' });
   const url = await deps.uploads.presignGet(key, exportUrlSeconds, { contentDisposition, contentType: docxContentType });

@@ -62,9 +62,9 @@ const importLineIds = (bookId: string, count: number) => {
 };
 
 /** The book's pages to import, read no further than one past the cap; old books use their embedded pages. */
-async function importPages(deps: ImportDeps, book: BookText): Promise<{ text: string }[]> {
-  const window = await deps.pages.pageWindow(book.bookTextId, 0, maxImportPages + 1);
-  const pages = window.total > 0 ? window.pages : legacyPages(book.bookTextId, book.pages);
+async function importPages(deps: ImportDeps, bookText: BookText): Promise<{ text: string }[]> {
+  const window = await deps.pages.pageWindow(bookText.bookTextId, 0, maxImportPages + 1);
+  const pages = window.total > 0 ? window.pages : legacyPages(bookText.bookTextId, bookText.pages);
   if (pages.length > maxImportPages) throw badRequest(`An import takes at most ${maxImportPages} pages; this book has more`);
   if (pages.reduce((n, p) => n + p.text.length, 0) > maxImportCharacters) {
     throw badRequest(`An import takes at most ${maxImportCharacters} characters of text; this book has more`);
@@ -79,16 +79,16 @@ async function importPages(deps: ImportDeps, book: BookText): Promise<{ text: st
  * dies part way is resumed by the next one or, a day on, its lines are removed by `sweepImports`.
  */
 export async function importBook(deps: ImportDeps, user: User, bookTextId: string | undefined) {
-  const book = await findBookText(deps.bookTexts, bookTextId);
-  if (!canManage(user, book)) throw forbidden('Unauthorized to import this book');
+  const bookText = await findBookText(deps.bookTexts, bookTextId);
+  if (!canManage(user, bookText)) throw forbidden('Unauthorized to import this book');
   await requireImportTier(deps, user);
 
-  const [pages, file] = await Promise.all([importPages(deps, book), deps.bookTexts.getFile(book.fileId)]);
+  const [pages, file] = await Promise.all([importPages(deps, bookText), deps.bookTexts.getFile(bookText.fileId)]);
   if (!pages.length) throw badRequest('No pages to import');
 
-  const title = book.fileName ?? file?.fileName ?? 'Untitled';
+  const title = bookText.fileName ?? file?.fileName ?? 'Untitled';
   const author = file?.author ?? 'Unknown';
-  const importKey = importKeyOf([book.bookTextId, user.userId, title, author, pages.map((p) => p.text)]);
+  const importKey = importKeyOf([bookText.bookTextId, user.userId, title, author, pages.map((p) => p.text)]);
   const at = deps.now().toISOString();
   const started = await deps.books.beginImport(importKey, at, importBookId(importKey));
   const done = { success: true, message: bookImported, bookId: started.bookId };
@@ -108,7 +108,7 @@ export async function importBook(deps: ImportDeps, user: User, bookTextId: strin
       visibility: 'private',
       accessModel: 'free',
       requiredSubscriptionTier: null,
-      metadata: { importedFromVision: book.bookTextId },
+      metadata: { importedFromVision: bookText.bookTextId },
       lineCount: lines.length,
       createdAt: at,
       updatedAt: at,

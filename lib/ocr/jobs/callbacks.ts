@@ -74,13 +74,13 @@ export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<
   if (body.pageNumber === undefined) throw badRequest('Missing required fields: pageNumber');
   const pageNumber = checkPageRange(pageNumberOf(body.pageNumber, 'pageNumber'), 'pageNumber');
   checkPageText(optionalString(body.text), 'text');
-  const book = await bookTextForJob(deps, body, {});
+  const bookText = await bookTextForJob(deps, body, {});
   const at = deps.now().toISOString();
 
-  await deps.pages.putPages([newPage(book.bookTextId, pageNumber, pageFields(body), at)]);
+  await deps.pages.putPages([newPage(bookText.bookTextId, pageNumber, pageFields(body), at)]);
   const pageCount = optionalPageCount(body.pageCount);
   const error = optionalString(body.error);
-  await deps.ocrJobs.recordPage(book, {
+  await deps.ocrJobs.recordPage(bookText, {
     at,
     pageCount: pageCount || undefined,
     pagesProcessed: optionalNumber(body.pagesProcessed),
@@ -132,7 +132,7 @@ function readResult(body: Body) {
 export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise<ResultAnswer> {
   required(body, ['jobId', 'fileId', 'userId']);
   const result = readResult(body);
-  const book = await bookTextForJob(deps, body, {
+  const bookText = await bookTextForJob(deps, body, {
     status: result.status ?? 'pending',
     language: result.language ?? 'ar',
     pageCount: result.pageCount ?? 0,
@@ -149,35 +149,35 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise
   };
 
   if (result.extractedText !== undefined && result.metadata) update.metadata = result.metadata;
-  if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(book.bookTextId, p.pageNumber, p.fields, at)));
-  await writeWithText(deps.uploads, book.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(book, { ...update, text }));
+  if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(bookText.bookTextId, p.pageNumber, p.fields, at)));
+  await writeWithText(deps.uploads, bookText.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(bookText, { ...update, text }));
 
-  const status = result.status ?? book.status;
-  const pages = result.pageCount || result.pages?.length || book.pageCount;
+  const status = result.status ?? bookText.status;
+  const pages = result.pageCount || result.pages?.length || bookText.pageCount;
   let usageInfo: UsageInfo | null = null;
   if (result.status === 'completed' && pages > 0) {
-    usageInfo = await chargePages(deps, book, String(body.userId), pages, at);
+    usageInfo = await chargePages(deps, bookText, String(body.userId), pages, at);
   }
-  return { message: resultSaved, bookTextId: book.bookTextId, status, usageInfo };
+  return { message: resultSaved, bookTextId: bookText.bookTextId, status, usageInfo };
 }
 
 /** What metadata.usageError says when usage could not be recorded (the cause is in the log). */
 export const usageErrorText = 'Page usage could not be recorded';
 
 /** Usage on completion; a failure to record is stored on the BookText and never fails the callback. */
-async function chargePages(deps: CallbackDeps, book: BookText, userId: string, pages: number, at: string): Promise<UsageInfo | null> {
+async function chargePages(deps: CallbackDeps, bookText: BookText, userId: string, pages: number, at: string): Promise<UsageInfo | null> {
   let usageInfo: UsageInfo;
   try {
-    usageInfo = await recordUsage(deps, { userId, jobId: book.jobId, pages, now: new Date(at) });
+    usageInfo = await recordUsage(deps, { userId, jobId: bookText.jobId, pages, now: new Date(at) });
   } catch (error) {
     // Provider and SDK text (it can name accounts and roles) goes to the log; the record keeps our words.
-    logger.error('Recording page usage failed', { jobId: book.jobId, userId, error: error as Error });
-    await deps.ocrJobs.setUsage(book.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
+    logger.error('Recording page usage failed', { jobId: bookText.jobId, userId, error: error as Error });
+    await deps.ocrJobs.setUsage(bookText.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
     return null;
   }
   // The pages are counted: answer 201 regardless (a retry would find the job's usage and count nothing).
-  await deps.ocrJobs.setUsage(book.bookTextId, { usageInfo: { ...usageInfo } }, at).catch((error: unknown) => {
-    logger.error('Storing usageInfo failed', { jobId: book.jobId, error: error as Error });
+  await deps.ocrJobs.setUsage(bookText.bookTextId, { usageInfo: { ...usageInfo } }, at).catch((error: unknown) => {
+    logger.error('Storing usageInfo failed', { jobId: bookText.jobId, error: error as Error });
   });
   return usageInfo;
 }

@@ -17,26 +17,26 @@ export interface JobReadDeps {
 }
 
 async function ownJob(deps: JobReadDeps, user: User, jobId: string, texts: { missing: string; denied: string }) {
-  const book = await deps.ocrJobs.byJobId(jobId);
-  if (!book) throw notFound(texts.missing);
-  if (!canManage(user, book)) throw forbidden(texts.denied);
-  return book;
+  const bookText = await deps.ocrJobs.byJobId(jobId);
+  if (!bookText) throw notFound(texts.missing);
+  if (!canManage(user, bookText)) throw forbidden(texts.denied);
+  return bookText;
 }
 
 export async function jobStatus(deps: JobReadDeps, user: User, jobId: string) {
-  const book = await ownJob(deps, user, jobId, { missing: 'Job not found', denied: 'Unauthorized to view this job' });
-  const { fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt } = book;
+  const bookText = await ownJob(deps, user, jobId, { missing: 'Job not found', denied: 'Unauthorized to view this job' });
+  const { fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt } = bookText;
   return {
     success: true,
-    job: { jobId: book.jobId, fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt, hasFullText: hasFullText(book) },
+    job: { jobId: bookText.jobId, fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt, hasFullText: hasFullText(bookText) },
   };
 }
 
 export async function jobText(deps: JobReadDeps, user: User, jobId: string) {
-  const book = await ownJob(deps, user, jobId, { missing: 'Text not found', denied: 'Unauthorized to view this text' });
-  const [extractedText, pages] = await Promise.all([fullText(deps, book), pagesOf(deps, book)]);
-  const { fileId, fileName, language, pageCount, status, completedAt } = book;
-  return { success: true, data: { jobId: book.jobId, fileId, fileName, extractedText, language, pageCount, pages, status, completedAt } };
+  const bookText = await ownJob(deps, user, jobId, { missing: 'Text not found', denied: 'Unauthorized to view this text' });
+  const [extractedText, pages] = await Promise.all([fullText(deps, bookText), pagesOf(deps, bookText)]);
+  const { fileId, fileName, language, pageCount, status, completedAt } = bookText;
+  return { success: true, data: { jobId: bookText.jobId, fileId, fileName, extractedText, language, pageCount, pages, status, completedAt } };
 }
 
 /** `GET /ocr/jobs`'s query as its contract reads it (functions/api/ocr-api.ts): a status outside the five is its 400. */

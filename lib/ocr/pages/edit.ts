@@ -96,16 +96,16 @@ function readEdit(body: Body, bookTextId: string, at: string) {
 export const bookUpdated = 'Book updated successfully';
 
 export async function editBookText(deps: BookEditDeps, user: User, bookTextId: string | undefined, body: Body) {
-  const book = await findBookText(deps.bookTexts, bookTextId);
-  if (!canManage(user, book)) throw forbidden('Unauthorized to update this book');
+  const bookText = await findBookText(deps.bookTexts, bookTextId);
+  if (!canManage(user, bookText)) throw forbidden('Unauthorized to update this book');
   const at = deps.now().toISOString();
-  const e = readEdit(body, book.bookTextId, at);
-  const file = await deps.bookTexts.getFile(book.fileId);
+  const e = readEdit(body, bookText.bookTextId, at);
+  const file = await deps.bookTexts.getFile(bookText.fileId);
 
   // Pages are items of their own; writing them again is harmless, so a failed edit can simply be retried.
   if (e.pages && 'replace' in e.pages) await deps.pages.putPages(e.pages.replace);
-  if (e.pages && 'change' in e.pages) await deps.pages.updatePages(book.bookTextId, e.pages.change, at);
-  await writeWithText(deps.uploads, book.jobId, e.extractedText, (text) => {
+  if (e.pages && 'change' in e.pages) await deps.pages.updatePages(bookText.bookTextId, e.pages.change, at);
+  await writeWithText(deps.uploads, bookText.jobId, e.extractedText, (text) => {
     const edit: BookTextEdit = {
       at,
       fileName: e.fileName,
@@ -116,25 +116,25 @@ export async function editBookText(deps: BookEditDeps, user: User, bookTextId: s
       categories: e.categories,
       text,
     };
-    return deps.bookTexts.edit(book, edit);
+    return deps.bookTexts.edit(bookText, edit);
   });
 
   return {
     success: true,
     message: bookUpdated,
     book: {
-      bookTextId: book.bookTextId,
-      jobId: book.jobId,
-      fileId: book.fileId,
-      fileName: e.fileName ?? book.fileName,
+      bookTextId: bookText.bookTextId,
+      jobId: bookText.jobId,
+      fileId: bookText.fileId,
+      fileName: e.fileName ?? bookText.fileName,
       author: file ? (e.author ?? file.author) : null,
-      visibility: e.visibility ?? book.visibility,
-      language: e.language ?? book.language,
-      tags: e.tags ?? book.tags,
-      categories: e.categories ?? book.categories,
-      pageCount: book.pageCount,
-      status: book.status,
-      createdAt: book.createdAt,
+      visibility: e.visibility ?? bookText.visibility,
+      language: e.language ?? bookText.language,
+      tags: e.tags ?? bookText.tags,
+      categories: e.categories ?? bookText.categories,
+      pageCount: bookText.pageCount,
+      status: bookText.status,
+      createdAt: bookText.createdAt,
       updatedAt: at,
     },
   };

@@ -26,9 +26,9 @@ export const imageUrlSeconds = 3600;
  * one grant for the job's prefix, the book's own upload alone; null for none, a foreign key, or a
  * failed signing (SPEC.md 4.1).
  */
-async function imageUrls(uploads: Objects, keys: readonly (string | null)[], book: BookText, upload: string | null | undefined): Promise<(string | null)[]> {
-  const shown = keys.map((key) => (isOwnImage(key, book, upload) ? key! : null));
-  const prefix = pageImagePrefix(book.jobId);
+async function imageUrls(uploads: Objects, keys: readonly (string | null)[], bookText: BookText, upload: string | null | undefined): Promise<(string | null)[]> {
+  const shown = keys.map((key) => (isOwnImage(key, bookText, upload) ? key! : null));
+  const prefix = pageImagePrefix(bookText.jobId);
   const distinct = [...new Set(shown.filter((key) => key !== null))];
   const underJob = distinct.filter((key) => key.startsWith(prefix));
   const urls = new Map<string, string>();
@@ -45,10 +45,10 @@ async function imageUrls(uploads: Objects, keys: readonly (string | null)[], boo
 }
 
 /** A window of the book's pages in page order; old books without page records use their embedded pages. */
-async function pageWindow(pages: PageStore, book: BookText, offset: number, limit: number): Promise<{ total: number; pages: Omit<BookTextPage, 'updatedAt'>[] }> {
-  const window = await pages.pageWindow(book.bookTextId, offset, limit);
-  if (window.total > 0 || !book.pages?.length) return window;
-  const legacy = legacyPages(book.bookTextId, book.pages);
+async function pageWindow(pages: PageStore, bookText: BookText, offset: number, limit: number): Promise<{ total: number; pages: Omit<BookTextPage, 'updatedAt'>[] }> {
+  const window = await pages.pageWindow(bookText.bookTextId, offset, limit);
+  if (window.total > 0 || !bookText.pages?.length) return window;
+  const legacy = legacyPages(bookText.bookTextId, bookText.pages);
   return { total: legacy.length, pages: legacy.slice(offset, offset + limit) };
 }
 
@@ -60,17 +60,17 @@ export interface BookReading {
 }
 
 export async function readBookText(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, { pageLimit, pageOffset, includeText }: BookReading) {
-  const book = await findBookText(deps.bookTexts, bookTextId);
-  const manager = managedBy(caller, book);
-  if (book.visibility !== 'public' && !manager) throw forbidden('Unauthorized to view this book');
+  const bookText = await findBookText(deps.bookTexts, bookTextId);
+  const manager = managedBy(caller, bookText);
+  if (bookText.visibility !== 'public' && !manager) throw forbidden('Unauthorized to view this book');
 
   const [file, owner, window, extractedText] = await Promise.all([
-    deps.bookTexts.getFile(book.fileId),
-    deps.users.get(book.userId),
-    pageWindow(deps.pages, book, pageOffset, pageLimit),
-    includeText ? fullText(deps, book) : undefined,
+    deps.bookTexts.getFile(bookText.fileId),
+    deps.users.get(bookText.userId),
+    pageWindow(deps.pages, bookText, pageOffset, pageLimit),
+    includeText ? fullText(deps, bookText) : undefined,
   ]);
-  const urls = await imageUrls(deps.uploads, window.pages.map((p) => p.storageKey), book, file?.storageKey);
+  const urls = await imageUrls(deps.uploads, window.pages.map((p) => p.storageKey), bookText, file?.storageKey);
   const pages = window.pages.map((p, i) => ({
     pageNumber: p.pageNumber,
     text: p.text,
@@ -81,28 +81,28 @@ export async function readBookText(deps: BookReadDeps, caller: Caller, bookTextI
   return {
     success: true,
     book: {
-      ...identity(book, file),
+      ...identity(bookText, file),
       ...privateFields(manager, { storageKey: file?.storageKey ?? null }),
-      userId: book.userId,
+      userId: bookText.userId,
       username: owner?.username ?? null,
       ...privateFields(manager, { userEmail: owner?.email ?? null }),
       ...(includeText ? { extractedText } : {}),
-      language: book.language,
-      tags: book.tags,
-      categories: book.categories,
-      pageCount: book.pageCount,
+      language: bookText.language,
+      tags: bookText.tags,
+      categories: bookText.categories,
+      pageCount: bookText.pageCount,
       totalPages: window.total,
       pageLimit,
       pageOffset,
       hasMore: pageOffset + pages.length < window.total,
       pages,
-      status: book.status,
-      processingTime: book.processingTime,
-      ...privateFields(manager, { metadata: metadataView(book) }),
-      createdAt: book.createdAt,
-      updatedAt: book.updatedAt,
-      completedAt: book.completedAt,
-      visibility: book.visibility,
+      status: bookText.status,
+      processingTime: bookText.processingTime,
+      ...privateFields(manager, { metadata: metadataView(bookText) }),
+      createdAt: bookText.createdAt,
+      updatedAt: bookText.updatedAt,
+      completedAt: bookText.completedAt,
+      visibility: bookText.visibility,
     },
   };
 }
