@@ -1,0 +1,526 @@
+import { describe, expect, it } from 'vitest';
+import {
+  maxResultWindow,
+  OpenSearchBulkError,
+  OpenSearchError,
+  pageIndexMapping,
+  pageIndexSettings,
+  setBookFieldsScript,
+} from '../../lib/adapters/opensearch/search-engine.ts';
+import type { IndexedBookFields, IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
+import { fakeDomain, luceneLength, openSearchOverFake, type RecordedRequest } from '../support/fake-opensearch.ts';
+
+const book = (bookTextId: string, fields: Partial<IndexedBookFields> = {}): IndexedBookFields & { bookTextId: string } => ({
+  bookTextId,
+  userId: 'user-1',
+  visibility: 'public',
+  status: 'completed',
+  language: 'en',
+  ...fields,
+});
+
+/** A page of a book; its stemmed terms are the exact ones unless given. */
+const page = (b: IndexedBookFields & { bookTextId: string }, pageNumber: number, exact: string, stemmed?: string): IndexedPage => ({
+  ...b,
+  pageNumber,
+  exact: exact.split(' ').filter(Boolean),
+  stemmed: (stemmed ?? exact).split(' ').filter(Boolean),
+});
+
+const query = (q: Partial<PageQuery> & Pick<PageQuery, 'terms'>): PageQuery => ({
+  mode: 'all',
+  field: 'stemmed',
+  view: { kind: 'all' },
+  limit: 10,
+  offset: 0,
+  ...q,
+});
+
+const ids = (result: { hits: { bookTextId: string; pageNumber: number }[] }) => result.hits.map((h) => `${h.bookTextId}:${h.pageNumber}`);
+const requestsTo = (requests: RecordedRequest[], action: string) => requests.filter((r) => r.path === `/pages/${action}`);
+const lastBody = (requests: RecordedRequest[], action: string): unknown => JSON.parse(requestsTo(requests, action).at(-1)!.body);
+const sort = [{ _score: { order: 'desc' } }, { bookTextId: { order: 'asc' } }, { pageNumber: { order: 'asc' } }];
+
+describe('OpenSearch search engine: requests', () => {
+  it('creates the index once, with the mapping and settings, and before its first call', async () => {
+    const engine = openSearchOverFake();
+    await engine.search(query({ terms: ['x'] }));
+    await engine.search(query({ terms: ['y'] }));
+    const [head, put, ...rest] = engine.fake.requests;
+    expect([head!.method, head!.path, put!.method, put!.path]).toEqual(['HEAD', '/pages', 'PUT', '/pages']);
+    expect(rest.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages/_search', 'POST /pages/_search']);
+    expect(JSON.parse(put!.body)).toEqual({
+      settings: {
+        index: {
+          number_of_shards: 1,
+          number_of_replicas: 0,
+          refresh_interval: '1s',
+          max_result_window: 10_100,
+          similarity: { page_bm25: { type: 'BM25', k1: 1.2, b: 0.75 } },
+        },
+      },
+      mappings: {
+        dynamic: 'strict',
+        properties: {
+          bookTextId: { type: 'keyword' },
+          pageNumber: { type: 'integer' },
+          userId: { type: 'keyword' },
+          visibility: { type: 'keyword' },
+          status: { type: 'keyword' },
+          language: { type: 'keyword' },
+          exact: { type: 'text', analyzer: 'whitespace', similarity: 'page_bm25' },
+          stemmed: { type: 'text', analyzer: 'whitespace', similarity: 'page_bm25' },
+        },
+      },
+    });
+    expect(JSON.parse(put!.body)).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
+    expect(engine.fake.indexDefinition('pages')).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
+  });
+
+  it('ensureIndex is idempotent, and a racing creator is no failure', async () => {
+    const engine = openSearchOverFake({ replicas: 1 });
+    await engine.ensureIndex();
+    await engine.ensureIndex();
+    expect(engine.fake.requests.map((r) => r.method)).toEqual(['HEAD', 'PUT', 'HEAD']);
+    expect(JSON.parse(engine.fake.requests[1]!.body).settings.index.number_of_replicas).toBe(1);
+
+
+    // Another container creates the index between this one's HEAD (missing) and its PUT.
+    const second = openSearchOverFake({ fetch: engine.fake.fetch });
+    engine.fake.failNext({ status: 404, type: 'index_not_found_exception' });
+    await expect(second.ensureIndex()).resolves.toBeUndefined();
+    expect(engine.fake.requests.slice(-2).map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /pages', 'PUT /pages']);
+  });
+
+  it('sends the exact query body for each mode and view', async () => {
+    const engine = openSearchOverFake();
+    const expected = (filter: unknown[], must: unknown, from = 0, size = 10) => ({
+      query: { bool: { filter, must: [must] } },
+      track_total_hits: true,
+      from,
+      size,
+      sort,
+      _source: ['bookTextId', 'pageNumber'],
+    });
+
+    await engine.search(query({ mode: 'phrase', field: 'exact', terms: ['بسم', 'الله'], view: { kind: 'public' } }));
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(
+      expected([{ term: { visibility: { value: 'public' } } }], { match_phrase: { exact: { query: 'بسم الله' } } }),
+    );
+
+    await engine.search(query({ mode: 'all', terms: ['read', 'book'], view: { kind: 'all' }, bookTextId: 'bt-1', language: 'en', limit: 100, offset: 10_000 }));
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(
+      expected(
+        [{ term: { bookTextId: { value: 'bt-1' } } }, { term: { language: { value: 'en' } } }],
+        { match: { stemmed: { query: 'read book', operator: 'and' } } },
+        10_000,
+        100,
+      ),
+    );
+
+    await engine.search(query({ mode: 'any', terms: ['read', 'book'], view: { kind: 'publicAndOwn', ownerId: 'user-7' }, limit: 5, offset: 20 }));
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(
+      expected(
+        [{ bool: { should: [{ term: { visibility: { value: 'public' } } }, { term: { userId: { value: 'user-7' } } }], minimum_should_match: 1 } }],
+        { match: { stemmed: { query: 'read book', operator: 'or' } } },
+        20,
+        5,
+      ),
+    );
+    for (const r of requestsTo(engine.fake.requests, '_search')) {
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.query).toEqual({});
+    }
+  });
+
+  it('writes pages as NDJSON index actions with ids bookTextId:pageNumber', async () => {
+    const engine = openSearchOverFake();
+    const b = book('bt-1', { language: 'ar' });
+    await engine.putPages([page(b, 1, 'كتب الولد', 'كتب ولد'), page(b, 2, 'one')]);
+    const [bulk] = requestsTo(engine.fake.requests, '_bulk');
+    expect(bulk!.headers['content-type']).toBe('application/x-ndjson');
+    expect(bulk!.query).toEqual({});
+    expect(bulk!.body).toBe(
+      '{"index":{"_id":"bt-1:1"}}\n' +
+        '{"bookTextId":"bt-1","pageNumber":1,"userId":"user-1","visibility":"public","status":"completed","language":"ar","exact":"كتب الولد","stemmed":"كتب ولد"}\n' +
+        '{"index":{"_id":"bt-1:2"}}\n' +
+        '{"bookTextId":"bt-1","pageNumber":2,"userId":"user-1","visibility":"public","status":"completed","language":"ar","exact":"one","stemmed":"one"}\n',
+    );
+    await engine.putPages([]);
+    expect(requestsTo(engine.fake.requests, '_bulk')).toHaveLength(1);
+  });
+
+  it('asks putPages to wait for the refresh when configured', async () => {
+    const engine = openSearchOverFake({ refreshOnPut: 'wait_for' });
+    await engine.putPages([page(book('bt-1'), 1, 'x')]);
+    expect(requestsTo(engine.fake.requests, '_bulk')[0]!.query).toEqual({ refresh: 'wait_for' });
+  });
+
+  it('splits bulk bodies under the byte limit', async () => {
+    const engine = openSearchOverFake({ maxBulkBytes: 1_000 });
+    const b = book('bt-1');
+    const pages = Array.from({ length: 12 }, (_, i) => page(b, i + 1, 'word '.repeat(30).trim()));
+    pages.push(page(b, 13, 'long '.repeat(400).trim())); // alone over the limit: sent by itself
+    await engine.putPages(pages);
+    const bulks = requestsTo(engine.fake.requests, '_bulk');
+    expect(bulks.length).toBeGreaterThan(2);
+    for (const r of bulks.slice(0, -1)) expect(Buffer.byteLength(r.body)).toBeLessThanOrEqual(1_000);
+    expect(bulks.at(-1)!.body.split('\n')).toHaveLength(3);
+    expect(engine.fake.documents('pages').size).toBe(13);
+  });
+
+  it('sets book fields by a by-query update with a constant script and params', async () => {
+    const engine = openSearchOverFake();
+    await engine.putPages([page(book('bt-1'), 1, 'x')]);
+    await engine.setBookFields('bt-1', { userId: 'user-1', visibility: 'private', status: 'completed', language: 'en' });
+    const [update] = requestsTo(engine.fake.requests, '_update_by_query');
+    expect(update!.query).toEqual({ conflicts: 'proceed', refresh: 'true' });
+    const fields = { userId: 'user-1', visibility: 'private', status: 'completed', language: 'en' };
+    expect(JSON.parse(update!.body)).toEqual({
+      query: {
+        bool: {
+          filter: [{ term: { bookTextId: { value: 'bt-1' } } }],
+          must_not: [{ bool: { filter: Object.entries(fields).map(([k, value]) => ({ term: { [k]: { value } } })) } }],
+        },
+      },
+      script: { lang: 'painless', source: setBookFieldsScript, params: fields },
+    });
+    await engine.removeBook('bt-1');
+    const [remove] = requestsTo(engine.fake.requests, '_delete_by_query');
+    expect(remove!.query).toEqual({ conflicts: 'proceed', refresh: 'true' });
+    expect(JSON.parse(remove!.body)).toEqual({ query: { bool: { filter: [{ term: { bookTextId: { value: 'bt-1' } } }] } } });
+  });
+
+  it('carries hostile terms and ids as JSON values only', async () => {
+    const engine = openSearchOverFake();
+    const hostile = ['"', '\\', '*', 'OR', 'a"b\\c', '}{', '${x}', "';--", '</script>', '\u0000', 'ﷺ', 'مُحَمَّد', '👍🏽', '\u202Etxt'];
+    const evil = 'bt"}},{"delete":{"_id":"x';
+    const owner = '"} OR userId:*';
+    const b = book(evil, { userId: owner, visibility: 'private', language: 'x"y' });
+    await engine.putPages([page(b, 1, hostile.join(' '))]);
+    await engine.setBookFields(evil, { userId: owner, visibility: 'private', status: '"; ctx._source.visibility = \'public\'; "', language: 'x"y' });
+    const result = await engine.search(
+      query({ mode: 'phrase', field: 'exact', terms: hostile, view: { kind: 'publicAndOwn', ownerId: owner }, bookTextId: evil, language: 'x"y' }),
+    );
+    expect(result).toEqual({ total: 1, hits: [{ bookTextId: evil, pageNumber: 1 }] });
+    const search = requestsTo(engine.fake.requests, '_search')[0]!;
+    const body = JSON.parse(search.body);
+    expect(body.query.bool.must[0].match_phrase.exact.query).toBe(hostile.join(' '));
+    expect(body.query.bool.filter[0].bool.should[1]).toEqual({ term: { userId: { value: owner } } });
+    const update = JSON.parse(requestsTo(engine.fake.requests, '_update_by_query')[0]!.body);
+    expect(update.script.source).toBe(setBookFieldsScript);
+    expect(update.script.params.status).toBe('"; ctx._source.visibility = \'public\'; "');
+    const [action] = requestsTo(engine.fake.requests, '_bulk')[0]!.body.split('\n');
+    expect(JSON.parse(action!)).toEqual({ index: { _id: `${evil}:1` } });
+    expect(engine.fake.documents('pages').get(`${evil}:1`)?.visibility).toBe('private');
+    for (const r of engine.fake.requests) {
+      expect(r.path).toMatch(/^\/pages(\/_[a-z_]+)?$/);
+      expect(Object.values(r.query).every((value) => ['proceed', 'true', 'wait_for'].includes(value))).toBe(true);
+    }
+  });
+
+  it('refuses terms the whitespace analyzer would split, and out-of-contract queries, before sending', async () => {
+    const engine = openSearchOverFake();
+    const bad: Partial<PageQuery>[] = [
+      { terms: ['two words'] },
+      { terms: ['tab\there'] },
+      { terms: ['nbsp\u00A0x'] },
+      { terms: [''] },
+      { terms: [] },
+      { terms: Array.from({ length: 33 }, () => 'x') },
+      { terms: ['x'.repeat(65)] },
+      { terms: ['x'], limit: 0 },
+      { terms: ['x'], limit: 101 },
+      { terms: ['x'], offset: 10_001 },
+      { terms: ['x'], offset: 1.5 },
+      { terms: ['x'], field: 'userId' as 'exact' },
+      { terms: ['x'], mode: 'fuzzy' as 'any' },
+      { terms: ['x'], view: { kind: 'everyone' } as unknown as PageQuery['view'] },
+    ];
+    for (const q of bad) await expect(engine.search(query({ terms: ['x'], ...q }))).rejects.toThrow(RangeError);
+    await expect(engine.putPages([page(book('bt-1'), 1, 'fine'), { ...page(book('bt-1'), 2, 'x'), exact: ['a b'] }])).rejects.toThrow(RangeError);
+    await expect(engine.putPages([{ ...page(book('bt-1'), 1.5, 'x') }])).rejects.toThrow(RangeError);
+    expect(engine.fake.requests).toEqual([]);
+  });
+
+  it('signs each request with SigV4 for service es', async () => {
+    const engine = openSearchOverFake({ credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token' } });
+    await engine.putPages([page(book('bt-1'), 1, 'x')]);
+    await engine.search(query({ terms: ['x'] }));
+    await engine.setBookFields('bt-1', book('bt-1', { visibility: 'private' }));
+    for (const r of engine.fake.requests) {
+      // The fake verified each signature itself (fakeCredentials): here, its form.
+      expect(r.headers.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/es\/aws4_request, SignedHeaders=(content-type;)?host;x-amz-content-sha256;x-amz-date;x-amz-security-token, Signature=[0-9a-f]{64}$/,
+      );
+      expect(r.headers['x-amz-security-token']).toBe('session-token');
+      expect(r.headers.host).toBeUndefined(); // fetch sets it from the URL, as signed
+    }
+    // The fake does check: the same request with another body, or signed with another secret, is refused.
+    const search = requestsTo(engine.fake.requests, '_search')[0]!;
+    const tampered = await engine.fake.fetch(`${fakeDomain.endpoint}/pages/_search`, {
+      method: 'POST',
+      headers: { ...search.headers, 'x-amz-content-sha256': 'UNSIGNED-PAYLOAD' },
+      body: search.body,
+    });
+    expect(tampered.status).toBe(403);
+    const unsigned = await engine.fake.fetch(`${fakeDomain.endpoint}/pages/_search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: search.body });
+    expect(unsigned.status).toBe(403);
+    const wrong = openSearchOverFake({ credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-the-secret' } });
+    await expect(wrong.search(query({ terms: ['x'] }))).rejects.toMatchObject({ name: 'OpenSearchError', status: 403 });
+  });
+});
+
+describe('OpenSearch search engine: failures', () => {
+  it('throws on a non-2xx answer with status and type, never the body it echoed', async () => {
+    const engine = openSearchOverFake();
+    await engine.ensureIndex();
+    engine.fake.failNext({ status: 400, type: 'x_content_parse_exception' }); // its reason quotes the request
+    const error = await engine.search(query({ terms: ['secretword'] })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenSearchError);
+    expect(error).toMatchObject({ status: 400, type: 'x_content_parse_exception' });
+    expect((error as Error).message).toBe('OpenSearch answered 400 (x_content_parse_exception) to POST /pages/_search');
+    expect(JSON.stringify(error)).not.toContain('secretword');
+
+    engine.fake.failNext({ status: 500, type: 'mapper_parsing_exception', reason: 'failed to parse field [exact] value [private page text]' });
+    const bulkError = await engine.putPages([page(book('bt-1'), 1, 'private page text')]).catch((e: unknown) => e);
+    expect(String(bulkError)).not.toContain('private');
+    expect(bulkError).toMatchObject({ status: 500, type: 'mapper_parsing_exception' });
+  });
+
+  it('tries again when throttled (429, 503), then gives up with the last answer', async () => {
+    const engine = openSearchOverFake();
+    await engine.ensureIndex();
+    engine.fake.failNext({ status: 429, type: 'es_rejected_execution_exception' }, { status: 503, type: 'unknown' });
+    await expect(engine.search(query({ terms: ['x'] }))).resolves.toEqual({ total: 0, hits: [] });
+    engine.fake.failNext(...Array.from({ length: 5 }, () => ({ status: 429, type: 'es_rejected_execution_exception' })));
+    await expect(engine.search(query({ terms: ['x'] }))).rejects.toMatchObject({ status: 429 });
+    engine.fake.failNext({ status: 400, type: 'illegal_argument_exception' });
+    const before = engine.fake.requests.length;
+    await expect(engine.search(query({ terms: ['x'] }))).rejects.toMatchObject({ status: 400 });
+    expect(engine.fake.requests.length - before).toBe(1); // a 400 is not tried again
+
+    let drops = 1; // a connection lost once
+    const flaky = openSearchOverFake({
+      fetch: async (url, init) => {
+        if (drops-- > 0) throw new TypeError('fetch failed');
+        return engine.fake.fetch(url, init);
+      },
+    });
+    await expect(flaky.search(query({ terms: ['x'] }))).resolves.toEqual({ total: 0, hits: [] });
+  });
+
+  it('throws when a bulk answer reports failed items, naming how many', async () => {
+    const engine = openSearchOverFake();
+    const b = book('bt-1');
+    engine.fake.rejectBulkItems((id) => (id === 'bt-1:2' || id === 'bt-1:3' ? { status: 400, type: 'mapper_parsing_exception' } : undefined));
+    const error = await engine.putPages([page(b, 1, 'a'), page(b, 2, 'secret text'), page(b, 3, 'c')]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenSearchBulkError);
+    expect(error).toMatchObject({ failed: 2, sent: 3, types: ['mapper_parsing_exception'] });
+    expect((error as Error).message).toBe('OpenSearch did not store 2 of 3 pages (mapper_parsing_exception)');
+    expect(JSON.stringify(error)).not.toContain('secret');
+  });
+
+  it('sends again the bulk items turned away for load (429), and only those', async () => {
+    const engine = openSearchOverFake();
+    const b = book('bt-1');
+    let refusals = 2;
+    engine.fake.rejectBulkItems((id) => (id === 'bt-1:2' && refusals-- > 0 ? { status: 429, type: 'es_rejected_execution_exception' } : undefined));
+    await engine.putPages([page(b, 1, 'a'), page(b, 2, 'b'), page(b, 3, 'c')]);
+    const bulks = requestsTo(engine.fake.requests, '_bulk');
+    expect(bulks.map((r) => r.body.split('\n').length - 1)).toEqual([6, 2, 2]);
+    expect(engine.fake.documents('pages').size).toBe(3);
+
+    engine.fake.rejectBulkItems(() => ({ status: 429, type: 'es_rejected_execution_exception' }));
+    await expect(engine.putPages([page(b, 4, 'd')])).rejects.toMatchObject({ name: 'OpenSearchBulkError', failed: 1 });
+  });
+
+  it('runs setBookFields again over pages a concurrent putPages replaced meanwhile', async () => {
+    const engine = openSearchOverFake();
+    const b = book('bt-1');
+    await engine.putPages([page(b, 1, 'a'), page(b, 2, 'b')]);
+    // A putPages built from the book as it was (public) lands between the update's search and writes.
+    engine.fake.duringNextByQuery(() => engine.fake.put('pages', 'bt-1:2', { ...b, pageNumber: 2, exact: 'b2', stemmed: 'b2' }));
+    await engine.setBookFields('bt-1', { ...b, visibility: 'private' });
+    expect([...engine.fake.documents('pages').values()].map((d) => d.visibility)).toEqual(['private', 'private']);
+    const updates = requestsTo(engine.fake.requests, '_update_by_query');
+    expect(updates).toHaveLength(2);
+
+    // removeBook too.
+    engine.fake.duringNextByQuery(() => engine.fake.put('pages', 'bt-1:3', { ...b, pageNumber: 3, exact: 'c', stemmed: 'c' }));
+    engine.fake.duringNextByQuery(() => engine.fake.put('pages', 'bt-1:1', { ...b, pageNumber: 1, exact: 'a2', stemmed: 'a2' }));
+    await engine.removeBook('bt-1');
+    expect(engine.fake.documents('pages').size).toBe(0);
+  });
+
+  it('gives up when the book keeps changing under setBookFields', async () => {
+    const engine = openSearchOverFake();
+    const b = book('bt-1');
+    await engine.putPages([page(b, 1, 'a')]);
+    const rewrite = () => {
+      engine.fake.put('pages', 'bt-1:1', { ...b, pageNumber: 1, exact: 'a', stemmed: 'a' });
+      engine.fake.duringNextByQuery(rewrite);
+    };
+    engine.fake.duringNextByQuery(rewrite);
+    await expect(engine.setBookFields('bt-1', { ...b, visibility: 'private' })).rejects.toThrow('kept changing');
+    expect(requestsTo(engine.fake.requests, '_update_by_query')).toHaveLength(5);
+  });
+});
+
+describe('the fake OpenSearch', () => {
+  it('scores by Lucene BM25 (k1 1.2, b 0.75, stored lengths)', async () => {
+    const engine = openSearchOverFake();
+    const b = book('b');
+    await engine.putPages([page(b, 1, 'a b'), page(b, 2, 'a c c'), page(b, 3, 'd')]);
+    await engine.search(query({ mode: 'any', field: 'exact', terms: ['a'] }));
+    const scored = engine.fake.lastSearchHits();
+    const idf = Math.log(1 + (3 - 2 + 0.5) / (2 + 0.5));
+    const avgdl = 6 / 3;
+    const bm25 = (tf: number, dl: number) => (idf * tf) / (tf + 1.2 * (1 - 0.75 + (0.75 * dl) / avgdl));
+    expect(scored).toEqual([
+      { id: 'b:1', score: bm25(1, 2) },
+      { id: 'b:2', score: bm25(1, 3) },
+    ]);
+    expect([23, 24, 39, 40, 41, 100, 1000].map(luceneLength)).toEqual([23, 24, 39, 40, 40, 96, 984]);
+  });
+
+  it('refuses bodies outside the documented shapes with a 400', async () => {
+    const engine = openSearchOverFake();
+    await engine.ensureIndex();
+    const send = (path: string, body: unknown, query = '') =>
+      engine.fake.rawSigned('POST', `${path}${query}`, typeof body === 'string' ? body : JSON.stringify(body), path.endsWith('_bulk') ? 'application/x-ndjson' : 'application/json');
+    const valid = { query: { bool: { filter: [], must: [{ match: { exact: { query: 'x', operator: 'and' } } }] } }, track_total_hits: true, from: 0, size: 1, sort, _source: ['bookTextId', 'pageNumber'] };
+    expect((await send('/pages/_search', valid)).status).toBe(200);
+    const invalid: unknown[] = [
+      { ...valid, track_total_hits: 10_000 },
+      { ...valid, extra: 1 },
+      { ...valid, query: { query_string: { query: 'x OR y' } } },
+      { ...valid, query: { bool: { filter: [], must: [{ match: { userId: { query: 'x', operator: 'and' } } }] } } },
+      { ...valid, query: { bool: { filter: [{ term: { visibility: 'public' } }], must: valid.query.bool.must } } },
+      { ...valid, sort: [{ _score: { order: 'desc' } }] },
+      { ...valid, from: 10_000, size: 101 },
+    ];
+    for (const body of invalid) expect((await send('/pages/_search', body)).status).toBe(400);
+    const script = (source: string) => ({
+      query: { bool: { filter: [{ term: { bookTextId: { value: 'b' } } }] } },
+      script: { lang: 'painless', source, params: { v: 'public' } },
+    });
+    expect((await send('/pages/_update_by_query', script('ctx._source.visibility = params.v;'), '?conflicts=proceed&refresh=true')).status).toBe(200);
+    expect((await send('/pages/_update_by_query', script("ctx._source.visibility = 'public';"), '?conflicts=proceed&refresh=true')).status).toBe(400);
+    expect((await send('/pages/_update_by_query', script('ctx._source.visibility = params.v;'))).status).toBe(400);
+    expect((await send('/pages/_delete_by_query', { query: { match_all: {} } }, '?conflicts=proceed&refresh=true')).status).toBe(400);
+    expect((await send('/pages/_bulk', '{"index":{"_id":"b:1"}}\n{"bookTextId":"b"}\n')).status).toBe(400);
+    expect((await send('/pages/_bulk', '{"index":{"_id":"b:1"}}\n{}')).status).toBe(400);
+    expect((await send('/pages/_bulk', '{"delete":{"_id":"b:1"}}\n')).status).toBe(400);
+    expect((await send('/other/_search', valid)).status).toBe(404);
+  });
+});
+
+/**
+ * Behaviour through the SearchEngine port only, so these cases can run against any engine (the shared
+ * contract suite will take them over). `make` gives a fresh, empty engine.
+ */
+function describeBehaviour(name: string, make: () => SearchEngine) {
+  describe(`${name}: behaviour`, () => {
+    const mine = book('bt-a', { userId: 'owner', visibility: 'private' });
+    const theirs = book('bt-b', { userId: 'other', visibility: 'public' });
+    const arabic = book('bt-c', { userId: 'other', visibility: 'public', language: 'ar' });
+
+    const seeded = async () => {
+      const engine = make();
+      await engine.putPages([
+        page(mine, 1, 'the cats sat on the mat', 'the cat sat on the mat'),
+        page(mine, 2, 'a cat and a dog', 'a cat and a dog'),
+        page(theirs, 1, 'the mat sat on the cats', 'the mat sat on the cat'),
+        page(theirs, 2, 'dogs run', 'dog run'),
+        page(arabic, 1, 'قال الكاتب كتب', 'قال كتب كتب'),
+      ]);
+      return engine;
+    };
+
+    it('matches a phrase as consecutive terms in the field', async () => {
+      const engine = await seeded();
+      expect(ids(await engine.search(query({ mode: 'phrase', field: 'exact', terms: ['sat', 'on'] })))).toEqual(['bt-a:1', 'bt-b:1']);
+      expect(ids(await engine.search(query({ mode: 'phrase', field: 'exact', terms: ['cats', 'sat'] })))).toEqual(['bt-a:1']);
+      expect(await engine.search(query({ mode: 'phrase', field: 'exact', terms: ['cat', 'sat'] }))).toEqual({ total: 0, hits: [] });
+      expect(ids(await engine.search(query({ mode: 'phrase', field: 'stemmed', terms: ['cat', 'sat'] })))).toEqual(['bt-a:1']);
+    });
+
+    it('matches all terms or any term, in the chosen field', async () => {
+      const engine = await seeded();
+      expect(ids(await engine.search(query({ mode: 'all', terms: ['cat', 'mat'] })))).toEqual(['bt-a:1', 'bt-b:1']);
+      expect((await engine.search(query({ mode: 'all', terms: ['cat', 'dog'] }))).total).toBe(1);
+      expect((await engine.search(query({ mode: 'all', field: 'exact', terms: ['cat', 'dog'] }))).total).toBe(1);
+      expect((await engine.search(query({ mode: 'any', terms: ['dog', 'mat'] }))).total).toBe(4);
+      expect((await engine.search(query({ mode: 'any', field: 'exact', terms: ['dog'] }))).total).toBe(1);
+    });
+
+    it('ranks by BM25: rarer terms and more occurrences first', async () => {
+      const engine = await seeded();
+      // "run" is in one page, "cat" in three: the page with the rare term comes first.
+      expect(ids(await engine.search(query({ mode: 'any', terms: ['run', 'cat'] })))[0]).toBe('bt-b:2');
+      // كتب twice in one page.
+      const engine2 = make();
+      await engine2.putPages([page(arabic, 1, 'كتب قال قال'), page(arabic, 2, 'كتب كتب قال'), page(arabic, 3, 'قال')]);
+      expect(ids(await engine2.search(query({ mode: 'any', terms: ['كتب'] })))).toEqual(['bt-c:2', 'bt-c:1']);
+    });
+
+    it('applies the views and counts exactly', async () => {
+      const engine = await seeded();
+      const cat = (view: PageQuery['view']) => engine.search(query({ mode: 'any', terms: ['cat', 'كتب'], view }));
+      expect(ids(await cat({ kind: 'all' }))).toHaveLength(4);
+      expect((await cat({ kind: 'public' })).hits.every((h) => h.bookTextId !== 'bt-a')).toBe(true);
+      expect((await cat({ kind: 'public' })).total).toBe(2);
+      expect((await cat({ kind: 'publicAndOwn', ownerId: 'owner' })).total).toBe(4);
+      expect((await cat({ kind: 'publicAndOwn', ownerId: 'nobody' })).total).toBe(2);
+      expect((await engine.search(query({ mode: 'any', terms: ['cat', 'كتب'], language: 'ar' }))).total).toBe(1);
+      expect(ids(await engine.search(query({ mode: 'any', terms: ['cat'], bookTextId: 'bt-a' })))).toEqual(['bt-a:2', 'bt-a:1']);
+    });
+
+    it('counts every match however small the page, and pages through them in order', async () => {
+      const engine = make();
+      const b = book('bt-p');
+      const c = book('bt-o');
+      // Identical pages score alike: ties go by bookTextId, then pageNumber.
+      await engine.putPages([...Array.from({ length: 120 }, (_, i) => page(b, i + 1, 'same words')), page(c, 7, 'same words'), page(c, 3, 'same words')]);
+      const first = await engine.search(query({ terms: ['same'], limit: 3 }));
+      expect(first.total).toBe(122);
+      expect(ids(first)).toEqual(['bt-o:3', 'bt-o:7', 'bt-p:1']);
+      const later = await engine.search(query({ terms: ['same'], limit: 100, offset: 100 }));
+      expect(later.total).toBe(122);
+      expect(ids(later)).toEqual(Array.from({ length: 22 }, (_, i) => `bt-p:${i + 99}`));
+      expect(await engine.search(query({ terms: ['same'], limit: 100, offset: 10_000 }))).toEqual({ total: 122, hits: [] });
+    });
+
+    it('replaces a page put again', async () => {
+      const engine = await seeded();
+      await engine.putPages([page(theirs, 2, 'cats run', 'cat run')]);
+      expect((await engine.search(query({ terms: ['dog'] }))).total).toBe(1);
+      expect(ids(await engine.search(query({ terms: ['cat', 'run'] })))).toEqual(['bt-b:2']);
+    });
+
+    it('copies changed book fields to every page of the book', async () => {
+      const engine = await seeded();
+      await engine.setBookFields('bt-a', { userId: 'owner', visibility: 'public', status: 'completed', language: 'en' });
+      expect((await engine.search(query({ terms: ['cat'], view: { kind: 'public' } }))).total).toBe(3);
+      await engine.setBookFields('bt-b', { userId: 'other', visibility: 'private', status: 'completed', language: 'fr' });
+      expect(ids(await engine.search(query({ terms: ['cat'], view: { kind: 'public' } })))).toEqual(['bt-a:2', 'bt-a:1']);
+      expect((await engine.search(query({ terms: ['cat'], language: 'fr' }))).total).toBe(1);
+      await engine.setBookFields('missing', { userId: 'x', visibility: 'public', status: 'completed', language: 'en' });
+    });
+
+    it('removes a book’s pages only', async () => {
+      const engine = await seeded();
+      await engine.removeBook('bt-a');
+      expect(ids(await engine.search(query({ mode: 'any', terms: ['cat', 'dog'] })))).toEqual(expect.not.arrayContaining(['bt-a:1', 'bt-a:2']));
+      expect((await engine.search(query({ mode: 'any', terms: ['cat', 'dog'] }))).total).toBe(2);
+      await engine.removeBook('bt-a');
+    });
+  });
+}
+
+describeBehaviour('OpenSearch over the fake', () => openSearchOverFake());
+
+it('keeps max_result_window at the deepest page the port allows', () => {
+  expect(maxResultWindow).toBe(10_000 + 100);
+});

@@ -1,0 +1,691 @@
+import { createHash, createHmac } from 'node:crypto';
+import * as v from 'valibot';
+import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions } from '../../lib/adapters/opensearch/search-engine.ts';
+
+/**
+ * An in-memory OpenSearch, as a `fetch` function for lib/adapters/opensearch/search-engine.ts. It
+ * answers exactly the part of the REST API that adapter sends, and only in the shapes written down
+ * below as valibot schemas: any other body, path or query parameter is refused with a 400 (as
+ * OpenSearch refuses what it cannot parse), so a test through it checks the adapter's requests too.
+ *
+ * - `HEAD /{index}`, `PUT /{index}` (settings and mappings: keyword, integer, and text with the
+ *   `whitespace` analyzer and a BM25 similarity; `dynamic: strict`);
+ * - `POST /{index}/_bulk` (NDJSON `index` actions with an `_id`, each followed by a page document);
+ * - `POST /{index}/_search`: `bool` with `filter` (`term`, and `bool.should` of `term`s with
+ *   `minimum_should_match: 1`) and one `must` (`match` with `operator` and/or, or `match_phrase`),
+ *   `track_total_hits: true`, `from`/`size` (within `max_result_window`), the sort `_score` desc,
+ *   `bookTextId` asc, `pageNumber` asc, `_source` of those two fields;
+ * - `POST /{index}/_update_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter` and
+ *   `must_not` and a painless script made of `ctx._source.<field> = params.<name>;` statements only;
+ * - `POST /{index}/_delete_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter`.
+ *
+ * Scores are Lucene's BM25 (BM25Similarity, Lucene 9): per term `idf · f / (f + k1 · (1 − b + b · dl / avgdl))`
+ * with `idf = ln(1 + (N − n + 0.5) / (n + 0.5))`, N the documents with the field, n those with the
+ * term, avgdl the field's mean length; a document's length dl as Lucene stores it, in one byte
+ * (SmallFloat.intToByte4: exact up to 40 terms, rounded down to 4 significant bits beyond). A phrase scores as one term whose
+ * frequency is the phrase's and whose idf is the sum of its terms'. `match` sums its terms' scores.
+ * Unlike Lucene the statistics never count deleted documents (Lucene does until segments merge), and
+ * a write is searchable at once (OpenSearch: after the next refresh).
+ *
+ * With `credentials`, every request's SigV4 signature is checked (service `es`), by a computation of
+ * its own (node:crypto), not the adapter's library.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Request shapes
+// ---------------------------------------------------------------------------------------------
+
+const text = v.pipe(v.string(), v.minLength(1));
+const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** An object with exactly one key, as `term`, `match` and `match_phrase` take their field. */
+const oneField = <K extends string, S extends v.GenericSchema>(fields: readonly K[], value: S) =>
+  v.pipe(
+    v.record(v.picklist(fields), value),
+    v.check((r) => Object.keys(r).length === 1, 'exactly one field'),
+  );
+
+const keywordFields = ['bookTextId', 'userId', 'visibility', 'status', 'language'] as const;
+const textFields = ['exact', 'stemmed'] as const;
+
+export const TermQuery = v.strictObject({ term: oneField(keywordFields, v.strictObject({ value: text })) });
+export const FilterClause = v.union([
+  TermQuery,
+  v.strictObject({
+    bool: v.strictObject({ should: v.pipe(v.array(TermQuery), v.minLength(1)), minimum_should_match: v.literal(1) }),
+  }),
+]);
+export const MatchClause = v.union([
+  v.strictObject({ match: oneField(textFields, v.strictObject({ query: text, operator: v.picklist(['and', 'or']) })) }),
+  v.strictObject({ match_phrase: oneField(textFields, v.strictObject({ query: text })) }),
+]);
+
+/** `POST /{index}/_search`. */
+export const SearchRequest = v.strictObject({
+  query: v.strictObject({ bool: v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([MatchClause]) }) }),
+  track_total_hits: v.literal(true),
+  from: count,
+  size: v.pipe(count, v.minValue(1)),
+  sort: v.strictTuple([
+    v.strictObject({ _score: v.strictObject({ order: v.literal('desc') }) }),
+    v.strictObject({ bookTextId: v.strictObject({ order: v.literal('asc') }) }),
+    v.strictObject({ pageNumber: v.strictObject({ order: v.literal('asc') }) }),
+  ]),
+  _source: v.strictTuple([v.literal('bookTextId'), v.literal('pageNumber')]),
+});
+
+/** `POST /{index}/_update_by_query`: the script's source is checked by the script interpreter below. */
+export const UpdateByQueryRequest = v.strictObject({
+  query: v.strictObject({
+    bool: v.strictObject({
+      filter: v.pipe(v.array(TermQuery), v.minLength(1)),
+      must_not: v.optional(v.array(v.strictObject({ bool: v.strictObject({ filter: v.array(TermQuery) }) }))),
+    }),
+  }),
+  script: v.strictObject({ lang: v.literal('painless'), source: text, params: v.record(v.string(), v.string()) }),
+});
+
+/** `POST /{index}/_delete_by_query`. */
+export const DeleteByQueryRequest = v.strictObject({
+  query: v.strictObject({ bool: v.strictObject({ filter: v.pipe(v.array(TermQuery), v.minLength(1)) }) }),
+});
+
+const FieldMapping = v.variant('type', [
+  v.strictObject({ type: v.literal('keyword') }),
+  v.strictObject({ type: v.literal('integer') }),
+  v.strictObject({ type: v.literal('text'), analyzer: v.literal('whitespace'), similarity: v.optional(v.string()) }),
+]);
+
+/** `PUT /{index}`. */
+export const CreateIndexRequest = v.strictObject({
+  settings: v.strictObject({
+    index: v.strictObject({
+      number_of_shards: v.pipe(count, v.minValue(1)),
+      number_of_replicas: count,
+      refresh_interval: v.pipe(v.string(), v.regex(/^\d+(ms|s|m)$/)),
+      max_result_window: v.pipe(count, v.minValue(1)),
+      similarity: v.record(v.string(), v.strictObject({ type: v.literal('BM25'), k1: v.number(), b: v.number() })),
+    }),
+  }),
+  mappings: v.strictObject({ dynamic: v.literal('strict'), properties: v.record(v.string(), FieldMapping) }),
+});
+
+/** A `_bulk` action line. */
+export const BulkAction = v.strictObject({
+  index: v.strictObject({ _id: v.pipe(v.string(), v.minLength(1), v.maxBytes(512)) }),
+});
+
+/** A `_bulk` document line: a page. */
+export const PageDocument = v.strictObject({
+  bookTextId: text,
+  pageNumber: v.pipe(count, v.maxValue(2 ** 31 - 1)),
+  userId: text,
+  visibility: v.picklist(['public', 'private']),
+  status: text,
+  language: text,
+  exact: v.string(),
+  stemmed: v.string(),
+});
+
+/** The query parameters each route takes (values allowed); any other is refused. */
+const routeParameters: Record<string, Record<string, readonly string[]>> = {
+  index: {},
+  _bulk: { refresh: ['false', 'wait_for'] },
+  _search: {},
+  _update_by_query: { conflicts: ['proceed'], refresh: ['true'] },
+  _delete_by_query: { conflicts: ['proceed'], refresh: ['true'] },
+};
+const requiredParameters: Record<string, readonly string[]> = { _update_by_query: ['conflicts', 'refresh'], _delete_by_query: ['conflicts', 'refresh'] };
+
+// ---------------------------------------------------------------------------------------------
+// The store
+// ---------------------------------------------------------------------------------------------
+
+type Doc = v.InferOutput<typeof PageDocument>;
+type Mapping = v.InferOutput<typeof CreateIndexRequest>;
+
+interface Stored {
+  source: Doc;
+  seqNo: number;
+  /** Per text field: its tokens. */
+  tokens: Record<string, string[]>;
+}
+
+interface Index {
+  name: string;
+  settings: Mapping['settings']['index'];
+  mappings: Mapping['mappings'];
+  docs: Map<string, Stored>;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface InjectedError {
+  status: number;
+  type: string;
+  /** Default: a reason quoting the request's body, as OpenSearch's parse errors do. */
+  reason?: string;
+}
+
+export interface FakeOpenSearchOptions {
+  /** When set, each request's SigV4 signature is verified with these (and `region`, service `es`). */
+  credentials?: Credentials;
+  region?: string;
+}
+
+class Refused extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    reason: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(reason);
+  }
+}
+
+// Java's Character.isWhitespace, which Lucene's WhitespaceTokenizer splits at (no-break spaces are not).
+// eslint-disable-next-line no-control-regex -- Java counts these controls as whitespace
+const javaWhitespace = /[\t\n\u000B\f\r\u001C-\u001F \u1680\u2000-\u2006\u2008-\u200A\u2028\u2029\u205F\u3000]+/;
+export const whitespaceTokens = (s: string): string[] => s.split(javaWhitespace).filter((t) => t.length > 0);
+
+/** Lucene's SmallFloat.intToByte4 then byte4ToInt: the document length BM25 sees. */
+export function luceneLength(length: number): number {
+  const free = 24; // 255 - longToInt4(Integer.MAX_VALUE)
+  if (length < free) return length;
+  const i = length - free;
+  const bits = 32 - Math.clz32(i);
+  if (bits < 4) return length;
+  const shift = bits - 4;
+  return free + ((((i >>> shift) & 0x07) | 0x08) << shift);
+}
+
+export class FakeOpenSearch {
+  readonly requests: RecordedRequest[] = [];
+  private readonly indexes = new Map<string, Index>();
+  private readonly failures: InjectedError[] = [];
+  private bulkItemError: ((id: string, doc: Doc) => InjectedError | undefined) | undefined;
+  private afterSnapshot: (() => void) | undefined;
+  private seqNo = 0;
+  private lastHits: { id: string; score: number }[] = [];
+
+  constructor(private readonly options: FakeOpenSearchOptions = {}) {}
+
+  /** The `fetch` to give the adapter. */
+  readonly fetch = (async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    const body = typeof init.body === 'string' ? init.body : init.body == null ? '' : String(init.body);
+    const method = (init.method ?? 'GET').toUpperCase();
+    const request: RecordedRequest = { method, path: url.pathname, query: Object.fromEntries(url.searchParams), headers, body };
+    this.requests.push(request);
+    try {
+      if (this.options.credentials) verifySignature(request, url, this.options.credentials, this.options.region ?? 'us-east-1');
+      const injected = this.failures.shift();
+      if (injected) throw new Refused(injected.status, injected.type, injected.reason ?? `failed to parse [${body}]`);
+      const { status, json } = this.route(request);
+      return new Response(method === 'HEAD' || json === undefined ? null : JSON.stringify(json), {
+        status,
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+      });
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      const answer = { error: { root_cause: [{ type: error.type, reason: error.message }], type: error.type, reason: error.message }, status: error.status };
+      return new Response(method === 'HEAD' ? null : JSON.stringify(answer), {
+        status: error.status,
+        headers: { 'content-type': 'application/json; charset=UTF-8', ...error.headers },
+      });
+    }
+  }) as typeof fetch;
+
+  /** The ids and scores of the last search's hits. */
+  lastSearchHits(): { id: string; score: number }[] {
+    return this.lastHits;
+  }
+
+  /** Sends the fake a request of the test's own, signed with the fake's credentials. */
+  rawSigned(method: string, pathAndQuery: string, body: string, contentType = 'application/json'): Promise<Response> {
+    const url = new URL(pathAndQuery, fakeDomain.endpoint);
+    const credentials = this.options.credentials ?? { accessKeyId: 'none', secretAccessKey: 'none' };
+    return this.fetch(url, { method, body, headers: signedHeaders(method, url, body, contentType, credentials, this.options.region ?? 'us-east-1') });
+  }
+
+  /** The next requests (one per entry) are answered with these errors instead. */
+  failNext(...errors: InjectedError[]): void {
+    this.failures.push(...errors);
+  }
+
+  /** From now on, `_bulk` items for which this returns an error are not stored and answer it. */
+  rejectBulkItems(decide: ((id: string, doc: Doc) => InjectedError | undefined) | undefined): void {
+    this.bulkItemError = decide;
+  }
+
+  /** Runs once, in the next by-query call, between its search and its writes (a concurrent writer). */
+  duringNextByQuery(write: () => void): void {
+    this.afterSnapshot = write;
+  }
+
+  /** A write as another client's `_bulk` would make it. */
+  put(index: string, id: string, doc: Doc): void {
+    this.store(this.index(index), id, doc);
+  }
+
+  /** The stored page documents of an index, by id. */
+  documents(index: string): Map<string, Doc> {
+    return new Map([...(this.indexes.get(index)?.docs ?? [])].map(([id, d]) => [id, structuredClone(d.source)]));
+  }
+
+  /** What the fake indexed from a `PUT /{index}`. */
+  indexDefinition(index: string) {
+    const i = this.indexes.get(index);
+    return i && { settings: { index: i.settings }, mappings: i.mappings };
+  }
+
+  private index(name: string): Index {
+    const index = this.indexes.get(name);
+    if (!index) throw new Refused(404, 'index_not_found_exception', `no such index [${name}]`);
+    return index;
+  }
+
+  private route(request: RecordedRequest): { status: number; json?: unknown } {
+    const match = /^\/([a-z0-9][a-z0-9._-]*)(?:\/(_bulk|_search|_update_by_query|_delete_by_query))?$/.exec(request.path);
+    if (!match) throw new Refused(400, 'illegal_argument_exception', `no handler found for uri [${request.path}]`);
+    const [, name, action = 'index'] = match as unknown as [string, string, string | undefined];
+    checkParameters(action, request.query);
+    const json = action === '_bulk' ? undefined : request.method === 'HEAD' ? undefined : parseJson(request);
+    const expected = action === 'index' ? ['HEAD', 'PUT'] : ['POST'];
+    if (!expected.includes(request.method)) throw new Refused(405, 'method_not_allowed', `Incorrect HTTP method for uri [${request.path}]`);
+    if (request.method !== 'HEAD') {
+      const contentType = action === '_bulk' ? 'application/x-ndjson' : 'application/json';
+      if (request.headers['content-type'] !== contentType) throw new Refused(406, 'content_type_not_acceptable', `expected ${contentType}`);
+    }
+    switch (action) {
+      case 'index':
+        if (request.method === 'HEAD') return { status: this.indexes.has(name) ? 200 : 404 };
+        return this.createIndex(name, parse(CreateIndexRequest, json));
+      case '_bulk':
+        return this.bulk(this.index(name), request.body);
+      case '_search':
+        return this.search(this.index(name), parse(SearchRequest, json));
+      case '_update_by_query':
+        return this.updateByQuery(this.index(name), parse(UpdateByQueryRequest, json));
+      default:
+        return this.deleteByQuery(this.index(name), parse(DeleteByQueryRequest, json));
+    }
+  }
+
+  private createIndex(name: string, body: Mapping) {
+    if (this.indexes.has(name)) throw new Refused(400, 'resource_already_exists_exception', `index [${name}] already exists`);
+    for (const [field, mapping] of Object.entries(body.mappings.properties)) {
+      if (mapping.type === 'text' && mapping.similarity !== undefined && !(mapping.similarity in body.settings.index.similarity)) {
+        throw new Refused(400, 'mapper_parsing_exception', `Unknown Similarity type [${mapping.similarity}] for field [${field}]`);
+      }
+    }
+    this.indexes.set(name, { name, settings: body.settings.index, mappings: body.mappings, docs: new Map() });
+    return { status: 200, json: { acknowledged: true, shards_acknowledged: true, index: name } };
+  }
+
+  private store(index: Index, id: string, doc: Doc): void {
+    const tokens: Record<string, string[]> = {};
+    for (const [field, value] of Object.entries(doc)) {
+      const mapping = index.mappings.properties[field];
+      if (!mapping) throw new Refused(400, 'strict_dynamic_mapping_exception', `mapping set to strict, dynamic introduction of [${field}] is not allowed`);
+      if (mapping.type === 'text') tokens[field] = whitespaceTokens(String(value));
+      else if (mapping.type === 'integer' ? !Number.isInteger(value) : typeof value !== 'string') {
+        throw new Refused(400, 'mapper_parsing_exception', `failed to parse field [${field}]`);
+      }
+    }
+    index.docs.set(id, { source: structuredClone(doc), seqNo: ++this.seqNo, tokens });
+  }
+
+  private bulk(index: Index, body: string) {
+    if (!body.endsWith('\n')) throw new Refused(400, 'illegal_argument_exception', 'The bulk request must be terminated by a newline [\\n]');
+    const lines = body.slice(0, -1).split('\n');
+    if (lines.length % 2 !== 0) throw new Refused(400, 'illegal_argument_exception', 'Malformed action/metadata line');
+    const items: unknown[] = [];
+    const writes: { id: string; doc: Doc }[] = [];
+    for (let i = 0; i < lines.length; i += 2) {
+      const action = parse(BulkAction, parseLine(lines[i]!));
+      writes.push({ id: action.index._id, doc: parse(PageDocument, parseLine(lines[i + 1]!)) });
+    }
+    let errors = false;
+    for (const { id, doc } of writes) {
+      let error = this.bulkItemError?.(id, doc);
+      if (!error) {
+        try {
+          this.store(index, id, doc);
+        } catch (e) {
+          if (!(e instanceof Refused)) throw e;
+          error = { status: e.status, type: e.type, reason: e.message };
+        }
+      }
+      if (error) {
+        errors = true;
+        items.push({ index: { _id: id, status: error.status, error: { type: error.type, reason: error.reason ?? `failed to parse [${JSON.stringify(doc)}]` } } });
+      } else {
+        items.push({ index: { _id: id, result: 'created', status: 201, _seq_no: this.seqNo } });
+      }
+    }
+    return { status: 200, json: { took: 1, errors, items } };
+  }
+
+  private search(index: Index, body: v.InferOutput<typeof SearchRequest>) {
+    if (body.from + body.size > index.settings.max_result_window) {
+      throw new Refused(400, 'search_phase_execution_exception', `Result window is too large, from + size must be less than or equal to: [${index.settings.max_result_window}]`);
+    }
+    const bool = body.query.bool;
+    const matches: { id: string; doc: Stored; score: number }[] = [];
+    const scorer = this.scorer(index, bool.must[0]);
+    for (const [id, doc] of index.docs) {
+      if (!bool.filter.every((clause) => filterMatches(clause, doc.source))) continue;
+      const score = scorer(doc);
+      if (score !== undefined) matches.push({ id, doc, score });
+    }
+    matches.sort(
+      (a, b) =>
+        b.score - a.score ||
+        Buffer.compare(Buffer.from(a.doc.source.bookTextId), Buffer.from(b.doc.source.bookTextId)) ||
+        a.doc.source.pageNumber - b.doc.source.pageNumber,
+    );
+    const page = matches.slice(body.from, body.from + body.size);
+    this.lastHits = page.map(({ id, score }) => ({ id, score }));
+    return {
+      status: 200,
+      json: {
+        took: 1,
+        timed_out: false,
+        _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+        hits: {
+          total: { value: matches.length, relation: 'eq' },
+          max_score: null,
+          hits: page.map(({ id, doc, score }) => ({
+            _index: index.name,
+            _id: id,
+            _score: score,
+            _source: { bookTextId: doc.source.bookTextId, pageNumber: doc.source.pageNumber },
+            sort: [score, doc.source.bookTextId, doc.source.pageNumber],
+          })),
+        },
+      },
+    };
+  }
+
+  /** The BM25 score of a document for a match clause, undefined when it does not match. */
+  private scorer(index: Index, clause: v.InferOutput<typeof MatchClause>): (doc: Stored) => number | undefined {
+    const [[field, spec]] = Object.entries('match' in clause ? clause.match : clause.match_phrase) as [[string, { query: string; operator?: 'and' | 'or' }]];
+    const mapping = index.mappings.properties[field];
+    if (mapping?.type !== 'text') throw new Refused(400, 'query_shard_exception', `field [${field}] is not a text field`);
+    const similarity = mapping.similarity === undefined ? { k1: 1.2, b: 0.75 } : index.settings.similarity[mapping.similarity]!;
+    const terms = whitespaceTokens(spec.query);
+    // Statistics over the documents that have the field (Lucene's docCount, sumTotalTermFreq, docFreq).
+    let docCount = 0;
+    let totalLength = 0;
+    const docFreq = new Map<string, number>();
+    for (const doc of index.docs.values()) {
+      const tokens = doc.tokens[field] ?? [];
+      if (tokens.length === 0) continue;
+      docCount++;
+      totalLength += tokens.length;
+      for (const t of new Set(tokens)) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
+    }
+    const avgdl = docCount === 0 ? 1 : totalLength / docCount;
+    const idf = (t: string) => {
+      const n = docFreq.get(t) ?? 0;
+      return Math.log(1 + (docCount - n + 0.5) / (n + 0.5));
+    };
+    const bm25 = (weight: number, freq: number, length: number) =>
+      (weight * freq) / (freq + similarity.k1 * (1 - similarity.b + (similarity.b * luceneLength(length)) / avgdl));
+
+    if ('match_phrase' in clause) {
+      const weight = terms.reduce((sum, t) => sum + idf(t), 0);
+      return (doc) => {
+        const tokens = doc.tokens[field] ?? [];
+        let freq = 0;
+        for (let start = 0; start + terms.length <= tokens.length; start++) {
+          if (terms.every((t, k) => tokens[start + k] === t)) freq++;
+        }
+        return freq === 0 ? undefined : bm25(weight, freq, tokens.length);
+      };
+    }
+    return (doc) => {
+      const tokens = doc.tokens[field] ?? [];
+      let score = 0;
+      let matched = 0;
+      for (const t of terms) {
+        const freq = tokens.filter((token) => token === t).length;
+        if (freq === 0) continue;
+        matched++;
+        score += bm25(idf(t), freq, tokens.length);
+      }
+      const enough = spec.operator === 'and' ? matched === terms.length : matched > 0;
+      return enough ? score : undefined;
+    };
+  }
+
+  /** The documents a by-query call selects, as they are now (its snapshot). */
+  private select(index: Index, bool: { filter: TermClause[]; must_not?: { bool: { filter: TermClause[] } }[] }) {
+    const selected: { id: string; seqNo: number }[] = [];
+    for (const [id, doc] of index.docs) {
+      if (!bool.filter.every((c) => filterMatches(c, doc.source))) continue;
+      if (bool.must_not?.some((not) => not.bool.filter.every((c) => filterMatches(c, doc.source)))) continue;
+      selected.push({ id, seqNo: doc.seqNo });
+    }
+    const write = this.afterSnapshot;
+    this.afterSnapshot = undefined;
+    write?.();
+    return selected;
+  }
+
+  private updateByQuery(index: Index, body: v.InferOutput<typeof UpdateByQueryRequest>) {
+    const assignments = painlessAssignments(body.script.source, body.script.params);
+    const selected = this.select(index, body.query.bool);
+    let updated = 0;
+    let conflicts = 0;
+    for (const { id, seqNo } of selected) {
+      const current = index.docs.get(id);
+      if (!current || current.seqNo !== seqNo) {
+        conflicts++;
+        continue;
+      }
+      const doc = structuredClone(current.source) as Record<string, unknown>;
+      for (const [field, value] of assignments) doc[field] = value;
+      this.store(index, id, parse(PageDocument, doc));
+      updated++;
+    }
+    return { status: 200, json: byQueryAnswer(selected.length, { updated, version_conflicts: conflicts }) };
+  }
+
+  private deleteByQuery(index: Index, body: v.InferOutput<typeof DeleteByQueryRequest>) {
+    const selected = this.select(index, body.query.bool);
+    let deleted = 0;
+    let conflicts = 0;
+    for (const { id, seqNo } of selected) {
+      if (index.docs.get(id)?.seqNo !== seqNo) {
+        conflicts++;
+        continue;
+      }
+      index.docs.delete(id);
+      deleted++;
+    }
+    return { status: 200, json: byQueryAnswer(selected.length, { deleted, version_conflicts: conflicts }) };
+  }
+}
+
+type TermClause = v.InferOutput<typeof TermQuery>;
+
+function filterMatches(clause: v.InferOutput<typeof FilterClause>, doc: Doc): boolean {
+  if ('bool' in clause) return clause.bool.should.filter((c) => filterMatches(c, doc)).length >= clause.bool.minimum_should_match;
+  const [[field, { value }]] = Object.entries(clause.term) as [[keyof Doc, { value: string }]];
+  return doc[field] === value;
+}
+
+function byQueryAnswer(total: number, counts: { updated?: number; deleted?: number; version_conflicts: number }) {
+  return {
+    took: 1,
+    timed_out: false,
+    total,
+    updated: 0,
+    deleted: 0,
+    batches: 1,
+    noops: 0,
+    retries: { bulk: 0, search: 0 },
+    throttled_millis: 0,
+    requests_per_second: -1,
+    throttled_until_millis: 0,
+    failures: [],
+    ...counts,
+  };
+}
+
+/** The only painless the fake runs: `ctx._source.<field> = params.<name>;` statements, nothing else. */
+function painlessAssignments(source: string, params: Record<string, string>): [string, string][] {
+  const statement = /^\s*ctx\._source\.([A-Za-z]\w*)\s*=\s*params\.([A-Za-z]\w*)\s*;/;
+  const assignments: [string, string][] = [];
+  let rest = source;
+  while (rest.trim().length > 0) {
+    const m = statement.exec(rest);
+    if (!m) throw new Refused(400, 'script_exception', 'compile error (the fake runs only `ctx._source.x = params.y;` statements)');
+    const value = params[m[2]!];
+    if (value === undefined) throw new Refused(400, 'script_exception', `runtime error: params.${m[2]} is null`);
+    assignments.push([m[1]!, value]);
+    rest = rest.slice(m[0].length);
+  }
+  return assignments;
+}
+
+function checkParameters(action: string, query: Record<string, string>): void {
+  const allowed = routeParameters[action]!;
+  for (const [name, value] of Object.entries(query)) {
+    if (!allowed[name]?.includes(value)) throw new Refused(400, 'illegal_argument_exception', `request [${action}] contains unrecognized parameter or value: [${name}]`);
+  }
+  for (const name of requiredParameters[action] ?? []) {
+    if (!(name in query)) throw new Refused(400, 'illegal_argument_exception', `the fake expects [${name}] on ${action}`);
+  }
+}
+
+function parseJson(request: RecordedRequest): unknown {
+  if (request.method === 'HEAD') return undefined;
+  return parseLine(request.body);
+}
+
+function parseLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    throw new Refused(400, 'x_content_parse_exception', 'Failed to parse the request body');
+  }
+}
+
+function parse<S extends v.GenericSchema>(schema: S, value: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  throw new Refused(400, 'x_content_parse_exception', `[${v.getDotPath(issue) ?? ''}] ${issue.message}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SigV4, verified from scratch (AWS's "Create a signed AWS API request")
+// ---------------------------------------------------------------------------------------------
+
+const sha256 = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
+const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
+const rfc3986 = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+interface Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** The signature of a request, from its signed headers (`host` taken from the URL). */
+function signatureOf(request: RecordedRequest, url: URL, signedHeaderList: string, secretAccessKey: string, region: string): string {
+  const amzDate = request.headers['x-amz-date'] ?? '';
+  const headerValue = (name: string) => (name === 'host' ? url.host : (request.headers[name] ?? '')).trim().replace(/\s+/g, ' ');
+  const canonicalPath = url.pathname
+    .split('/')
+    .map((segment) => rfc3986(decodeURIComponent(segment)))
+    .join('/');
+  const canonicalQuery = [...url.searchParams]
+    .map(([k, val]) => [rfc3986(k), rfc3986(val)] as const)
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : 1))
+    .map(([k, val]) => `${k}=${val}`)
+    .join('&');
+  const canonicalRequest = [
+    request.method,
+    canonicalPath,
+    canonicalQuery,
+    signedHeaderList
+      .split(';')
+      .map((name) => `${name}:${headerValue(name)}\n`)
+      .join(''),
+    signedHeaderList,
+    sha256(request.body),
+  ].join('\n');
+  const date = amzDate.slice(0, 8);
+  const scope = `${date}/${region}/es/aws4_request`;
+  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonicalRequest)].join('\n');
+  const key = hmac(hmac(hmac(hmac(`AWS4${secretAccessKey}`, date), region), 'es'), 'aws4_request');
+  return hmac(key, stringToSign).toString('hex');
+}
+
+/** Headers that sign a request (for tests that send the fake a body of their own). */
+export function signedHeaders(method: string, url: URL, body: string, contentType: string, credentials: Credentials, region: string): Record<string, string> {
+  const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+  const headers: Record<string, string> = { 'content-type': contentType, 'x-amz-date': amzDate, 'x-amz-content-sha256': sha256(body) };
+  const list = 'content-type;host;x-amz-content-sha256;x-amz-date';
+  const signature = signatureOf({ method, path: url.pathname, query: {}, headers, body }, url, list, credentials.secretAccessKey, region);
+  const scope = `${amzDate.slice(0, 8)}/${region}/es/aws4_request`;
+  return { ...headers, authorization: `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${list}, Signature=${signature}` };
+}
+
+function verifySignature(request: RecordedRequest, url: URL, credentials: Credentials, region: string): void {
+  const denied = (why: string) => new Refused(403, 'security_exception', why, { 'x-amzn-errortype': 'InvalidSignatureException' });
+  const auth = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(
+    request.headers.authorization ?? '',
+  );
+  if (!auth) throw denied('Missing or malformed Authorization header');
+  const [, accessKeyId, date, scopeRegion, service, signedHeaderList, signature] = auth as unknown as string[];
+  if (accessKeyId !== credentials.accessKeyId) throw denied('Unknown access key');
+  if (service !== 'es' || scopeRegion !== region) throw denied(`Credential should be scoped to ${region}/es`);
+  if (!(request.headers['x-amz-date'] ?? '').startsWith(date!)) throw denied('Date mismatch');
+  if (credentials.sessionToken !== undefined && request.headers['x-amz-security-token'] !== credentials.sessionToken) throw denied('Missing security token');
+  const hash = request.headers['x-amz-content-sha256'];
+  if (hash !== undefined && hash !== sha256(request.body)) throw denied('Body does not match its hash');
+  const names = signedHeaderList!.split(';');
+  if (!names.includes('host') || !names.includes('x-amz-date')) throw denied('host and x-amz-date must be signed');
+  if (credentials.sessionToken !== undefined && !names.includes('x-amz-security-token')) throw denied('The security token must be signed');
+  if (signatureOf(request, url, signedHeaderList!, credentials.secretAccessKey, region) !== signature) {
+    throw denied('The request signature we calculated does not match the signature you provided');
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The adapter over the fake
+// ---------------------------------------------------------------------------------------------
+
+/** Fixed fake credentials (AWS's documentation example); the fake checks signatures with them. */
+export const fakeCredentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' };
+export const fakeDomain = { endpoint: 'https://search-maktaba-fake.eu-west-1.es.amazonaws.com', region: 'eu-west-1', index: 'pages' };
+
+/**
+ * The OpenSearch adapter on a fresh fake: a SearchEngine for the shared contract suite
+ * (test/support/search-engine-contract.ts), with its fake to look into. Retries do not wait. With
+ * `fetch`, the adapter talks to another engine's fake (two containers, one domain).
+ */
+export function openSearchOverFake(options: Partial<OpenSearchEngineOptions> = {}): OpenSearchEngine & { fake: FakeOpenSearch } {
+  const fake = new FakeOpenSearch({ credentials: fakeCredentials, region: fakeDomain.region });
+  const engine = openSearchEngine({
+    ...fakeDomain,
+    credentials: fakeCredentials,
+    fetch: fake.fetch,
+    clock: { sleep: async () => {}, random: () => 0 },
+    ...options,
+  });
+  return Object.assign(engine, { fake });
+}
