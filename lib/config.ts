@@ -34,6 +34,12 @@ export interface Config {
    * infra/media.ts). Absent locally: the embedded S3's presigned URLs serve instead.
    */
   media?: { urlBase: string; keyPairId: string; signingKeySecretArn: string };
+  /**
+   * The search engine of issue 17 (lib/search/engine.ts): a managed OpenSearch domain on AWS
+   * (`endpoint`, `index`, the function's region), else the embedded SQLite FTS5 file at `dbPath`
+   * (the local runtime's, under DATA_DIR; `:memory:` in tests).
+   */
+  search: { endpoint?: string; index: string; dbPath: string };
 }
 
 /**
@@ -67,6 +73,12 @@ export const variables = {
   mediaKeyPairId: 'MEDIA_KEY_PAIR_ID',
   /** The secret whose string is the private key (PKCS#8 PEM) that signs media URLs. */
   mediaSigningKeySecretArn: 'MEDIA_SIGNING_KEY_SECRET_ARN',
+  /** The OpenSearch domain's endpoint (`https://...es.amazonaws.com`); unset: the embedded engine. */
+  searchEndpoint: 'SEARCH_ENDPOINT',
+  /** The index of pages in that domain. */
+  searchIndex: 'SEARCH_INDEX',
+  /** The embedded engine's SQLite file (or `:memory:`). */
+  searchDb: 'SEARCH_DB',
 } as const;
 export type Setting = keyof typeof variables;
 
@@ -79,7 +91,13 @@ export const environmentFor = (settings: Partial<Record<Setting, string | undefi
   );
 
 /** The resource names when none is set: the local runtime's (infra/local/state.ts). */
-export const defaultNames = { tableName: 'maktaba', uploadsBucket: 'maktaba-uploads', audioBucket: 'maktaba-audio' } as const;
+export const defaultNames = {
+  tableName: 'maktaba',
+  uploadsBucket: 'maktaba-uploads',
+  audioBucket: 'maktaba-audio',
+  searchIndex: 'pages',
+  searchDb: ':memory:',
+} as const;
 
 const env = (setting: Setting): string | undefined => {
   const value = process.env[variables[setting]];
@@ -133,6 +151,11 @@ export function readConfig(): Config {
       secretArn: env('stripeSecretArn'),
     },
     media: readMedia(),
+    search: {
+      endpoint: env('searchEndpoint'),
+      index: env('searchIndex') ?? defaultNames.searchIndex,
+      dbPath: env('searchDb') ?? defaultNames.searchDb,
+    },
   };
 }
 
