@@ -96,6 +96,8 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
   'billing-worker': ['billing-outbox', 'stripe'],
   sweeper: ['table', 'upload-sweep'],
+  // Reads BookTexts and pages for the hits; the search domain's grants come with the engine (infra/search.ts).
+  'search-api': ['table', ...httpAnswers],
   // The document and the reference page (selfContained, below): it touches nothing.
   'api-docs': [],
 };

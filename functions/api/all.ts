@@ -6,12 +6,14 @@ import { ocrApiContracts } from './ocr-api.ts';
 import { ocrCallbackContracts } from './ocr-callbacks.ts';
 import { ocrExportContracts } from './ocr-export.ts';
 import { ocrSchemas } from './ocr-shapes.ts';
+import { searchContracts, searchSchemas } from './search-api.ts';
 import { sharedSchemas } from './shapes.ts';
 
 /** Every route's contract, by route key (one file per function, named as the function), and the document's named shapes. */
 export const allContracts = {
   ...ocrApiContracts,
   ...ocrExportContracts,
+  ...searchContracts,
   ...ocrCallbackContracts,
   ...audioContracts,
   ...notificationContracts,
@@ -19,4 +21,4 @@ export const allContracts = {
   ...apiDocsContracts,
 };
 
-export const components = { ...sharedSchemas, ...ocrSchemas, ...audioSchemas, ...notificationSchemas };
+export const components = { ...sharedSchemas, ...ocrSchemas, ...searchSchemas, ...audioSchemas, ...notificationSchemas };

@@ -73,4 +73,5 @@ export const styleOf: Record<FunctionName, ErrorStyle> = {
   'notifications-api': messageStyle,
   'billing-webhook': messageStyle,
   'api-docs': messageStyle,
+  'search-api': ocrStyle,
 };

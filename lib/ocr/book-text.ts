@@ -186,6 +186,8 @@ export interface BookTextList {
 /** The BookTexts and their Files, read by every part of lib/ocr. */
 export interface BookTextStore {
   get(bookTextId: string): Promise<BookText | undefined>;
+  /** BookTexts by id, read together (at most 100); missing ids are absent from the map. */
+  getMany(bookTextIds: readonly string[]): Promise<Map<string, BookText>>;
   getFile(fileId: string): Promise<FileRecord | undefined>;
   /** The BookText's and its File's changes, all or nothing; a text replaces whichever the record holds. */
   edit(bookText: BookText, edit: BookTextEdit): Promise<TextWrite>;

@@ -5,7 +5,7 @@ import type { PageStore } from '../../ocr/pages/store.ts';
 import { batchPut } from './books.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
-import { countAll, queryAll, record, type Db } from './table.ts';
+import { batchGet, countAll, queryAll, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
 /** A BookText's pages (lib/ocr/pages/store.ts), each its own item in the BookText's partition. */
@@ -24,6 +24,13 @@ export function dynamoPageStore(db: Db): PageStore {
         ExpressionAttributeValues: { ':pk': keys.bookTextPartition(bookTextId), ':prefix': keys.pagePrefix },
         ConsistentRead: true,
       }),
+
+    // A batch may not name an item twice.
+    pagesAt: (pages) =>
+      batchGet<BookTextPage>(
+        db,
+        [...new Map(pages.map((p) => [`${p.bookTextId}#${p.pageNumber}`, keys.bookTextPage(p.bookTextId, p.pageNumber)])).values()],
+      ),
 
     async pageWindow(bookTextId, offset, limit) {
       const partition = {

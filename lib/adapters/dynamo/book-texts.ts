@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { BookTextEdit, BookTextStore, FileRecord } from '../../ocr/book-text.ts';
+import type { BookText, BookTextEdit, BookTextStore, FileRecord } from '../../ocr/book-text.ts';
 import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { bookTextRecords, countMoves, transact } from './book-text-writes.ts';
 import { keys } from './keys.ts';
-import { failedConditions, record, type Db } from './table.ts';
+import { batchGet, failedConditions, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
 export { bookTextItem };
@@ -14,6 +14,11 @@ export function dynamoBookTextStore(db: Db): BookTextStore {
   const { get, withCurrent } = bookTextRecords(db);
   return {
     get,
+
+    async getMany(bookTextIds) {
+      const found = await batchGet<BookText>(db, [...new Set(bookTextIds)].map((id) => keys.bookText(id)));
+      return new Map(found.map((bookText) => [bookText.bookTextId, bookText]));
+    },
 
     async getFile(fileId) {
       const { Item } = await db.client.send(new GetCommand({ TableName, Key: keys.file(fileId) }));

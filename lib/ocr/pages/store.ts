@@ -12,6 +12,8 @@ export interface PageStore {
   putPages(pages: BookTextPage[]): Promise<void>;
   /** All of a BookText's pages, in page order. */
   pages(bookTextId: string): Promise<BookTextPage[]>;
+  /** The pages named, read together (at most 100); a missing page is absent from the answer. */
+  pagesAt(pages: readonly { bookTextId: string; pageNumber: number }[]): Promise<BookTextPage[]>;
   /** Pages `offset` .. `offset + limit` in page order, and how many pages the book has. */
   pageWindow(bookTextId: string, offset: number, limit: number): Promise<{ total: number; pages: BookTextPage[] }>;
   /** Changes only the given fields of each page; a missing page is created with the defaults. */

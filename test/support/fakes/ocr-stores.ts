@@ -66,6 +66,15 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     return found && copy(found);
   }
 
+  async getMany(bookTextIds: readonly string[]) {
+    const found = new Map<string, BookText>();
+    for (const id of bookTextIds) {
+      const bookText = this.bookTexts.get(id);
+      if (bookText) found.set(id, copy(bookText));
+    }
+    return found;
+  }
+
   async getFile(fileId: string) {
     const found = this.files.get(fileId);
     return found && copy(found);
@@ -77,6 +86,13 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
 
   async pages(bookTextId: string) {
     return [...(this.pageItems.get(bookTextId)?.values() ?? [])].sort((a, b) => a.pageNumber - b.pageNumber).map(copy);
+  }
+
+  async pagesAt(pages: readonly { bookTextId: string; pageNumber: number }[]) {
+    return pages.flatMap((p) => {
+      const page = this.pageItems.get(p.bookTextId)?.get(p.pageNumber);
+      return page ? [copy(page)] : [];
+    });
   }
 
   async recordPage(book: BookText, progress: PageProgress) {

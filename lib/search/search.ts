@@ -1,0 +1,80 @@
+import type { Caller } from '../auth/caller.ts';
+import { forbidden } from '../errors.ts';
+import { findBookText, managedBy } from '../ocr/access.ts';
+import type { BookText, BookTextStore } from '../ocr/book-text.ts';
+import { catalogueView } from '../ocr/catalogue/listing.ts';
+import type { PageStore } from '../ocr/pages/store.ts';
+import type { MatchMode, PageHit, SearchEngine } from './engine.ts';
+import { matchOf, type Match } from './query.ts';
+import { matcherFor, snippet } from './snippet.ts';
+
+/**
+ * Full-text search of digitized books (issue 17; README, "Search"): the engine finds and counts the
+ * pages, the table decides what is shown. Each hit's BookText is read from the table and shown only
+ * if the caller may read it now (a book made private is gone from its results at once, before the
+ * index has caught up), and its snippet is made from the page as stored. One engine query and at most
+ * two batch reads of 100 items per request.
+ */
+export interface SearchDeps {
+  engine: SearchEngine;
+  bookTexts: Pick<BookTextStore, 'get' | 'getMany'>;
+  pages: Pick<PageStore, 'pagesAt'>;
+}
+
+/** The query of both search routes as their contracts read it (functions/api/search-api.ts). */
+export interface Searching {
+  q?: string;
+  mode?: MatchMode;
+  limit: number;
+  offset: number;
+}
+
+/** The snippets of the hits, from their pages as stored; a page no longer stored gives an empty one. */
+async function snippets(deps: SearchDeps, hits: PageHit[], match: Match): Promise<Map<string, string>> {
+  const key = (h: PageHit) => `${h.bookTextId}#${h.pageNumber}`;
+  const pages = await deps.pages.pagesAt(hits);
+  const matches = matcherFor(match.field, match.terms);
+  return new Map(pages.map((page) => [key(page), snippet(page.text, matches)]));
+}
+
+const snippetOf = (all: Map<string, string>, hit: PageHit) => all.get(`${hit.bookTextId}#${hit.pageNumber}`) ?? '';
+
+/** `GET /ocr/search`: pages of the books the caller may list (the visibility rules of `GET /ocr/books`). */
+export async function searchCatalogue(deps: SearchDeps, caller: Caller, query: Searching & { language?: string }) {
+  const match = matchOf(query.q, query.mode);
+  const { limit, offset, language } = query;
+  const found = await deps.engine.search({ ...match, view: catalogueView(caller), language, limit, offset });
+  const bookTexts = await deps.bookTexts.getMany([...new Set(found.hits.map((h) => h.bookTextId))]);
+  const readable = (b: BookText | undefined): b is BookText => b !== undefined && (b.visibility === 'public' || managedBy(caller, b));
+  const shown = found.hits.filter((h) => readable(bookTexts.get(h.bookTextId)));
+  const texts = await snippets(deps, shown, match);
+  return {
+    success: true,
+    // The engine's count, less the hits of this window that the table no longer shows this caller.
+    total: Math.max(0, found.total - (found.hits.length - shown.length)),
+    limit,
+    offset,
+    hits: shown.map((h) => {
+      const bookText = bookTexts.get(h.bookTextId)!;
+      return { bookTextId: h.bookTextId, fileName: bookText.fileName, language: bookText.language, pageNumber: h.pageNumber, snippet: snippetOf(texts, h) };
+    }),
+  };
+}
+
+/** `GET /ocr/books/:bookTextId/search`: pages of one book, readable as `GET /ocr/books/:bookTextId` is. */
+export async function searchBookText(deps: SearchDeps, caller: Caller, bookTextId: string | undefined, query: Searching) {
+  const match = matchOf(query.q, query.mode);
+  const bookText = await findBookText(deps.bookTexts, bookTextId);
+  if (bookText.visibility !== 'public' && !managedBy(caller, bookText)) throw forbidden('Unauthorized to view this book');
+  const { limit, offset } = query;
+  const found = await deps.engine.search({ ...match, bookTextId: bookText.bookTextId, view: { kind: 'all' }, limit, offset });
+  const texts = await snippets(deps, found.hits, match);
+  return {
+    success: true,
+    bookTextId: bookText.bookTextId,
+    total: found.total,
+    limit,
+    offset,
+    hits: found.hits.map((h) => ({ pageNumber: h.pageNumber, snippet: snippetOf(texts, h) })),
+  };
+}
