@@ -1,7 +1,18 @@
+/**
+ * The full-text search port (issue 17). Text is analyzed in our own code (lib/search/analysis.ts:
+ * normalization, stemming) into terms; an engine only stores and matches those terms, so every
+ * engine (SQLite FTS5 locally, OpenSearch on AWS) gives the same hits and totals. Which terms an
+ * engine accepts, and its limits, are lib/search/rules.ts.
+ */
+
 /** Whose pages a search may return (the visibility rules of GET /ocr/books). */
 export type SearchView = { kind: 'public' } | { kind: 'all' } | { kind: 'publicAndOwn'; ownerId: string };
 
-/** What a page's index entry knows of its book, copied on each page so one query filters and counts. */
+/**
+ * What a page's index entry knows of its book, copied on each page so one query filters and counts.
+ * Every page of a book carries the book's current fields: a change goes through `setBookFields`
+ * (an engine may keep them once per book, as the SQLite one does).
+ */
 export interface IndexedBookFields {
   userId: string;
   visibility: 'private' | 'public';
@@ -11,39 +22,52 @@ export interface IndexedBookFields {
 
 export interface IndexedPage extends IndexedBookFields {
   bookTextId: string;
+  /** 0..maxPageNumber (lib/ocr/pages/page.ts). */
   pageNumber: number;
-  /** Analyzed terms in text order, unstemmed (exact phrases). */
+  /** Analyzed terms in text order, unstemmed (exact phrases). Each one `isIndexTerm`. */
   exact: string[];
-  /** The same terms stemmed, position for position (the default search). */
+  /** The same terms stemmed, position for position (the default search): as many as `exact`. */
   stemmed: string[];
 }
 
 export type MatchMode = 'phrase' | 'all' | 'any';
 
 export interface PageQuery {
+  /** `phrase`: the terms consecutively, in order; `all`: every term somewhere; `any`: at least one. */
   mode: MatchMode;
   /** `exact` for phrases the reader quoted; `stemmed` for the default search. */
   field: 'exact' | 'stemmed';
-  /** Analyzed terms in the field's form: 1..32 of them, each 1..64 characters, letters/marks/digits only. */
+  /**
+   * Analyzed terms in the field's form: 1..32 of them, each 1..64 characters, letters/marks/digits
+   * only. A term that is not an index term (`isIndexTerm`: `"`, `*`, `NEAR`, ...) is matched
+   * literally, so it is in no page: never an error, never query syntax.
+   */
   terms: string[];
   /** Only this BookText's pages (search within a book). */
   bookTextId?: string;
   /** Only books of this language. */
   language?: string;
   view: SearchView;
-  limit: number;  // 1..100
+  limit: number; // 1..100
   offset: number; // 0..10000
 }
 
-export interface PageHit { bookTextId: string; pageNumber: number }
+export interface PageHit {
+  bookTextId: string;
+  pageNumber: number;
+}
 
 export interface SearchEngine {
-  /** Adds or replaces pages (one entry per bookTextId + pageNumber). */
+  /** Adds or replaces pages (one entry per bookTextId + pageNumber). Pages that break the rules are refused whole. */
   putPages(pages: IndexedPage[]): Promise<void>;
-  /** Copies a book's changed fields to all its pages (visibility, status, ...). */
+  /** Copies a book's changed fields to all its pages (visibility, status, ...). A book with no pages: nothing. */
   setBookFields(bookTextId: string, fields: IndexedBookFields): Promise<void>;
   /** Removes a book's pages. */
   removeBook(bookTextId: string): Promise<void>;
-  /** Matching pages, best first (BM25; ties by bookTextId, then pageNumber), and how many match in all (exact). */
+  /**
+   * Matching pages, best first (BM25; ties by bookTextId, then pageNumber), and how many match in
+   * all (exact). Scores are each engine's own: the hits and totals are the contract, not the order
+   * of differently scored pages across engines.
+   */
   search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }>;
 }

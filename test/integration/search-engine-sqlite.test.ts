@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import sqlite3 from 'node-sqlite3-wasm';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { matchExpression, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
+import type { IndexedPage } from '../../lib/search/engine.ts';
+import { describeSearchEngine } from '../support/search-engine-contract.ts';
+
+/** SQLite FTS5 (node-sqlite3-wasm): the contract in memory, then what only a database file shows. */
+const opened: SqliteSearchEngine[] = [];
+const open = (path: string): SqliteSearchEngine => {
+  const engine = sqliteSearchEngine(path);
+  opened.push(engine);
+  return engine;
+};
+afterEach(() => {
+  for (const engine of opened.splice(0)) engine.close();
+});
+
+describeSearchEngine('SQLite FTS5', async () => open(':memory:'));
+
+describe('SQLite FTS5 search engine', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'maktaba-search-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const page = (pageNumber: number, text: string, visibility: 'public' | 'private' = 'public'): IndexedPage => {
+    const exact = text.split(' ');
+    return { bookTextId: 'book-1', userId: 'user-1', visibility, status: 'completed', language: 'ar', pageNumber, exact, stemmed: exact };
+  };
+
+  it('keeps its index in the file across reopening', async () => {
+    const path = join(dir, 'kept.sqlite');
+    const first = open(path);
+    await first.putPages([page(0, 'نور على نور'), page(1, 'كتاب', 'private')]);
+    await first.setBookFields('book-1', { userId: 'user-1', visibility: 'private', status: 'completed', language: 'ar' });
+    first.close();
+    opened.splice(opened.indexOf(first), 1);
+    const again = open(path);
+    expect(await again.search({ mode: 'all', field: 'exact', terms: ['نور'], view: { kind: 'public' }, limit: 10, offset: 0 })).toEqual({ total: 0, hits: [] });
+    expect(await again.search({ mode: 'all', field: 'exact', terms: ['نور'], view: { kind: 'all' }, limit: 10, offset: 0 })).toEqual({ total: 1, hits: [{ bookTextId: 'book-1', pageNumber: 0 }] });
+  });
+
+  it('refuses a file of another layout', () => {
+    const path = join(dir, 'other.sqlite');
+    const other = new sqlite3.Database(path);
+    other.exec('PRAGMA user_version = 7');
+    other.close();
+    expect(() => sqliteSearchEngine(path)).toThrow(/layout 7/);
+  });
+
+  it('keeps other connections out while open, with what to do if a killed process left its lock', async () => {
+    const path = join(dir, 'locked.sqlite');
+    const first = open(path);
+    expect(() => sqliteSearchEngine(path)).toThrow(`one that was killed left ${path}.lock behind: delete that directory`);
+    first.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    await open(path).putPages([page(0, 'نور')]);
+  });
+
+  it('lets go of its file when the process exits without closing it', () => {
+    const path = join(dir, 'exit.sqlite');
+    const script = join(dir, 'exit-without-close.mts');
+    const adapter = pathToFileURL(join(import.meta.dirname, '../../lib/adapters/sqlite/search-engine.ts')).href;
+    writeFileSync(
+      script,
+      `import { sqliteSearchEngine } from ${JSON.stringify(adapter)};
+       await sqliteSearchEngine(${JSON.stringify(path)}).putPages([${JSON.stringify(page(3, 'باقٍ'))}]);
+       process.exit(0);`,
+    );
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(0);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    return expect(open(path).search({ mode: 'all', field: 'exact', terms: ['باقٍ'], view: { kind: 'all' }, limit: 10, offset: 0 })).resolves.toEqual({
+      total: 1,
+      hits: [{ bookTextId: 'book-1', pageNumber: 3 }],
+    });
+  });
+
+  it('quotes every term, so no term is FTS5 syntax', () => {
+    expect(matchExpression({ mode: 'phrase', terms: ['near', 'or', 'b'] })).toBe('"near or b"');
+    expect(matchExpression({ mode: 'all', terms: ['a', 'not'] })).toBe('"a" AND "not"');
+    expect(matchExpression({ mode: 'any', terms: ['a', 'NEAR', '"', 'كتب'] })).toBe('"a" OR "كتب"');
+    expect(matchExpression({ mode: 'all', terms: ['a', '*'] })).toBeNull();
+    expect(matchExpression({ mode: 'phrase', terms: ['a', 'a"b'] })).toBeNull();
+    expect(matchExpression({ mode: 'any', terms: ['OR'] })).toBeNull();
+  });
+});

@@ -1,0 +1,89 @@
+import type { IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../../lib/search/engine.ts';
+import { checkIndexedPages, checkPageQuery } from '../../../lib/search/rules.ts';
+import { copy } from './copy.ts';
+
+const k1 = 1.2;
+const b = 0.75;
+
+const visibleIn = (view: SearchView, page: IndexedBookFields): boolean =>
+  view.kind === 'all' || page.visibility === 'public' || (view.kind === 'publicAndOwn' && page.userId === view.ownerId);
+
+/** How many times `phrase` occurs in `terms`, consecutively (overlapping occurrences each count). */
+function occurrences(terms: readonly string[], phrase: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i + phrase.length <= terms.length; i++) {
+    if (phrase.every((term, j) => terms[i + j] === term)) count++;
+  }
+  return count;
+}
+
+/**
+ * SearchEngine in memory (lib/adapters/sqlite/search-engine.ts): every page kept whole, each
+ * search a scan. A term matches a page's term only if equal, so a term the rules refuse (never
+ * stored) matches nothing.
+ *
+ * Ranking is Okapi BM25 (k1 1.2, b 0.75) as FTS5's bm25() computes it: one part per phrase (the
+ * whole phrase in `phrase` mode, each term otherwise), idf = ln((N - n + 0.5) / (n + 0.5)) or
+ * 1e-6 when that is not positive, N every indexed page and n those holding the phrase in the
+ * field, visible or not, and a page's length against the average over every page. (The SQLite
+ * engine's N and average length also count pages since replaced or removed, so after such writes
+ * its order of close scores can differ: the contract is the hits and totals.)
+ */
+export class FakeSearchEngine implements SearchEngine {
+  /** By `${bookTextId} ${pageNumber}`. */
+  readonly pages = new Map<string, IndexedPage>();
+
+  async putPages(pages: IndexedPage[]): Promise<void> {
+    checkIndexedPages(pages);
+    for (const page of pages) this.pages.set(`${page.bookTextId} ${page.pageNumber}`, copy(page));
+  }
+
+  async setBookFields(bookTextId: string, fields: IndexedBookFields): Promise<void> {
+    if (fields.visibility !== 'public' && fields.visibility !== 'private') throw new RangeError(`${bookTextId}: unknown visibility`);
+    for (const page of this.pages.values()) {
+      if (page.bookTextId === bookTextId) Object.assign(page, copy(fields));
+    }
+  }
+
+  async removeBook(bookTextId: string): Promise<void> {
+    for (const [key, page] of this.pages) {
+      if (page.bookTextId === bookTextId) this.pages.delete(key);
+    }
+  }
+
+  async search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }> {
+    checkPageQuery(query);
+    if (query.terms.length === 0) return { total: 0, hits: [] };
+    const all = [...this.pages.values()];
+    const phrases = query.mode === 'phrase' ? [query.terms] : query.terms.map((term) => [term]);
+    const idf = phrases.map((phrase) => {
+      const n = all.filter((page) => occurrences(page[query.field], phrase) > 0).length;
+      const value = Math.log((all.length - n + 0.5) / (n + 0.5));
+      return value > 0 ? value : 1e-6;
+    });
+    const averageLength = all.reduce((sum, page) => sum + page[query.field].length, 0) / all.length;
+
+    const scored: { page: IndexedPage; score: number }[] = [];
+    for (const page of all) {
+      if (!visibleIn(query.view, page)) continue;
+      if (query.language !== undefined && page.language !== query.language) continue;
+      if (query.bookTextId !== undefined && page.bookTextId !== query.bookTextId) continue;
+      const counts = phrases.map((phrase) => occurrences(page[query.field], phrase));
+      const matches = query.mode === 'any' ? counts.some((c) => c > 0) : counts.every((c) => c > 0);
+      if (!matches) continue;
+      const lengthNorm = 1 - b + (b * page[query.field].length) / averageLength;
+      const score = counts.reduce((sum, c, i) => sum + (idf[i]! * c * (k1 + 1)) / (c + k1 * lengthNorm), 0);
+      scored.push({ page, score });
+    }
+    scored.sort(
+      (x, y) =>
+        y.score - x.score ||
+        (x.page.bookTextId < y.page.bookTextId ? -1 : x.page.bookTextId > y.page.bookTextId ? 1 : 0) ||
+        x.page.pageNumber - y.page.pageNumber,
+    );
+    return {
+      total: scored.length,
+      hits: scored.slice(query.offset, query.offset + query.limit).map(({ page }) => ({ bookTextId: page.bookTextId, pageNumber: page.pageNumber })),
+    };
+  }
+}

@@ -1,0 +1,490 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { IndexedBookFields, IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../../lib/search/engine.ts';
+
+/**
+ * What every SearchEngine (lib/search/engine.ts) must do, run against each: the in-memory fake
+ * (test/unit/domain/search-engine-fake.test.ts) and the SQLite one
+ * (test/integration/search-engine-sqlite.test.ts). Totals are checked against counts made here,
+ * by hand or by brute force over the corpus, never against another engine.
+ */
+
+/** A stand-in stemmer: the first four characters. */
+const stem = (term: string): string => [...term].slice(0, 4).join('');
+
+interface Book extends IndexedBookFields {
+  bookTextId: string;
+}
+
+const alice = 'user-alice';
+const bob = 'user-bob';
+const carol = 'user-carol';
+const arPublic: Book = { bookTextId: 'book-ar-public', userId: alice, visibility: 'public', status: 'completed', language: 'ar' };
+const arPrivate: Book = { bookTextId: 'book-ar-private', userId: alice, visibility: 'private', status: 'completed', language: 'ar' };
+const enPublic: Book = { bookTextId: 'book-en-public', userId: bob, visibility: 'public', status: 'completed', language: 'en' };
+const enPrivate: Book = { bookTextId: 'book-en-private', userId: bob, visibility: 'private', status: 'processing', language: 'en' };
+
+/** A page of `book` whose terms are `text`'s words; stemmed by `stem`. */
+function page(book: Book, pageNumber: number, text: string): IndexedPage {
+  const exact = text.split(' ').filter((word) => word !== '');
+  return { ...book, pageNumber, exact, stemmed: exact.map(stem) };
+}
+
+/** A query for `terms`, every page visible, the first 100 hits unless `rest` says otherwise. */
+const query = (terms: string[], rest: Partial<PageQuery> = {}): PageQuery => ({
+  mode: 'all',
+  field: 'exact',
+  terms,
+  view: { kind: 'all' },
+  limit: 100,
+  offset: 0,
+  ...rest,
+});
+
+const ids = (hits: PageHit[]): string[] => hits.map((hit) => `${hit.bookTextId}#${hit.pageNumber}`);
+const sorted = (values: string[]): string[] => [...values].sort();
+
+const views: Record<string, SearchView> = {
+  anonymous: { kind: 'public' },
+  alice: { kind: 'publicAndOwn', ownerId: alice },
+  bob: { kind: 'publicAndOwn', ownerId: bob },
+  carol: { kind: 'publicAndOwn', ownerId: carol },
+  staff: { kind: 'all' },
+};
+
+/**
+ * `نور` on 3 pages of the public Arabic book, 2 of the private one (alice's), 1 of the public
+ * English book and 4 of the private one (bob's); one page of the public Arabic book without it.
+ */
+const viewCorpus: IndexedPage[] = [
+  page(arPublic, 0, 'نور على نور'),
+  page(arPublic, 1, 'في البدء كان نور'),
+  page(arPublic, 2, 'كتاب نور'),
+  page(arPublic, 3, 'كتاب بلا ضوء'),
+  page(arPrivate, 0, 'نور'),
+  page(arPrivate, 7, 'نور الدين'),
+  page(enPublic, 0, 'the word نور means light'),
+  page(enPrivate, 0, 'نور one'),
+  page(enPrivate, 1, 'نور two'),
+  page(enPrivate, 2, 'نور three'),
+  page(enPrivate, 10, 'نور four'),
+];
+const light = query(['نور']);
+/** Pages with `نور` each view sees. */
+const viewTotals = { anonymous: 4, alice: 6, bob: 8, carol: 4, staff: 10 };
+
+async function totalsByView(engine: SearchEngine, base: PageQuery = light): Promise<Record<string, number>> {
+  const totals: Record<string, number> = {};
+  for (const [who, view] of Object.entries(views)) totals[who] = (await engine.search({ ...base, view })).total;
+  return totals;
+}
+
+/** Terms a client might type that are FTS5 or Lucene syntax, or no index term at all. */
+const hostileTerms = [
+  '"', '""', 'a"b', '"a"', '*', 'a*', 'NEAR', 'NEAR(a b)', 'near(a', 'OR', 'AND', 'NOT', 'A',
+  '-', '-a', 'a-b', ':', 'exact:', '{exact}', 'exact:a', '{stemmed}:a', '^', '^a', '(', ')', '(a)',
+  '+', 'a+b', "'", ';', 'a OR b', 'a b', '', ' ', 'a\u0000b', '\\', 'a'.repeat(65), '%', '_', '.',
+];
+
+export function describeSearchEngine(name: string, make: () => Promise<SearchEngine>): void {
+  describe(`${name}: the SearchEngine contract`, () => {
+    it('finds nothing in an empty index', async () => {
+      const engine = await make();
+      expect(await engine.search(query(['نور']))).toEqual({ total: 0, hits: [] });
+      expect(await engine.search(query(['نور'], { mode: 'any', field: 'stemmed', view: { kind: 'public' } }))).toEqual({ total: 0, hits: [] });
+    });
+
+    describe('match modes', () => {
+      const corpus = [
+        page(enPublic, 0, 'the old man and the sea'),
+        page(enPublic, 1, 'a man grown old by the sea'),
+        page(enPublic, 2, 'an old boat'),
+        page(enPublic, 3, 'nothing to see'),
+        page(enPublic, 4, 'the man old and grey'),
+      ];
+
+      it('phrase needs the terms consecutively, all needs each anywhere, any needs one', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const found = async (mode: MatchMode) => sorted(ids((await engine.search(query(['old', 'man'], { mode }))).hits));
+        expect(await found('phrase')).toEqual(['book-en-public#0']);
+        expect(await found('all')).toEqual(['book-en-public#0', 'book-en-public#1', 'book-en-public#4']);
+        expect(await found('any')).toEqual(['book-en-public#0', 'book-en-public#1', 'book-en-public#2', 'book-en-public#4']);
+        expect((await engine.search(query(['old', 'man'], { mode: 'any' }))).total).toBe(4);
+      });
+
+      it('a phrase is in order: its terms reversed find other pages', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        expect(ids((await engine.search(query(['man', 'old'], { mode: 'phrase' }))).hits)).toEqual(['book-en-public#4']);
+        expect(ids((await engine.search(query(['old', 'man'], { mode: 'phrase' }))).hits)).toEqual(['book-en-public#0']);
+        expect(ids((await engine.search(query(['the', 'sea'], { mode: 'phrase' }))).hits).sort()).toEqual(['book-en-public#0', 'book-en-public#1']);
+        expect((await engine.search(query(['sea', 'the'], { mode: 'phrase' }))).total).toBe(0);
+      });
+
+      it('a one-term phrase is that term', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        expect((await engine.search(query(['old'], { mode: 'phrase' }))).total).toBe(4);
+      });
+
+      it('searches the stemmed field or the exact one', async () => {
+        const engine = await make();
+        await engine.putPages([page(enPublic, 0, 'reading books'), page(enPublic, 1, 'ready reader')]);
+        const found = async (field: 'exact' | 'stemmed', term: string) => sorted(ids((await engine.search(query([term], { field }))).hits));
+        expect(await found('stemmed', 'read')).toEqual(['book-en-public#0', 'book-en-public#1']);
+        expect(await found('exact', 'read')).toEqual([]);
+        expect(await found('exact', 'reading')).toEqual(['book-en-public#0']);
+        expect(await found('stemmed', 'reading')).toEqual([]);
+        expect(ids((await engine.search(query(['read', 'read'], { field: 'stemmed', mode: 'phrase' }))).hits)).toEqual(['book-en-public#1']);
+      });
+
+      it('finds Arabic terms with their marks as they are, and digits of any script', async () => {
+        const engine = await make();
+        await engine.putPages([page(arPublic, 0, 'الْكِتَابُ ١٢٣'), page(arPublic, 1, 'الكتاب 123'), page(arPublic, 2, 'كتابـة')]);
+        expect(ids((await engine.search(query(['الْكِتَابُ']))).hits)).toEqual(['book-ar-public#0']);
+        expect(ids((await engine.search(query(['الكتاب']))).hits)).toEqual(['book-ar-public#1']);
+        expect(ids((await engine.search(query(['١٢٣']))).hits)).toEqual(['book-ar-public#0']);
+        expect(ids((await engine.search(query(['123']))).hits)).toEqual(['book-ar-public#1']);
+        expect(ids((await engine.search(query(['كتابـة']))).hits)).toEqual(['book-ar-public#2']);
+        expect((await engine.search(query(['كتابة']))).total).toBe(0);
+      });
+    });
+
+    describe('who sees what', () => {
+      it('counts each view exactly: anonymous the public books, a member also their own, staff everything', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        expect(await totalsByView(engine)).toEqual(viewTotals);
+        // The hits are those pages: every one in a book the view may see.
+        const aliceHits = ids((await engine.search({ ...light, view: views.alice! })).hits);
+        expect(sorted(aliceHits)).toEqual(sorted(['book-ar-public#0', 'book-ar-public#1', 'book-ar-public#2', 'book-ar-private#0', 'book-ar-private#7', 'book-en-public#0']));
+      });
+
+      it('shows a book made public or private (setBookFields) in the next search', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        await engine.setBookFields(enPrivate.bookTextId, { ...enPrivate, visibility: 'public' });
+        expect(await totalsByView(engine)).toEqual({ anonymous: 8, alice: 10, bob: 8, carol: 8, staff: 10 });
+        await engine.setBookFields(enPrivate.bookTextId, enPrivate);
+        await engine.setBookFields(arPublic.bookTextId, { ...arPublic, visibility: 'private' });
+        expect(await totalsByView(engine)).toEqual({ anonymous: 1, alice: 6, bob: 5, carol: 1, staff: 10 });
+      });
+
+      it('follows a book to its new owner and language (setBookFields)', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        await engine.setBookFields(arPrivate.bookTextId, { ...arPrivate, userId: bob, language: 'en' });
+        expect(await totalsByView(engine)).toEqual({ anonymous: 4, alice: 4, bob: 10, carol: 4, staff: 10 });
+        expect((await engine.search({ ...light, language: 'en' })).total).toBe(7);
+        // A book with no pages indexed: nothing to change, no error.
+        await engine.setBookFields('book-unknown', arPublic);
+        expect(await totalsByView(engine)).toEqual({ anonymous: 4, alice: 4, bob: 10, carol: 4, staff: 10 });
+      });
+
+      it('filters by language', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        expect((await engine.search({ ...light, language: 'ar' })).total).toBe(5);
+        expect((await engine.search({ ...light, language: 'en' })).total).toBe(5);
+        expect((await engine.search({ ...light, language: 'fr' })).total).toBe(0);
+        expect((await engine.search({ ...light, language: 'ar', view: views.anonymous! })).total).toBe(3);
+        expect((await engine.search({ ...light, language: 'en', view: views.bob! })).total).toBe(5);
+      });
+
+      it('searches within one book, still within the view', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        const inBook = (bookTextId: string, view: SearchView) => engine.search({ ...light, bookTextId, view });
+        expect(sorted(ids((await inBook(arPrivate.bookTextId, views.staff!)).hits))).toEqual(['book-ar-private#0', 'book-ar-private#7']);
+        expect((await inBook(arPrivate.bookTextId, views.alice!)).total).toBe(2);
+        expect(await inBook(arPrivate.bookTextId, views.anonymous!)).toEqual({ total: 0, hits: [] });
+        expect(await inBook(arPrivate.bookTextId, views.bob!)).toEqual({ total: 0, hits: [] });
+        expect((await inBook(arPublic.bookTextId, views.carol!)).total).toBe(3);
+        expect(await inBook('book-unknown', views.staff!)).toEqual({ total: 0, hits: [] });
+        expect((await engine.search({ ...light, bookTextId: arPublic.bookTextId, language: 'en' })).total).toBe(0);
+      });
+    });
+
+    describe('writes', () => {
+      it('removeBook removes that book’s pages only', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        await engine.removeBook(arPublic.bookTextId);
+        expect(await totalsByView(engine)).toEqual({ anonymous: 1, alice: 3, bob: 5, carol: 1, staff: 7 });
+        expect((await engine.search(query(['كتاب']))).total).toBe(0);
+        await engine.removeBook(arPublic.bookTextId);
+        await engine.removeBook('book-unknown');
+        expect(await totalsByView(engine)).toEqual({ anonymous: 1, alice: 3, bob: 5, carol: 1, staff: 7 });
+        // Indexed again, it is found again with the fields its pages carry.
+        await engine.putPages([page({ ...arPublic, visibility: 'private' }, 5, 'نور')]);
+        expect(await totalsByView(engine)).toEqual({ anonymous: 1, alice: 4, bob: 5, carol: 1, staff: 8 });
+      });
+
+      it('putPages replaces a page: one entry, its old terms gone', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        await engine.putPages([page(arPublic, 0, 'نور جديد'), page(arPublic, 3, 'نور أيضا')]);
+        expect(await totalsByView(engine)).toEqual({ anonymous: 5, alice: 7, bob: 9, carol: 5, staff: 11 });
+        expect(ids((await engine.search(query(['على']))).hits)).toEqual([]);
+        expect(ids((await engine.search(query(['جديد']))).hits)).toEqual(['book-ar-public#0']);
+        expect(ids((await engine.search(query(['كتاب']))).hits)).toEqual(['book-ar-public#2']);
+        // The same page twice in one call: the last one stays.
+        await engine.putPages([page(enPublic, 9, 'first version'), page(enPublic, 9, 'second version')]);
+        expect(ids((await engine.search(query(['version']))).hits)).toEqual(['book-en-public#9']);
+        expect((await engine.search(query(['first']))).total).toBe(0);
+        // An empty page matches nothing and replaces what was there.
+        await engine.putPages([page(enPublic, 9, '')]);
+        expect((await engine.search(query(['version']))).total).toBe(0);
+        await engine.putPages([]);
+      });
+
+      it('writes a large batch whole, and replaces it whole', async () => {
+        const engine = await make();
+        const many = (word: string) => Array.from({ length: 1_234 }, (_, n) => page(enPublic, n, `${word} page ${n % 7 === 0 ? 'seventh' : 'other'}`));
+        await engine.putPages(many('first'));
+        expect((await engine.search(query(['first']))).total).toBe(1_234);
+        expect((await engine.search(query(['seventh']))).total).toBe(177);
+        await engine.putPages(many('second'));
+        expect((await engine.search(query(['first']))).total).toBe(0);
+        expect((await engine.search(query(['second', 'seventh'], { limit: 100, offset: 100 }))).hits).toHaveLength(77);
+      });
+
+      it('refuses pages that break the index rules, writing none of the call', async () => {
+        const engine = await make();
+        const good = page(enPublic, 0, 'good');
+        const refused: IndexedPage[] = [
+          page(enPublic, 1, 'Capital'),
+          page(enPublic, 1, 'a-b'),
+          { ...page(enPublic, 1, 'x'), exact: [''] },
+          { ...page(enPublic, 1, 'x'), stemmed: ['x', 'y'] },
+          { ...page(enPublic, 1, 'x'), stemmed: ['σοφός'] }, // final sigma: not case-folded
+          { ...page(enPublic, 1, 'x'), exact: ['a'.repeat(65)], stemmed: ['a'] },
+          page(enPublic, -1, 'x'),
+          page(enPublic, 1.5, 'x'),
+          page(enPublic, 100_000, 'x'),
+          page({ ...enPublic, visibility: 'hidden' as 'private' }, 1, 'x'),
+        ];
+        for (const bad of refused) await expect(engine.putPages([good, bad])).rejects.toThrow(RangeError);
+        expect((await engine.search(query(['good']))).total).toBe(0);
+        // The longest term and the highest page number are accepted.
+        await engine.putPages([page(enPublic, 99_999, `${'ب'.repeat(64)} good`)]);
+        expect(ids((await engine.search(query(['ب'.repeat(64), 'good'], { mode: 'phrase' }))).hits)).toEqual(['book-en-public#99999']);
+      });
+    });
+
+    describe('results', () => {
+      it('pages through the results: disjoint pages whose union is the whole ordered list', async () => {
+        const engine = await make();
+        // 23 matching pages of varied scores, and ties, in several books.
+        const books = [arPublic, enPublic, arPrivate];
+        const pages = Array.from({ length: 30 }, (_, n) => page(books[n % 3]!, n, `${n < 23 ? 'word '.repeat(1 + (n % 4)) : 'none '}filler ${'x '.repeat(n % 5)}`));
+        await engine.putPages(pages);
+        const all = await engine.search(query(['word'], { limit: 100 }));
+        expect(all.total).toBe(23);
+        expect(new Set(ids(all.hits)).size).toBe(23);
+        for (const limit of [1, 3, 7, 23]) {
+          const seen: PageHit[] = [];
+          for (let offset = 0; offset < 30; offset += limit) {
+            const part = await engine.search(query(['word'], { limit, offset }));
+            expect(part.total).toBe(23);
+            expect(part.hits.length).toBe(Math.max(0, Math.min(limit, 23 - offset)));
+            seen.push(...part.hits);
+          }
+          expect(seen).toEqual(all.hits);
+        }
+        expect(await engine.search(query(['word'], { offset: 10_000 }))).toEqual({ total: 23, hits: [] });
+      });
+
+      it('breaks score ties by bookTextId, then page number (as numbers)', async () => {
+        const engine = await make();
+        const same = 'equal pages here';
+        const pageOf = (bookTextId: string, n: number) => page({ ...enPublic, bookTextId }, n, same);
+        await engine.putPages([pageOf('book-b', 10), pageOf('book-c', 1), pageOf('book-b', 2), pageOf('book-a', 99), pageOf('book-b', 9), pageOf('book-aa', 0)]);
+        await engine.putPages([page(enPublic, 0, 'other words only'), page(enPublic, 1, 'more other words')]);
+        const expected = ['book-a#99', 'book-aa#0', 'book-b#2', 'book-b#9', 'book-b#10', 'book-c#1'];
+        for (const mode of ['phrase', 'all', 'any'] as const) {
+          expect(ids((await engine.search(query(['equal', 'pages'], { mode }))).hits)).toEqual(expected);
+        }
+        expect(ids((await engine.search(query(['equal'], { limit: 2, offset: 2 }))).hits)).toEqual(['book-b#2', 'book-b#9']);
+      });
+
+      it('ranks a page with the term five times above one with it once (same length)', async () => {
+        const engine = await make();
+        await engine.putPages([
+          page({ ...enPublic, bookTextId: 'book-a' }, 0, 'salt a b c d e f g h i'),
+          page({ ...enPublic, bookTextId: 'book-z' }, 9, 'salt salt salt salt salt a b c d e'),
+          page(enPublic, 1, 'a b c d e f g h i j'),
+          page(enPublic, 2, 'a b c d e f g h i j'),
+          page(enPublic, 3, 'a b c d e f g h i j'),
+        ]);
+        for (const field of ['exact', 'stemmed'] as const) {
+          expect(ids((await engine.search(query(['salt'], { field }))).hits)).toEqual(['book-z#9', 'book-a#0']);
+          expect(ids((await engine.search(query(['salt', 'zzz'], { field, mode: 'any' }))).hits)).toEqual(['book-z#9', 'book-a#0']);
+        }
+      });
+
+      it('a term that is in no page: total 0, no hits', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus);
+        for (const mode of ['phrase', 'all', 'any'] as const) {
+          expect(await engine.search(query(['غائب'], { mode }))).toEqual({ total: 0, hits: [] });
+          expect(await engine.search(query(['غائب', 'zzz'], { mode, field: 'stemmed' }))).toEqual({ total: 0, hits: [] });
+        }
+        expect((await engine.search(query(['نور', 'غائب'], { mode: 'all' }))).total).toBe(0);
+        expect((await engine.search(query(['نور', 'غائب'], { mode: 'any' }))).total).toBe(10);
+      });
+
+      it('refuses paging out of range', async () => {
+        const engine = await make();
+        for (const paging of [{ limit: 0 }, { limit: 101 }, { limit: 1.5 }, { offset: -1 }, { offset: 10_001 }, { offset: 0.5 }]) {
+          await expect(engine.search(query(['a'], paging))).rejects.toThrow(RangeError);
+        }
+      });
+    });
+
+    describe('hostile terms', () => {
+      const corpus = [
+        page(enPublic, 0, 'a b near or and not'),
+        page(enPublic, 1, 'a near b'),
+        page(enPublic, 2, 'ab abc exact stemmed'),
+        page(enPublic, 3, 'b or a'),
+      ];
+
+      it('are matched literally and never throw: no index term is in any page', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const onlyA = await engine.search(query(['a'], { mode: 'any' }));
+        expect(onlyA.total).toBe(3);
+        for (const term of hostileTerms) {
+          for (const field of ['exact', 'stemmed'] as const) {
+            for (const mode of ['phrase', 'all', 'any'] as const) {
+              expect(await engine.search(query([term], { mode, field })), `${mode} ${field} ${JSON.stringify(term)}`).toEqual({ total: 0, hits: [] });
+              expect(await engine.search(query(['a', term], { mode, field })), `${mode} ${field} a ${JSON.stringify(term)}`).toEqual(
+                mode === 'any' ? await engine.search(query(['a'], { mode, field })) : { total: 0, hits: [] },
+              );
+            }
+          }
+        }
+      });
+
+      it('find the pages holding query words of FTS5 or Lucene as plain words', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const found = async (terms: string[], mode: MatchMode = 'all') => sorted(ids((await engine.search(query(terms, { mode }))).hits));
+        expect(await found(['near'])).toEqual(['book-en-public#0', 'book-en-public#1']);
+        expect(await found(['or'])).toEqual(['book-en-public#0', 'book-en-public#3']);
+        expect(await found(['and', 'not'], 'phrase')).toEqual(['book-en-public#0']);
+        expect(await found(['a', 'near', 'b'], 'phrase')).toEqual(['book-en-public#1']);
+        expect(await found(['b', 'or', 'a'], 'phrase')).toEqual(['book-en-public#3']);
+        expect(await found(['a', 'or', 'b'], 'phrase')).toEqual([]);
+        expect(await found(['exact'])).toEqual(['book-en-public#2']);
+        // No prefix matching.
+        expect(await found(['ab'])).toEqual(['book-en-public#2']);
+        expect(await found(['abcd'])).toEqual([]);
+      });
+    });
+
+    it('gives exact totals and hits for random corpora and queries (brute force)', async () => {
+      await fc.assert(
+        fc.asyncProperty(randomHistory, fc.array(randomQuery, { minLength: 1, maxLength: 6 }), async (history, queries) => {
+          const engine = await make();
+          const model = new Map<string, IndexedPage>();
+          for (const step of history) {
+            if (step.kind === 'put') {
+              await engine.putPages(step.pages);
+              for (const p of step.pages) model.set(`${p.bookTextId}#${p.pageNumber}`, p);
+            } else if (step.kind === 'fields') {
+              await engine.setBookFields(step.bookTextId, step.fields);
+              for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.set(key, { ...p, ...step.fields });
+            } else {
+              await engine.removeBook(step.bookTextId);
+              for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.delete(key);
+            }
+          }
+          for (const q of queries) {
+            const expected = bruteForce([...model.values()], q);
+            const result = await engine.search(q);
+            expect(result.total).toBe(expected.length);
+            expect(sorted(ids(result.hits))).toEqual(sorted(expected));
+            // A window of the list is that slice of it.
+            const window = await engine.search({ ...q, offset: 1, limit: 2 });
+            expect(window).toEqual({ total: expected.length, hits: result.hits.slice(1, 3) });
+          }
+        }),
+        { numRuns: 150 },
+      );
+    });
+  });
+}
+
+/** The pages matching `q`, by scanning: written apart from any engine. */
+function bruteForce(pages: IndexedPage[], q: PageQuery): string[] {
+  return pages
+    .filter((p) => {
+      if (q.bookTextId !== undefined && p.bookTextId !== q.bookTextId) return false;
+      if (q.language !== undefined && p.language !== q.language) return false;
+      if (q.view.kind === 'public' && p.visibility !== 'public') return false;
+      if (q.view.kind === 'publicAndOwn' && p.visibility !== 'public' && p.userId !== q.view.ownerId) return false;
+      const terms = p[q.field];
+      if (q.mode === 'any') return q.terms.some((t) => terms.includes(t));
+      if (q.mode === 'all') return q.terms.every((t) => terms.includes(t));
+      return terms.some((_, start) => q.terms.every((t, i) => terms[start + i] === t));
+    })
+    .map((p) => `${p.bookTextId}#${p.pageNumber}`);
+}
+
+// Random corpora: few words, so queries hit often; stems that merge words; books that change hands.
+const words = ['a', 'b', 'c', 'ab', 'abcde', 'abcdf', 'نور', 'كتاب', 'كتابة', 'الْكِتَابُ', '12', '٣'];
+const bookIds = ['b0', 'b1', 'b2', 'b3'];
+const users = ['u0', 'u1', 'u2'];
+const languages = ['ar', 'en'];
+const randomFields: fc.Arbitrary<IndexedBookFields> = fc.record({
+  userId: fc.constantFrom(...users),
+  visibility: fc.constantFrom('public' as const, 'private' as const),
+  status: fc.constantFrom('completed', 'processing'),
+  language: fc.constantFrom(...languages),
+});
+type Step =
+  | { kind: 'put'; pages: IndexedPage[] }
+  | { kind: 'fields'; bookTextId: string; fields: IndexedBookFields }
+  | { kind: 'remove'; bookTextId: string };
+/** Steps, each page carrying its book's fields as they are at that step (engine.ts). */
+const randomHistory: fc.Arbitrary<Step[]> = fc
+  .record({
+    initial: fc.array(randomFields, { minLength: bookIds.length, maxLength: bookIds.length }),
+    steps: fc.array(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.record({ kind: fc.constant('put' as const), book: fc.nat(bookIds.length - 1), pages: fc.array(fc.record({ pageNumber: fc.oneof(fc.nat(12), fc.constant(99_999)), terms: fc.array(fc.constantFrom(...words), { maxLength: 9 }) }), { minLength: 1, maxLength: 6 }) }) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant('fields' as const), book: fc.nat(bookIds.length - 1), fields: randomFields }) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant('remove' as const), book: fc.nat(bookIds.length - 1) }) },
+      ),
+      { minLength: 1, maxLength: 10 },
+    ),
+  })
+  .map(({ initial, steps }) => {
+    const current = [...initial];
+    return steps.map((step): Step => {
+      const bookTextId = bookIds[step.book]!;
+      if (step.kind === 'fields') {
+        current[step.book] = step.fields;
+        return { kind: 'fields', bookTextId, fields: step.fields };
+      }
+      if (step.kind === 'remove') return { kind: 'remove', bookTextId };
+      const fields = current[step.book]!;
+      return { kind: 'put', pages: step.pages.map((p) => ({ ...fields, bookTextId, pageNumber: p.pageNumber, exact: p.terms, stemmed: p.terms.map(stem) })) };
+    });
+  });
+const randomQuery: fc.Arbitrary<PageQuery> = fc.record(
+  {
+    mode: fc.constantFrom('phrase' as const, 'all' as const, 'any' as const),
+    field: fc.constantFrom('exact' as const, 'stemmed' as const),
+    terms: fc.array(fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...words, ...words.map(stem)) }, { weight: 1, arbitrary: fc.constantFrom(...hostileTerms, 'zzz') }), { minLength: 1, maxLength: 3 }),
+    view: fc.oneof(fc.constant<SearchView>({ kind: 'public' }), fc.constant<SearchView>({ kind: 'all' }), fc.constantFrom(...users).map((ownerId): SearchView => ({ kind: 'publicAndOwn', ownerId }))),
+    language: fc.constantFrom(...languages),
+    bookTextId: fc.constantFrom(...bookIds, 'b-none'),
+    limit: fc.constant(100),
+    offset: fc.constant(0),
+  },
+  { requiredKeys: ['mode', 'field', 'terms', 'view', 'limit', 'offset'] },
+);
