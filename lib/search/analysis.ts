@@ -1,4 +1,5 @@
 import { stemArabic } from './arabic-stemmer.ts';
+import { maxTermLength } from './rules.ts';
 import { stemEnglish } from './english-stemmer.ts';
 
 /**
@@ -48,9 +49,24 @@ for (let d = 0; d <= 9; d++) {
 const accentedLatin = /\p{Script=Latin}\p{M}+|[^\p{ASCII}\P{Script=Latin}]/gu;
 const stripAccents = (letter: string): string => letter.normalize('NFD').replace(/\p{M}/gu, '');
 
+/**
+ * Lower case, then case folding where lowering is not enough (ς → σ, µ → μ, ſ → s: a letter whose
+ * upper case lowers to another), so every term is an index term (lib/search/rules.ts `isIndexTerm`).
+ */
+function foldCase(text: string): string {
+  const lower = text.toLowerCase();
+  if (!/[^\p{ASCII}]/u.test(lower)) return lower;
+  let out = '';
+  for (const char of lower) {
+    const upper = char.toUpperCase();
+    out += [...upper].length === 1 && upper.toLowerCase() !== char ? upper.toLowerCase() : char;
+  }
+  return out;
+}
+
 /** The normalized form of a term (or of any text: spacing and punctuation pass through). */
 export function normalize(text: string): string {
-  let s = text.normalize('NFKC').toLowerCase();
+  let s = foldCase(text.normalize('NFKC'));
   let out = '';
   let changed = false;
   for (let i = 0; i < s.length; i++) {
@@ -74,7 +90,7 @@ export function normalize(text: string): string {
 
 /** A word of the text, as the index stores it: its normalized term, its stem, and where it stands. */
 export interface Token {
-  /** The normalized word (normalize()), at most maxTermLength UTF-16 units. */
+  /** The normalized word (normalize()), at most maxTermLength characters (code points). */
   term: string;
   /** The term's light stem: Light10 for Arabic script, Porter for a–z, else the term. */
   stem: string;
@@ -84,10 +100,10 @@ export interface Token {
 }
 
 /**
- * Terms are cut to this many UTF-16 units: an index entry (and a query) stays bounded whatever a
- * page holds, e.g. an OCR run of letters with no spaces. 64 is far past any real word.
+ * Terms are cut to maxTermLength code points (lib/search/rules.ts, what every engine accepts): an index
+ * entry (and a query) stays bounded whatever a page holds, e.g. an OCR run of letters with no spaces.
  */
-export const maxTermLength = 64;
+export { maxTermLength };
 
 /** A word: a maximal run of letters, marks and digits (tatweel is a letter, Lm). Global: use with matchAll. */
 export const wordPattern = /[\p{L}\p{M}\p{N}]+/gu;
@@ -96,10 +112,8 @@ const nonWord = /[^\p{L}\p{M}\p{N}]+/u;
 
 function truncate(term: string): string {
   if (term.length <= maxTermLength) return term;
-  const cut = term.slice(0, maxTermLength);
-  const last = cut.charCodeAt(cut.length - 1);
-  // Never keep half of a surrogate pair.
-  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
+  const chars = [...term];
+  return chars.length <= maxTermLength ? term : chars.slice(0, maxTermLength).join('');
 }
 
 const arabicScript = /\p{Script=Arabic}/u;

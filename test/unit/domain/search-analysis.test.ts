@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze, maxTermLength, normalize, stem, tokens } from '../../../lib/search/analysis.ts';
+import { isIndexTerm } from '../../../lib/search/rules.ts';
 import { stemArabic } from '../../../lib/search/arabic-stemmer.ts';
 import { stemEnglish } from '../../../lib/search/english-stemmer.ts';
 
@@ -245,14 +246,14 @@ describe('tokens', () => {
     expect(tokens('می‌خواهم ٢٠٢٤-01 e-mail').map((t) => t.term)).toEqual(['مي', 'خواهم', '2024', '01', 'e', 'mail']);
   });
 
-  it(`cuts terms to ${maxTermLength} units, offsets still the whole word`, () => {
+  it(`cuts terms to ${maxTermLength} characters, offsets still the whole word`, () => {
     const long = 'ب'.repeat(100);
     const [t] = tokens(` ${long} `);
     expect(t?.term).toBe('ب'.repeat(maxTermLength));
     expect([t?.start, t?.end]).toEqual([1, 101]);
-    // Never half a surrogate pair.
-    const [astral] = tokens('a' + '𐌰'.repeat(40));
-    expect(astral?.term).toBe('a' + '𐌰'.repeat(31));
+    // Characters, not UTF-16 units: never half a surrogate pair.
+    const [astral] = tokens('a' + '𐌰'.repeat(100));
+    expect(astral?.term).toBe('a' + '𐌰'.repeat(maxTermLength - 1));
   });
 
   it('slices the original text: in order, non-empty, not overlapping across words', () => {
@@ -297,11 +298,22 @@ describe('analyze', () => {
         expect(stemmed).toHaveLength(exact.length);
         exact.forEach((term, i) => {
           expect(term.length).toBeGreaterThan(0);
-          expect(term.length).toBeLessThanOrEqual(maxTermLength);
+          expect([...term].length).toBeLessThanOrEqual(maxTermLength);
           expect(stemmed[i]!.length).toBeLessThanOrEqual(term.length);
         });
       }),
       { numRuns: 1000 },
+    );
+  });
+
+  it('gives only index terms, exact and stemmed, so every engine takes them (lib/search/rules.ts)', () => {
+    expect(analyze('ΟΔΟΣ οδος ſ µ Straße').exact.every(isIndexTerm)).toBe(true);
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const { exact, stemmed } = analyze(text);
+        for (const term of [...exact, ...stemmed]) expect(isIndexTerm(term), JSON.stringify(term)).toBe(true);
+      }),
+      { numRuns: 2000 },
     );
   });
 
