@@ -3,7 +3,7 @@
  * the local server dispatches from it, and each function's handler dispatches on its route keys.
  * Paths use API Gateway's `{param}` syntax. It imports nothing so that infra code can read it.
  */
-export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'ocr-export' | 'billing-webhook' | 'audio-api' | 'api-docs';
+export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'ocr-export' | 'billing-webhook' | 'audio-api' | 'api-docs' | 'search-api';
 
 /**
  * How the caller is resolved before the route runs (SPEC.md section 5):
@@ -32,6 +32,9 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/ocr/jobs', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/books', function: 'ocr-api', auth: 'optional' },
   { method: 'GET', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'optional' },
+  // Not in SPEC.md: full-text search (README, "Search").
+  { method: 'GET', path: '/ocr/search', function: 'search-api', auth: 'optional' },
+  { method: 'GET', path: '/ocr/books/{bookTextId}/search', function: 'search-api', auth: 'optional' },
   { method: 'PATCH', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'required' },
   { method: 'POST', path: '/ocr/books/{bookTextId}/import', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/books/{bookTextId}/export/docx', function: 'ocr-export', auth: 'required' },
