@@ -7,6 +7,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import type { Media } from './media.ts';
+import type { Search } from './search.ts';
 import { objectGrants, uploadsPrefixes } from './permissions.ts';
 
 /**
@@ -29,6 +30,7 @@ export interface Findings {
   /** Endpoint ARN patterns of the configured SNS platform applications. */
   pushEndpoints: readonly string[];
   media: Media;
+  search: Search;
 }
 
 const reasons = {
@@ -47,8 +49,8 @@ const reasons = {
     'The OCR worker’s editor token is signed by the identity service (scripts/worker-token.ts or the JWKS provider), which Secrets ' +
     'Manager cannot call; the operator puts a new token here before the old one expires (README: The built-in OCR worker).',
   noResource:
-    'X-Ray PutTraceSegments/PutTelemetryRecords (every function, active tracing) and Polly SynthesizeSpeech (audio functions) accept ' +
-    'no resource other than *.',
+    'X-Ray PutTraceSegments/PutTelemetryRecords (every function, active tracing), Polly SynthesizeSpeech (audio functions) and ' +
+    'DynamoDB ListStreams (the search indexer’s stream trigger, which reads only the table’s stream) accept no resource other than *.',
   mediaKeyRotation:
     'The media signing key is a CloudFront key-group key, which Secrets Manager cannot rotate: rotating it deploys a second key into ' +
     'the key group, switches the functions to it and removes the old one once the URLs it signed have expired (infra/media.ts).',
@@ -63,11 +65,46 @@ const reasons = {
     'Media URLs use the distribution’s own *.cloudfront.net name with CloudFront’s default certificate (a custom domain needs a DNS ' +
     'name and a us-east-1 ACM certificate the project does not have); with it CloudFront keeps TLS 1.0 for old clients, while current ' +
     'clients negotiate TLS 1.2 or 1.3. HTTP is redirected to HTTPS and every object needs a signed URL.',
+  searchVpc:
+    'The search domain is not in a VPC: the functions that call it would have to be in the VPC too, and a function in a VPC reaches ' +
+    'DynamoDB, S3, SQS and Secrets Manager only through a NAT gateway or interface endpoints, which cost more than the domain. ' +
+    'Every request must be signed with SigV4 by a role the access policy or an identity policy allows, over HTTPS (TLS 1.2+) (infra/search.ts).',
+  searchIps:
+    'Lambda functions outside a VPC have no fixed addresses to allowlist. The access policy allows exactly the two search function ' +
+    'roles, each its own actions on the pages index; every request is SigV4-signed and HTTPS-only (infra/search.ts).',
+  searchMasters:
+    'Dedicated master nodes would be three more instances, several times the cost of the one or two t3 data nodes this index needs; ' +
+    'the index is derived data, rebuilt from the table if the cluster is lost (README: Search on AWS).',
+  searchZones:
+    'One data node by default (searchDataNodes=1), which zone awareness cannot spread: searchDataNodes=2 turns it on. The index is ' +
+    'derived data, rebuilt from the table after a loss, and a search outage does not touch the rest of the API (README: Search on AWS).',
+  indexerDeadLetters:
+    'This queue is itself a dead-letter queue: the search indexer’s stream trigger sends it the description of each batch it gave up ' +
+    'on (an on-failure destination, which cdk-nag does not recognise as a redrive target). An operator reads it; an alarm watches it.',
+  searchIndexPaths:
+    'OpenSearch authorizes a request by its path: the indexer writes under the one pages index (_bulk, _update_by_query, ' +
+    '_delete_by_query, _search), so the grant is that index of this domain and the paths under it, nothing else.',
   pushEndpoints: 'SNS creates one endpoint per registered device, with an id known only then; the grant is limited to the endpoints of the configured platform application.',
   objectPrefix: (what: string) => `Object keys are unknown in advance; the grant is limited to ${what}, the narrowest resource S3 offers.`,
 };
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
+
+/** How cdk-nag writes a resource in its findings: a `Fn::Join` flattened, each reference as `<Ref>` or `<LogicalId.Attribute>`. */
+function nagRendered(stack: Stack, value: string): string {
+  const resolved: unknown = stack.resolve(value);
+  if (typeof resolved === 'string') return resolved;
+  const [separator, parts] = (resolved as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+  const part = (p: unknown): string => {
+    if (typeof p === 'string') return p;
+    const ref = (p as { Ref?: string }).Ref;
+    if (ref) return `<${ref}>`;
+    const getAtt = (p as { 'Fn::GetAtt'?: string[] })['Fn::GetAtt'];
+    if (getAtt) return `<${getAtt.join('.')}>`;
+    throw new Error(`no cdk-nag rendering for ${JSON.stringify(p)}`);
+  };
+  return parts.map(part).join(separator);
+}
 
 /** How cdk-nag names an object-prefix resource of a bucket in its IAM5 findings. */
 function prefixFinding(stack: Stack, bucket: s3.IBucket, prefix: string): string {
@@ -90,6 +127,13 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(found.media.distribution, 'AwsSolutions-CFR2', reasons.mediaWaf);
   acknowledge(found.media.distribution, 'AwsSolutions-CFR4', reasons.mediaTls);
   for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${arn}]`, reasons.pushEndpoints);
+  const { search } = found;
+  acknowledge(search.domain, 'AwsSolutions-OS1', reasons.searchVpc);
+  acknowledge(search.domain, 'AwsSolutions-OS3', reasons.searchIps);
+  acknowledge(search.domain, 'AwsSolutions-OS4', reasons.searchMasters);
+  if (!search.zoneAware) acknowledge(search.domain, 'AwsSolutions-OS7', reasons.searchZones);
+  acknowledge(search.indexerDeadLetters, 'AwsSolutions-SQS3', reasons.indexerDeadLetters);
+  acknowledge(stack, `AwsSolutions-IAM5[Resource::${nagRendered(stack, `${search.domainArn}/${search.index}/*`)}]`, reasons.searchIndexPaths);
   const seen = new Set<string>();
   // The functions' prefixes, and the one only the OCR worker writes (its page images).
   const pageImages = { bucket: 'uploads', prefix: uploadsPrefixes.pageImages, holds: 'page images' } as const;

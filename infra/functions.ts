@@ -1,5 +1,5 @@
 import { httpFunctions, type FunctionName } from '../functions/routes.ts';
-import type { ObjectAccess } from './permissions.ts';
+import type { ObjectAccess, SearchAccess } from './permissions.ts';
 
 /**
  * What gets deployed, as data: which functions exist, how big each one is and what it may touch.
@@ -9,9 +9,9 @@ import type { ObjectAccess } from './permissions.ts';
 
 /**
  * Functions with a non-HTTP trigger (`audio-worker` on SQS, `billing-worker` and `sweeper` on a
- * schedule); each also needs its trigger in the stack.
+ * schedule, `search-indexer` on the table's stream); each also needs its trigger in the stack.
  */
-export const backgroundFunctions = ['audio-worker', 'billing-worker', 'sweeper'] as const satisfies readonly string[];
+export const backgroundFunctions = ['audio-worker', 'billing-worker', 'sweeper', 'search-indexer'] as const satisfies readonly string[];
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
@@ -48,6 +48,9 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   sweeper: { timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
   'ocr-export': { memoryMb: 1024, timeoutSeconds: 29 },
+  // A batch of up to 100 pages from the stream (searchIndexerTrigger), each analyzed (CPU: 1024 MB
+  // gives more than half a vCPU) and bulk-indexed; 60 s leaves room for a book's re-read and retries.
+  'search-indexer': { memoryMb: 1024, timeoutSeconds: 60 },
 };
 
 export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing, ...sizing[name] });
@@ -69,8 +72,26 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  *   images, exports and big answers are read through the media distribution (media.ts).
  * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
  *   secret, and the `MEDIA_*` environment variables that come with this kind (stack.ts).
+ * - `search-reads`: read items of the table (GetItem, BatchGetItem, Query; no index, no write): the
+ *   books and pages behind search hits. `indexer-reads`: GetItem and Query only, the book and pages
+ *   the indexer re-reads.
+ * - the search kinds of permissions.ts (`searchGrants`), each on the pages index of the OpenSearch
+ *   domain (search.ts), with the `SEARCH_*` variables that come with them (stack.ts): `search-query`
+ *   (search only: no write, and no creating the index) and `search-writes` (create and write the index).
  */
-export type Access = 'table' | 'push' | 'ocr-queue' | 'stripe' | 'billing-outbox' | 'audio-queue' | 'speech' | 'media-urls' | ObjectAccess;
+export type Access =
+  | 'table'
+  | 'push'
+  | 'ocr-queue'
+  | 'stripe'
+  | 'billing-outbox'
+  | 'audio-queue'
+  | 'speech'
+  | 'media-urls'
+  | 'search-reads'
+  | 'indexer-reads'
+  | ObjectAccess
+  | SearchAccess;
 
 /**
  * What every HTTP function may do to answer: sign media URLs (audio, page images, exports), and put an
@@ -96,10 +117,12 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
   'billing-worker': ['billing-outbox', 'stripe'],
   sweeper: ['table', 'upload-sweep'],
-  // Reads BookTexts and pages for the hits; the search domain's grants come with the engine (infra/search.ts).
-  'search-api': ['table', ...httpAnswers],
   // The document and the reference page (selfContained, below): it touches nothing.
   'api-docs': [],
+  // Searches the index and reads the books and pages of the hits; it can neither write nor create the index.
+  'search-api': ['search-reads', 'search-query', ...httpAnswers],
+  // Reads the changed books and pages the stream names (search.ts filters it) and writes the index.
+  'search-indexer': ['indexer-reads', 'search-writes'],
 };
 
 /**
@@ -125,3 +148,19 @@ export const sweepEveryMinutes = 60;
  * fields at a time, so 5 stay near Polly's neural rate (8 requests a second) with throttles retried.
  */
 export const audioWorkerConcurrency = 5;
+
+/**
+ * The search indexer's trigger on the table's stream (search.ts), which passes it BookText and
+ * BookTextPage items only. Up to 100 records or 1 s, whichever comes first, so a page is searchable a
+ * few seconds after its write. One batch per shard at a time (parallelization 1): a page's records
+ * stay in order. A failing batch is halved to find the record that fails (each reported on its own:
+ * partial batch responses), tried 5 times, and given up on after a day at most (the stream keeps
+ * records 24 hours): its description then goes to the dead-letter queue.
+ */
+export const searchIndexerTrigger = {
+  batchSize: 100,
+  maxBatchingWindowSeconds: 1,
+  parallelizationFactor: 1,
+  retryAttempts: 5,
+  maxRecordAgeSeconds: 24 * 60 * 60,
+} as const;

@@ -4,6 +4,7 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -13,8 +14,9 @@ import { invoicingSchedule } from '../lib/billing/invoicing.ts';
 
 /**
  * Alarms an operator acts on, all sent to one topic: a function that fails or is throttled, a
- * message in a dead-letter queue (a job that failed five times and needs a look), and an overage
- * invoice that waits too long or could not be made.
+ * message in a dead-letter queue (a job that failed five times and needs a look), an overage
+ * invoice that waits too long or could not be made, a search index falling behind the table, and a
+ * search domain that is down or filling up.
  */
 export class Alarms extends Construct {
   readonly topic: sns.Topic;
@@ -79,17 +81,60 @@ export class Alarms extends Construct {
     );
   }
 
+  /**
+   * A stream trigger falling behind: the age of the last record of each batch read stays above the
+   * limit (the maximum of every minute, five minutes running). An idle stream reports nothing, which
+   * is fine.
+   */
+  watchIteratorAge(id: string, fn: lambda.IFunction, what: string, limitSeconds: number, minutes: number): void {
+    this.alarm(
+      `${id}IteratorAge`,
+      fn.metric('IteratorAge', { period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+      `${what}: records wait over ${limitSeconds} s for ${minutes} minutes (IteratorAge)`,
+      {
+        threshold: limitSeconds * 1000,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: minutes,
+      },
+    );
+  }
+
+  /**
+   * An OpenSearch domain (search.ts): a red cluster (a primary shard unassigned: searches and writes
+   * of it fail) in any minute, and a data node with a quarter of its volume or less free (AWS's
+   * recommended alarm; at about 5% free OpenSearch blocks writes).
+   */
+  watchSearchDomain(id: string, domain: opensearch.IDomain, volumeGb: number): void {
+    this.alarm(
+      `${id}ClusterRed`,
+      domain.metricClusterStatusRed({ period: Duration.minutes(1), statistic: cloudwatch.Stats.MAXIMUM }),
+      'Search: the OpenSearch cluster is red (a primary shard is unassigned)',
+    );
+    const quarterMb = (volumeGb * 1024) / 4;
+    this.alarm(
+      `${id}FreeStorage`,
+      domain.metricFreeStorageSpace({ period: Duration.minutes(5), statistic: cloudwatch.Stats.MINIMUM }),
+      `Search: a data node has ${quarterMb} MB (a quarter of its volume) or less free (FreeStorageSpace)`,
+      { threshold: quarterMb, comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD },
+    );
+  }
+
   private alarm(
     id: string,
     metric: cloudwatch.IMetric,
     description: string,
-    options: { threshold?: number; treatMissingData?: cloudwatch.TreatMissingData } = {},
+    options: {
+      threshold?: number;
+      treatMissingData?: cloudwatch.TreatMissingData;
+      comparisonOperator?: cloudwatch.ComparisonOperator;
+      evaluationPeriods?: number;
+    } = {},
   ): void {
     const alarm = new cloudwatch.Alarm(this, id, {
       metric,
       threshold: options.threshold ?? 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      comparisonOperator: options.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: options.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: description,
     });

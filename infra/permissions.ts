@@ -28,6 +28,8 @@ export interface Grantable {
   audioQueue: sqs.IQueue;
   /** The private key that signs media URLs (media.ts). */
   mediaSigningKey: secretsmanager.ISecret;
+  /** The OpenSearch domain's ARN and the index of pages in it (search.ts). */
+  search: { domainArn: string; index: string };
 }
 
 /** The top folder of a key the code builds, e.g. `ocr-results/` of `ocr-results/<jobId>/<version>.txt`. */
@@ -181,6 +183,48 @@ function objectStatements(kinds: readonly ObjectAccess[], on: Grantable): iam.Po
   ];
 }
 
+type SearchAction = 'es:ESHttpHead' | 'es:ESHttpPut' | 'es:ESHttpPost';
+
+/** HTTP methods on paths of the pages index (`''` is the index itself), as OpenSearch authorizes a signed request. */
+export interface SearchGrant {
+  actions: readonly SearchAction[];
+  paths: readonly ('' | `/${string}`)[];
+}
+
+/**
+ * The search kinds: what the OpenSearch adapter (lib/adapters/opensearch/search-engine.ts) sends for
+ * each use, on the one index. Both the functions' roles and the domain's access policy (search.ts)
+ * are written from this.
+ */
+export const searchGrants = {
+  // search-api: POST <index>/_search, and HEAD <index> (the adapter checks the index exists before its
+  // first call). No PUT (creating the index), no _bulk, no _update_by_query or _delete_by_query.
+  'search-query': [
+    { actions: ['es:ESHttpPost'], paths: ['/_search'] },
+    { actions: ['es:ESHttpHead'], paths: [''] },
+  ],
+  // search-indexer: HEAD and PUT <index> (created with its settings and mapping), and POST under it
+  // (_bulk, _update_by_query, _delete_by_query, and _search for what a book has indexed).
+  'search-writes': [{ actions: ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'], paths: ['', '/*'] }],
+} as const satisfies Record<string, readonly SearchGrant[]>;
+
+export type SearchAccess = keyof typeof searchGrants;
+
+export const isSearchAccess = (kind: Access): kind is SearchAccess => kind in searchGrants;
+
+/** The statements of one search kind on `<domain ARN>/<index><path>`. */
+export function searchStatements(kind: SearchAccess, on: Grantable['search']): iam.PolicyStatement[] {
+  return searchGrants[kind].map(
+    (grant: SearchGrant) =>
+      new iam.PolicyStatement({ actions: [...grant.actions], resources: grant.paths.map((p) => `${on.domainArn}/${on.index}${p}`) }),
+  );
+}
+
+/** Reads of items by key and by the table's own key (no index, no Scan): a function that writes nothing. */
+const tableReads = (table: dynamodb.ITable, actions: readonly string[]): iam.PolicyStatement[] => [
+  new iam.PolicyStatement({ actions: [...actions], resources: [table.tableArn] }),
+];
+
 /** SQS SendMessage (and the attributes the SDK may ask for) on one queue. */
 export const sendTo = (queue: sqs.IQueue): iam.PolicyStatement[] => [
   new iam.PolicyStatement({ actions: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'], resources: [queue.queueArn] }),
@@ -203,6 +247,12 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   'media-urls': (on) => [new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [on.mediaSigningKey.secretArn] })],
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
   speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
+  // search-api: the hits' books (GetItem, BatchGetItem) and pages (Query of a book's partition).
+  'search-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
+  // search-indexer: a changed page's book (GetItem) and a book's pages (Query of its partition).
+  'indexer-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:Query']),
+  'search-query': (on) => searchStatements('search-query', on.search),
+  'search-writes': (on) => searchStatements('search-writes', on.search),
 };
 
 /** The statements of a function's access kinds: the others in the order of its list, then its S3 statements. */

@@ -50,7 +50,25 @@ export interface Settings {
    * get the external worker role instead), and its pages functions at once (`ocrWorkerConcurrency`).
    */
   ocrWorker: { enabled: boolean; concurrency: number };
+  /** The OpenSearch domain of full-text search (search.ts): data node type and count, and each node's gp3 volume. */
+  search: SearchSettings;
 }
+
+export interface SearchSettings {
+  /** `searchInstanceType`, default `t3.small.search`. */
+  instanceType: string;
+  /** `searchDataNodes`, default 1; 2 or more (an even number) spreads them over two availability zones. */
+  dataNodes: number;
+  /** `searchVolumeGb`: each data node's gp3 volume, default 10 GB (OpenSearch's smallest). */
+  volumeGb: number;
+}
+
+/**
+ * The smallest domain that serves the project: one t3.small.search node (2 vCPU, 2 GiB) with 10 GB of
+ * gp3, about $27 a month in us-east-1. Pages are small (a few KB of terms each), so 10 GB holds
+ * millions of them.
+ */
+export const defaultSearch: SearchSettings = { instanceType: 't3.small.search', dataNodes: 1, volumeGb: 10 };
 
 /** Requests a second (steady) and the burst above it, as API Gateway takes them. */
 export interface Throttle {
@@ -172,6 +190,25 @@ function ocrWorker(node: Node): Settings['ocrWorker'] {
   return { enabled: mode === 'on', concurrency };
 }
 
+/**
+ * OpenSearch instance types are `<family>.<size>.search`. Data nodes: 1, or an even number, which
+ * zone awareness over two availability zones needs (each zone holds half). Volumes: gp3 takes 10 GB at
+ * least; each instance type's maximum is checked by OpenSearch at deploy.
+ */
+function search(node: Node): SearchSettings {
+  const instanceType = text(node, 'searchInstanceType') ?? defaultSearch.instanceType;
+  if (!/^[a-z][a-z0-9-]*\.[a-z0-9]+\.search$/.test(instanceType)) {
+    throw new Error(`context searchInstanceType must be an OpenSearch instance type such as t3.small.search: ${instanceType}`);
+  }
+  const dataNodes = positive(node, 'searchDataNodes', defaultSearch.dataNodes, true);
+  if (dataNodes > 1 && dataNodes % 2 !== 0) {
+    throw new Error(`context searchDataNodes must be 1 or an even number (zone awareness spreads them over two availability zones): ${dataNodes}`);
+  }
+  const volumeGb = positive(node, 'searchVolumeGb', defaultSearch.volumeGb, true);
+  if (volumeGb < 10) throw new Error(`context searchVolumeGb must be at least 10 (gp3's smallest volume): ${volumeGb}`);
+  return { instanceType, dataNodes, volumeGb };
+}
+
 export function readSettings(node: Node): Settings {
   const jwksUrl = text(node, 'jwksUrl');
   if (jwksUrl && !/^https:\/\//.test(jwksUrl)) throw new Error(`jwksUrl must be an https URL: ${jwksUrl}`);
@@ -201,5 +238,6 @@ export function readSettings(node: Node): Settings {
     throttle: throttle(node),
     reservedConcurrency: reservedConcurrency(node),
     ocrWorker: ocrWorker(node),
+    search: search(node),
   };
 }

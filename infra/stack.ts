@@ -23,7 +23,8 @@ import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
 import { OcrWorkerLambda, visibilityFor } from './ocr-worker-lambda.ts';
-import { accessStatements, functionRole, uploadsPrefixes, type Grantable } from './permissions.ts';
+import { accessStatements, functionRole, isSearchAccess, uploadsPrefixes, type Grantable } from './permissions.ts';
+import { Search } from './search.ts';
 import { readSettings, type PushPlatform, type Settings } from './settings.ts';
 import {
   abandonedUploadsRule,
@@ -58,6 +59,8 @@ export class MaktabaStack extends Stack {
   readonly alarms: Alarms;
   /** The CloudFront distribution of signed media URLs and its signing key. */
   readonly media: Media;
+  /** The OpenSearch domain of full-text search and the search indexer's trigger. */
+  readonly search: Search;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Maktaba: OCR, digitized books, text-to-speech and notifications', ...props });
@@ -114,19 +117,38 @@ export class MaktabaStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail });
     this.alarms.watchDeadLetters('OcrJobs', ocrJobs.deadLetterQueue!.queue, 'OCR jobs');
     this.alarms.watchDeadLetters('AudioJobs', audioJobs.deadLetterQueue!.queue, 'Audio jobs');
+    this.search = new Search(this, 'Search', { settings: settings.search, alarms: this.alarms });
 
     // Bundled now, at synth, so every synth and test deploys exactly what `npm run bench` measures.
     const bundles = bundleFunctionsSync({ functions: deployedFunctions() });
     // Only functions with a route that reads tokens verify them (billing-webhook's Stripe signature does not).
     const verifiesTokens = new Set<string>(routes.filter((r) => r.auth !== 'none').map((r) => r.function));
-    const grantable: Grantable = { table: this.table, pushApplications: settings.pushApplications, uploads, ocrQueue: ocrJobs, stripeSecret, audio, audioQueue: audioJobs, mediaSigningKey: this.media.signingKey };
+    const grantable: Grantable = {
+      table: this.table,
+      pushApplications: settings.pushApplications,
+      uploads,
+      ocrQueue: ocrJobs,
+      stripeSecret,
+      audio,
+      audioQueue: audioJobs,
+      mediaSigningKey: this.media.signingKey,
+      search: { domainArn: this.search.domainArn, index: this.search.index },
+    };
     const deployed = new Map<DeployedFunction, DeployedLambda>();
     for (const name of deployedFunctions()) {
       const bundle = bundles.find((b) => b.name === name)!;
-      // The functions that sign media URLs get the distribution's variables with the key's grant (media-urls).
-      const env = access[name].includes('media-urls') ? { ...environment, ...this.media.environment } : environment;
+      // The functions that sign media URLs get the distribution's variables with the key's grant (media-urls),
+      // and those with a search kind the domain's (search-query, search-writes).
+      const searchKinds = access[name].filter(isSearchAccess);
+      const env = {
+        ...environment,
+        ...(access[name].includes('media-urls') ? this.media.environment : {}),
+        ...(searchKinds.length > 0 ? this.search.environment : {}),
+      };
       const lambdaFn = this.lambdaFunction(name, path.dirname(bundle.file), env, settings.reservedConcurrency[name]);
       for (const statement of accessStatements(access[name], grantable)) lambdaFn.role.addToPrincipalPolicy(statement);
+      // The domain's own policy allows the same statements to this role, and to no one else.
+      this.search.allow(lambdaFn.role, accessStatements(searchKinds, grantable));
       if (verifiesTokens.has(name)) jwtSecret?.grantRead(lambdaFn.role);
       this.alarms.watchFunction(pascal(name), lambdaFn.fn);
       deployed.set(name, lambdaFn);
@@ -148,6 +170,9 @@ export class MaktabaStack extends Stack {
       targets: [new targets.LambdaFunction(billingWorker, { retryAttempts: 0 })],
     });
     this.alarms.watchInvoices('billing-worker');
+
+    // The search index follows the table: BookText and BookTextPage changes, in order, from the stream.
+    this.search.triggerIndexer(this.functions.get('search-indexer')!, this.table);
 
     // The sweeper runs on a schedule (functions.ts sweepEveryMinutes), one at a time.
     new events.Rule(this, 'SweepSchedule', {
@@ -178,6 +203,8 @@ export class MaktabaStack extends Stack {
     new CfnOutput(this, 'AudioQueueUrl', { value: audioJobs.queueUrl });
     new CfnOutput(this, 'AudioDeadLetterQueueUrl', { value: audioJobs.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'SearchDomainEndpoint', { value: `https://${this.search.domain.domainEndpoint}` });
+    new CfnOutput(this, 'SearchIndexerDeadLetterQueueUrl', { value: this.search.indexerDeadLetters.queueUrl });
     if (jwtSecret) new CfnOutput(this, 'JwtSecretArn', { value: jwtSecret.secretArn });
     new CfnOutput(this, 'StripeSecretArn', { value: stripeSecret.secretArn });
 
@@ -190,6 +217,7 @@ export class MaktabaStack extends Stack {
       audio,
       pushEndpoints: settings.pushApplications.map((app) => app.endpointArns),
       media: this.media,
+      search: this.search,
     });
   }
 

@@ -23,6 +23,9 @@ export function dataTable(scope: Construct): dynamodb.Table {
     encryption: dynamodb.TableEncryption.AWS_MANAGED,
     removalPolicy: RemovalPolicy.RETAIN,
     timeToLiveAttribute: tableSchema.timeToLiveAttribute,
+    // Every change, with the item before and after: the search indexer (search.ts) keeps the index in
+    // step from it, and a removed page is known by its old image.
+    stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
   });
   for (const index of tableSchema.indexes) {
     table.addGlobalSecondaryIndex({
@@ -92,9 +95,15 @@ export const browserUploads: s3.CorsRule = {
   maxAge: 3600,
 };
 
+const secureQueue = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true } as const;
+
+/** Where failures wait for an operator: encrypted, TLS-only, kept 14 days (SQS's longest). */
+export function deadLetterQueue(scope: Construct, id: string): sqs.Queue {
+  return new sqs.Queue(scope, id, { ...secureQueue, retentionPeriod: Duration.days(14) });
+}
+
 /** A work queue whose poison messages land, after five tries, in a dead-letter queue kept for 14 days. */
 export function jobQueue(scope: Construct, id: string, extra: Partial<sqs.QueueProps> = {}): sqs.Queue {
-  const secure = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: true };
-  const deadLetters = new sqs.Queue(scope, `${id}DeadLetters`, { ...secure, retentionPeriod: Duration.days(14) });
-  return new sqs.Queue(scope, id, { ...secure, deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives }, ...extra });
+  const deadLetters = deadLetterQueue(scope, `${id}DeadLetters`);
+  return new sqs.Queue(scope, id, { ...secureQueue, deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives }, ...extra });
 }

@@ -69,6 +69,7 @@ export const styleOf: Record<FunctionName, ErrorStyle> = {
   'ocr-api': ocrStyle,
   'ocr-callbacks': ocrStyle,
   'ocr-export': ocrStyle,
+  // Its routes are under /ocr: the OCR group's style.
   'audio-api': audioStyle,
   'notifications-api': messageStyle,
   'billing-webhook': messageStyle,

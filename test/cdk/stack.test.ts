@@ -238,7 +238,9 @@ describe('functions', () => {
       expect(dynamo.flatMap(resources)).toContainEqual({ 'Fn::Join': ['', [tableArn, `/index/${index.name}`]] });
     }
     expect(JSON.stringify(dynamo.flatMap(resources))).not.toContain('/index/*');
-    expect(allStatements(plain.template).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:'))).flatMap(resources)).not.toContain('*');
+    // The one exception: a stream trigger's ListStreams (search-indexer), which accepts no resource but *.
+    const dynamoWide = allStatements(plain.template).filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')) && resources(s).includes('*'));
+    expect(dynamoWide.flatMap(actions)).toEqual(['dynamodb:ListStreams']);
   });
 });
 
@@ -389,6 +391,8 @@ describe('object grants', () => {
     ],
     'audio-api': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*', 's3:PutObject uploads/responses/*'],
     'audio-worker': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*'],
+    'search-api': ['s3:PutObject uploads/responses/*'],
+    'search-indexer': [],
   };
 
   /** A function's S3 grants as `action bucket[/prefix]` lines, one per action and resource. */
@@ -517,13 +521,13 @@ describe('least privilege', () => {
     }
   });
 
-  it('names every action exactly, and uses * as a resource only for X-Ray and Polly', () => {
+  it('names every action exactly, and uses * as a resource only for X-Ray, Polly and the stream trigger’s ListStreams', () => {
     for (const s of [plain, configured]) {
       for (const name of deployedFunctions()) {
         for (const st of statementsOf(s, name)) {
           expect(actions(st).filter((a) => a.includes('*')), `${name}: ${actions(st)}`).toEqual([]);
           if (resources(st).includes('*')) {
-            expect(actions(st).every((a) => /^(xray:Put|polly:SynthesizeSpeech$)/.test(a)), `${name}: ${actions(st)}`).toBe(true);
+            expect(actions(st).every((a) => /^(xray:Put|polly:SynthesizeSpeech$|dynamodb:ListStreams$)/.test(a)), `${name}: ${actions(st)}`).toBe(true);
           }
         }
       }
@@ -552,6 +556,9 @@ describe('least privilege', () => {
     expect(services('audio-api')).toEqual(['dynamodb', 'logs', 'polly', 's3', 'secretsmanager', 'sqs', 'xray']);
     // The worker's SQS actions are the trigger's (receive, delete) and its own chunk messages (send).
     expect(services('audio-worker')).toEqual(['dynamodb', 'logs', 'polly', 's3', 'sqs', 'xray']);
+    // es: the search domain (test/cdk/search.test.ts); the indexer's sqs is its stream trigger's dead-letter queue.
+    expect(services('search-api')).toEqual(['dynamodb', 'es', 'logs', 's3', 'secretsmanager', 'xray']);
+    expect(services('search-indexer')).toEqual(['dynamodb', 'es', 'logs', 'sqs', 'xray']);
   });
 });
 
@@ -660,8 +667,9 @@ describe('alarms', () => {
   });
 
   it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
-    // Errors and throttles of every function (the OCR worker's two too), the dead letters, the invoices.
-    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 3 + 2);
+    // Errors and throttles of every function (the OCR worker's two too), the four dead-letter queues, the
+    // invoices, and search's: the indexer's lag, a red cluster, free storage (test/cdk/search.test.ts).
+    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 4 + 2 + 3);
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
       expect(alarm.OKActions).toEqual([{ Ref: topic() }]);
@@ -735,7 +743,21 @@ describe('cdk-nag', () => {
       .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY))
       .flatMap((m) => Object.entries(m.data as Record<string, string>));
     expect(new Set(acknowledged.map(([id]) => id.replace(/^\w+::/, '').replace(/\[.*/, '')))).toEqual(
-      new Set(['AwsSolutions-APIG4', 'AwsSolutions-L1', 'AwsSolutions-IAM5', 'AwsSolutions-SMG4', 'AwsSolutions-CFR1', 'AwsSolutions-CFR2', 'AwsSolutions-CFR4']),
+      new Set([
+        'AwsSolutions-APIG4',
+        'AwsSolutions-L1',
+        'AwsSolutions-IAM5',
+        'AwsSolutions-SMG4',
+        'AwsSolutions-CFR1',
+        'AwsSolutions-CFR2',
+        'AwsSolutions-CFR4',
+        // The search domain and the indexer's dead-letter queue (test/cdk/search.test.ts).
+        'AwsSolutions-OS1',
+        'AwsSolutions-OS3',
+        'AwsSolutions-OS4',
+        'AwsSolutions-OS7',
+        'AwsSolutions-SQS3',
+      ]),
     );
     for (const [id, reason] of acknowledged) expect(reason.length, id).toBeGreaterThan(40);
   });
