@@ -75,7 +75,9 @@ function buildOptions(name: string, outDir: string): BuildOptions {
     // never ship in a Lambda bundle, and with its MP3 encoder it is 25 MB that Lambda never runs. The
     // adapter loads both with `import()` only when ADAPTERS=local, so leaving them external keeps them
     // out even if a bundle reaches that module.
-    external: ['@echogarden/espeak-ng-emscripten', 'wasm-media-encoders'],
+    // Likewise the embedded search engine (lib/adapters/sqlite/search-engine.ts): SQLite compiled to
+    // WebAssembly, loaded only when no OpenSearch domain is configured, which never happens on AWS.
+    external: ['@echogarden/espeak-ng-emscripten', 'wasm-media-encoders', 'node-sqlite3-wasm'],
     // The X-Ray SDK (under Powertools' tracer) requires `semver` at load for one version check in its
     // AWS SDK v2 patcher (`captureAWS`), which never runs here: SDK v3 clients are traced with
     // `captureAWSv3Client`. That patcher is semver's only importer in any bundle (test/e2e/bundle.test.ts

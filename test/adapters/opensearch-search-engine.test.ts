@@ -42,13 +42,13 @@ const lastBody = (requests: RecordedRequest[], action: string): unknown => JSON.
 const sort = [{ _score: { order: 'desc' } }, { bookTextId: { order: 'asc' } }, { pageNumber: { order: 'asc' } }];
 
 describe('OpenSearch search engine: requests', () => {
-  it('creates the index once, with the mapping and settings, and before its first call', async () => {
+  it('creates the index once, with the mapping and settings, before its first write', async () => {
     const engine = openSearchOverFake();
+    await engine.putPages([page(book('b1'), 1, 'x')]);
     await engine.search(query({ terms: ['x'] }));
-    await engine.search(query({ terms: ['y'] }));
     const [head, put, ...rest] = engine.fake.requests;
     expect([head!.method, head!.path, put!.method, put!.path]).toEqual(['HEAD', '/pages', 'PUT', '/pages']);
-    expect(rest.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages/_search', 'POST /pages/_search']);
+    expect(rest.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages/_bulk', 'POST /pages/_search']);
     expect(JSON.parse(put!.body)).toEqual({
       settings: {
         index: {
@@ -75,6 +75,13 @@ describe('OpenSearch search engine: requests', () => {
     });
     expect(JSON.parse(put!.body)).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
     expect(engine.fake.indexDefinition('pages')).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
+  });
+
+  it('searches without creating the index (search-api may not), finding nothing before the first write', async () => {
+    const engine = openSearchOverFake();
+    expect(await engine.search(query({ terms: ['x'] }))).toEqual({ total: 0, hits: [] });
+    expect(engine.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages/_search']);
+    expect(engine.fake.indexDefinition('pages')).toBeUndefined();
   });
 
   it('ensureIndex is idempotent, and a racing creator is no failure', async () => {

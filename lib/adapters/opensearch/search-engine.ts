@@ -400,8 +400,14 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
 
     async search(query) {
       const body = JSON.stringify(searchBody(query));
-      await ensured();
-      const { json } = await request('POST', `${indexPath}/_search`, {}, body);
+      // No ensureIndex here: search-api may not create the index (infra/permissions.ts). Before the
+      // indexer's first write there is no index, and no page to find.
+      const answer = await request('POST', `${indexPath}/_search`, {}, body).catch((error: unknown) => {
+        if (error instanceof OpenSearchError && error.type === 'index_not_found_exception') return undefined;
+        throw error;
+      });
+      if (!answer) return { total: 0, hits: [] };
+      const { json } = answer;
       const hits = json.hits as { total?: { value?: unknown; relation?: unknown }; hits?: { _source?: Json }[] } | undefined;
       const total = hits?.total;
       if (typeof total?.value !== 'number' || total.relation !== 'eq' || !Array.isArray(hits?.hits)) {
