@@ -1,0 +1,133 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Caller } from '../../../lib/auth/caller.ts';
+import type { User } from '../../../lib/auth/users.ts';
+import type { BookText } from '../../../lib/ocr/book-text.ts';
+import { newPage } from '../../../lib/ocr/pages/page.ts';
+import { analyze } from '../../../lib/search/analysis.ts';
+import { maxQueryLength, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords } from '../../../lib/search/query.ts';
+import { searchBookText, searchCatalogue, type SearchDeps } from '../../../lib/search/search.ts';
+import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
+import { FakeSearchEngine } from '../../support/fakes/search-engine.ts';
+import { storedJob, storedUser } from './fixtures.ts';
+
+/** Search (README, "Search"): what is found, who may see it, and the snippets. */
+let world: FakeWorld;
+let engine: FakeSearchEngine;
+let deps: SearchDeps;
+let owner: User;
+let other: User;
+let editor: User;
+let open: BookText;
+let closed: BookText;
+const at = '2026-03-01T00:00:00.000Z';
+
+const as = (user?: User): Caller => (user ? { kind: 'user', user } : { kind: 'anonymous' });
+const page = { limit: 20, offset: 0 };
+
+/** Stores the pages and indexes them as the indexer does: the book's fields, the analyzed text. */
+async function withPages(bookText: BookText, texts: string[]) {
+  const pages = texts.map((text, i) => newPage(bookText.bookTextId, i + 1, { text }, at));
+  await world.ocr.putPages(pages);
+  const { userId, visibility, status, language } = bookText;
+  await engine.putPages(pages.map((p) => ({ bookTextId: p.bookTextId, pageNumber: p.pageNumber, userId, visibility, status, language, ...analyze(p.text) })));
+}
+
+beforeEach(async () => {
+  world = fakeWorld({ now: '2026-03-15T12:00:00.000Z' });
+  engine = new FakeSearchEngine();
+  deps = { engine, bookTexts: world.ocr, pages: world.ocr };
+  owner = await storedUser(world);
+  other = await storedUser(world);
+  editor = await storedUser(world, 'editor');
+  ({ book: open } = await storedJob(world, owner.userId, { status: 'completed', visibility: 'public', language: 'ar' }));
+  ({ book: closed } = await storedJob(world, owner.userId, { status: 'completed', visibility: 'private', language: 'ar' }));
+  await withPages(open, ['إِنَّمَا الأَعْمَالُ بِالنِّيَّاتِ، وَإِنَّمَا لِكُلِّ امْرِئٍ مَا نَوَى', 'بُنِيَ الإِسْلامُ عَلَى خَمْسٍ']);
+  await withPages(closed, ['الأعمال الصالحة في السر', 'صفحة أخرى']);
+});
+
+describe('searching the catalogue', () => {
+  it('finds a word written without its diacritics, with other alef forms, by its stem', async () => {
+    const found = await searchCatalogue(deps, as(), { q: 'الاعمال', ...page });
+    expect(found).toMatchObject({ success: true, total: 1, hits: [{ bookTextId: open.bookTextId, pageNumber: 1, language: 'ar' }] });
+    // بالنيات and النية share the stem نيه/ني: the default search is by stems.
+    expect((await searchCatalogue(deps, as(), { q: 'النيات', ...page })).hits.map((h) => h.pageNumber)).toEqual([1]);
+  });
+
+  it('marks the matched words in a snippet of the stored page, escaped', async () => {
+    const [hit] = (await searchCatalogue(deps, as(), { q: 'الإسلام', ...page })).hits;
+    expect(hit?.snippet).toBe('بُنِيَ <mark>الإِسْلامُ</mark> عَلَى خَمْسٍ');
+  });
+
+  it('follows the visibility of GET /ocr/books: anonymous and others public, the owner and staff their private books too', async () => {
+    const books = async (caller: Caller) => (await searchCatalogue(deps, caller, { q: 'الأعمال', ...page })).hits.map((h) => h.bookTextId).sort();
+    expect(await books(as())).toEqual([open.bookTextId]);
+    expect(await books(as(other))).toEqual([open.bookTextId]);
+    expect(await books(as(owner))).toEqual([open.bookTextId, closed.bookTextId].sort());
+    expect(await books(as(editor))).toEqual([open.bookTextId, closed.bookTextId].sort());
+  });
+
+  it('never shows a book made private to others, though the index has not caught up', async () => {
+    await world.ocr.edit((await world.ocr.get(open.bookTextId))!, { at, visibility: 'private' });
+    const found = await searchCatalogue(deps, as(other), { q: 'الأعمال', ...page });
+    expect(found).toMatchObject({ total: 0, hits: [] });
+    expect((await searchCatalogue(deps, as(owner), { q: 'الأعمال', ...page })).hits).toHaveLength(2);
+  });
+
+  it('distinguishes phrase, all-words and any-word', async () => {
+    const pages = async (q: string, mode: 'all' | 'any' | 'phrase') => (await searchCatalogue(deps, as(owner), { q, mode, ...page })).hits.map((h) => `${h.bookTextId === open.bookTextId ? 'open' : 'closed'}:${h.pageNumber}`).sort();
+    expect(await pages('الأعمال السر', 'all')).toEqual(['closed:1']);
+    expect(await pages('الأعمال السر', 'any')).toEqual(['closed:1', 'open:1']);
+    expect(await pages('الاعمال الصالحه', 'phrase')).toEqual(['closed:1']);
+    expect(await pages('الصالحه الاعمال', 'phrase')).toEqual([]);
+    // Wholly quoted: a phrase whatever the mode.
+    expect(await pages('"الصالحه الاعمال"', 'any')).toEqual([]);
+  });
+
+  it('filters by language', async () => {
+    expect((await searchCatalogue(deps, as(), { q: 'الأعمال', language: 'en', ...page })).total).toBe(0);
+    expect((await searchCatalogue(deps, as(), { q: 'الأعمال', language: 'ar', ...page })).total).toBe(1);
+  });
+
+  it('refuses a query it cannot search, in its own words', async () => {
+    const refused = (q: string | undefined) => searchCatalogue(deps, as(), { q, ...page });
+    await expect(refused(undefined)).rejects.toMatchObject({ kind: 'bad_request', message: queryRequired });
+    await expect(refused('   ')).rejects.toMatchObject({ kind: 'bad_request', message: queryRequired });
+    await expect(refused('a'.repeat(maxQueryLength + 1))).rejects.toMatchObject({ kind: 'bad_request', message: queryTooLong });
+    await expect(refused('؟!... ---')).rejects.toMatchObject({ kind: 'bad_request', message: queryWithoutWords });
+    await expect(refused(Array.from({ length: maxQueryWords + 1 }, (_, i) => `w${i}`).join(' '))).rejects.toMatchObject({ kind: 'bad_request', message: queryTooManyWords });
+  });
+
+  it('treats query syntax as words', async () => {
+    for (const q of ['NEAR(a b)', '"a" OR b*', 'x:y -z ^2', '(الأعمال)']) {
+      await expect(searchCatalogue(deps, as(), { q, ...page })).resolves.toMatchObject({ success: true });
+    }
+    expect((await searchCatalogue(deps, as(), { q: '(الأعمال)', ...page })).total).toBe(1);
+  });
+});
+
+describe('searching one book', () => {
+  it('finds the pages of that book only, with snippets', async () => {
+    const found = await searchBookText(deps, as(), open.bookTextId, { q: 'الاسلام', ...page });
+    expect(found).toEqual({ success: true, bookTextId: open.bookTextId, total: 1, limit: 20, offset: 0, hits: [{ pageNumber: 2, snippet: 'بُنِيَ <mark>الإِسْلامُ</mark> عَلَى خَمْسٍ' }] });
+  });
+
+  it('reads a private book for its owner and staff only, as GET /ocr/books/:id does', async () => {
+    await expect(searchBookText(deps, as(other), closed.bookTextId, { q: 'السر', ...page })).rejects.toMatchObject({ kind: 'forbidden', message: 'Unauthorized to view this book' });
+    await expect(searchBookText(deps, as(), closed.bookTextId, { q: 'السر', ...page })).rejects.toMatchObject({ kind: 'forbidden' });
+    expect((await searchBookText(deps, as(owner), closed.bookTextId, { q: 'السر', ...page })).total).toBe(1);
+    expect((await searchBookText(deps, as(editor), closed.bookTextId, { q: 'السر', ...page })).total).toBe(1);
+  });
+
+  it('answers 404 for a book that is not there and 500 for a malformed id', async () => {
+    await expect(searchBookText(deps, as(), '0123456789abcdef01234567', { q: 'x', ...page })).rejects.toMatchObject({ kind: 'not_found', message: 'Book not found' });
+    await expect(searchBookText(deps, as(), 'nope', { q: 'x', ...page })).rejects.toMatchObject({ kind: 'internal' });
+  });
+
+  it('pages through the hits: disjoint windows, one total', async () => {
+    await withPages(open, Array.from({ length: 25 }, (_, i) => `كتاب الصلاة ${i}`));
+    const first = await searchBookText(deps, as(), open.bookTextId, { q: 'الصلاه', limit: 10, offset: 0 });
+    const third = await searchBookText(deps, as(), open.bookTextId, { q: 'الصلاه', limit: 10, offset: 20 });
+    expect([first.total, first.hits.length, third.hits.length]).toEqual([25, 10, 5]);
+    expect(new Set([...first.hits, ...third.hits].map((h) => h.pageNumber)).size).toBe(15);
+  });
+});
