@@ -23,11 +23,13 @@ describe('route table', () => {
     }
   });
 
-  it('adds to SPEC.md only the presigned upload routes, the Stripe webhook and the API document with its reference page', () => {
+  it('adds to SPEC.md only the presigned upload routes, search, the Stripe webhook and the API document with its reference page', () => {
     const spec = new Set(specRoutes.map(keyOf));
     expect(routes.map(routeKey).filter((key) => !spec.has(key))).toEqual([
       'POST /ocr/uploads',
       'POST /ocr/uploads/{uploadId}/job',
+      'GET /ocr/search',
+      'GET /ocr/books/{bookTextId}/search',
       'POST /billing/webhook',
       'GET /openapi.json',
       'GET /docs',
