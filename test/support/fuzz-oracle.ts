@@ -114,6 +114,8 @@ export const allowed500: Record<string, Allowance[]> = {
     { why: 'README "Large files": a stored file that breaks the rules is refused like POST /ocr (plain-text 500)', applies: (_s, r) => plainTextRefusal(r) },
   ],
   'GET /ocr/books/{bookTextId}': [ocrBookId],
+  // README "Search": one book's search answers a malformed id as GET /ocr/books/{bookTextId} does.
+  'GET /ocr/books/{bookTextId}/search': [ocrBookId],
   'PATCH /ocr/books/{bookTextId}': [
     ocrBookId,
     { why: 'README "PATCH /ocr/books/:bookTextId": a bad field is the 500 with the reason', applies: (s, r) => json(s) && matches(detail.ocr(r), / must be /) },
