@@ -34,6 +34,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printOcr(report);
     return report.ok;
   },
+  search: async () => {
+    const { searchBench, printSearch } = await import('./search.ts');
+    const report = await searchBench();
+    printSearch(report);
+    return report.ok;
+  },
   'big-books': async () => {
     const { bigBooks, printBigBooks } = await import('./big-books.ts');
     const report = await bigBooks();

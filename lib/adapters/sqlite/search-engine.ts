@@ -5,7 +5,8 @@ import { checkIndexedPages, checkPageQuery, isIndexTerm } from '../../search/rul
 /**
  * The search engine on SQLite FTS5 (issue 17), for the laptop: node-sqlite3-wasm is SQLite built to
  * WebAssembly with FTS5 compiled in, so `npm ci` installs it whole (no toolchain, no download).
- * Measured with bench/search-sqlite-probe.ts (2,000 and 20,000 pages of 300 Arabic words).
+ * Measured with bench/search.ts (`npm run bench -- search`: 2,000 and 20,000 pages of real Arabic and
+ * English words; the figures below were first measured on made-up words).
  *
  * Tables:
  * - `exact` and `stemmed`: one FTS5 table per field, one row per page, its terms joined by spaces.

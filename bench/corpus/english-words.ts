@@ -1,0 +1,173 @@
+/**
+ * Real English words as books print them (bench/search.ts, issue 17): function words, and nouns,
+ * verbs (in their inflected forms), adjectives and adverbs of general, historical, religious and
+ * scholarly prose. `englishHead`: the most frequent words, most frequent first. `englishBody`: the
+ * rest, in no order (the generator ranks them with a seeded shuffle).
+ */
+
+const words = (text: string): string[] => text.split(/\s+/).filter((w) => w !== '');
+
+const head = `
+the of and to in a is that for it as was with be by on not he his which this are from at
+or but have an they had were their one all been has there would we so who if more when
+`;
+
+const body = `
+will no can its them said what about out into up do than other some only time could these two may
+then first any my now such like our over man me even most made after also did many before must
+through back years where much your way well down should because each just those people how too
+little state good very make world still own see men work long get here between both life being
+under never day same another know while last might us great old year off come since against go
+came right used take three himself few house use during without again place around however home
+small found thought went say part once general high upon school every does got united left
+number course war until always away something fact though water less public put think almost hand
+enough far took head yet government system better set told nothing night end why called
+eyes find going look asked later knew point next program city business give group toward young let
+room president side social given present several order national possible rather second face per
+among form important often things looking early white case john become large big need four within
+felt along children saw best church ever least power development light thing seemed family
+interest want members mind country area others although turned done open god service certain kind
+problem began different door thus help sense means whole matter perhaps itself york times law human
+line above name example action company hands local show whether five history gave today either act
+feet across taken past quite anything having seen death experience body half really week words
+field car already information tell together college shall money period held keep sure probably
+free seems political real behind cannot miss question air office making brought whose special
+heard major problems ago became federal moment study available known result street economic boy
+position reason change south board individual job society areas west close turn love community
+true court force full seem am policy wife future age voice center woman control common necessary
+following front sometimes six girl clear further land run students provide feel party able mother
+music education university child effect level stood military town short morning total outside rate
+figure class art century washington north usually leave therefore evidence percent black hundred
+strong believe plan ten wanted read lines book books author authors writing written wrote write
+writes writer writers page pages chapter chapters volume volumes text texts letter letters word
+story stories poem poems poet poets poetry verse verses language languages arabic english latin
+greek persian hebrew translation translated translator manuscript manuscripts library libraries
+scholar scholars scholarship learning learned teacher teachers teaching taught student pupil lesson
+lessons knowledge wisdom science sciences philosophy philosopher philosophers logic reason reasons
+argument arguments proof doctrine doctrines theology law laws jurist jurists judge judges ruling
+rulings religion religious faith belief beliefs believer believers prayer prayers prophet
+prophets messenger revelation scripture quran gospel torah psalms mosque mosques temple pilgrimage
+fasting charity mercy forgiveness sin sins soul souls heaven paradise hell angel angels spirit
+spiritual sacred holy divine worship worshippers blessing blessings peace justice truth falsehood
+good evil virtue virtues vice patience gratitude humility pride honesty honor shame fear hope
+joy sorrow grief anger kindness generosity courage wise foolish fool king kings queen prince
+princes caliph caliphs sultan sultans emperor empire empires kingdom kingdoms dynasty dynasties
+ruler rulers reign throne palace court courts army armies soldier soldiers battle battles siege
+victory defeat conquest conquered invasion enemy enemies ally allies treaty peace rebellion revolt
+city cities town towns village villages river rivers sea seas desert deserts mountain mountains
+valley valleys island islands coast road roads bridge gate gates wall walls tower market markets
+trade merchant merchants caravan caravans ship ships journey journeys traveler travelers travel
+traveled pilgrim pilgrims guest guests stranger strangers friend friends brother brothers sister
+sisters father fathers son sons daughter daughters husband wives widow orphan orphans tribe tribes
+clan nation nations people peoples west east western eastern northern southern baghdad damascus
+cairo mecca medina jerusalem cordoba andalusia persia egypt syria iraq arabia india china rome
+byzantium constantinople africa europe asia spring summer autumn winter rain snow wind storm sun
+moon star stars sky earth stone stones tree trees garden gardens flower flowers fruit fruits bread
+wine milk honey meat salt gold silver iron copper wood cloth silk wool horse horses camel camels
+sheep cattle dog lion bird birds fish animal animals plant plants seed seeds harvest field fields
+farmer farmers shepherd fire smoke ash dust sand shadow shade darkness morning evening noon
+midnight dawn dusk sunset sunrise hour hours minute minutes day days month months season seasons
+decade decades generation generations ancient modern medieval classical early later late recent
+beginning middle ending begin began begun ending ended ends finish finished start started starts
+continue continued continues remain remained remains stay stayed return returned returns arrive
+arrived arrives depart departed leave leaving left enter entered enters exit follow followed
+follows lead led leads rule ruled rules govern governed serve served serves obey obeyed command
+commanded commands order ordered orders forbid forbade forbidden permit permitted allow allowed
+speak spoke spoken speaks speech speeches talk talked says saying sayings tell told tells answer
+answered answers ask asks asking question questions reply replied call calls calling named names
+write wrote read reads reading readers copy copied copies compose composed composition edit edited
+edition editions print printed printing publish published publisher press collected collection
+collections compiled compiler commentary commentaries gloss notes note footnote index preface
+introduction conclusion appendix title titles subject subjects topic topics theme themes content
+contents summary section sections paragraph sentence sentences phrase phrases meaning meanings
+sense senses definition grammar syntax morphology rhetoric eloquence style prose narrative
+narration narrator narrators report reports reported account accounts chronicle chronicles
+biography biographies tradition traditions transmission transmitted chain authority authorities
+source sources reference references evidence witness witnesses testimony claim claimed claims
+opinion opinions view views position positions school schools disagree disagreed disagreement
+agree agreed agreement consensus debate debated dispute disputed discussion discussed discuss
+explain explained explains explanation describe described describes description mention mentioned
+mentions refer referred refers cite cited quote quoted quotation interpret interpreted
+interpretation understand understood understanding know knew known knows think thinks thinking
+believe believed believes consider considered considers regard regarded judge judged decide
+decided decision choose chose chosen choice prefer preferred learn learns learned study studied
+studies teach teaches taught memorize memorized recite recited recitation listen listened hear
+hears hearing see sees seeing saw seen look looked looks watch watched observe observed notice
+noticed find finds found discover discovered search searched seek sought lose lost losing gain
+gained win won give gives given giving take takes took taking bring brings brought carry carried
+send sent sends receive received receives accept accepted reject rejected refuse refused deny
+denied build built builds building buildings make makes made making create created creation
+destroy destroyed destruction burn burned break broke broken fall fell fallen rise rose risen
+raise raised stand stands stood sit sat sitting lie lay sleep slept wake woke walk walked run ran
+ride rode ridden fight fought kill killed die died dies dying live lived lives living born birth
+grow grew grown growing change changed changes turn turned turns move moved moves moving open
+opened close closed pass passed passes cross crossed reach reached reaches meet met meets meeting
+join joined gather gathered assembly council gathering visit visited visits dwell dwelt settle
+settled settlement found founded foundation establish established establishment restore restored
+reform reformed pray prayed praying fast fasted give thanks praise praised bless blessed curse
+cursed repent repented forgive forgave forgiven love loved loves hate hated fearful afraid hoped
+wish wished desire desired need needed needs want wants seek try tried tries attempt attempted
+fail failed failure succeed succeeded success help helped helps support supported protect
+protected defend defended attack attacked conquer rebel rebelled escape escaped flee fled capture
+captured release released free freed slave slaves servant servants master masters lord lords
+new old young older younger oldest great greater greatest small
+smaller smallest large larger largest long longer longest short shorter high higher highest low
+lower lowest wide narrow deep deeper strong stronger strongest weak weaker rich richer poor poorer
+true false right wrong good better best bad worse worst easy easier hard harder difficult simple
+clear clearer obvious hidden secret open public private common rare rarer famous known unknown
+beautiful ugly fair just unjust wise wiser pious righteous wicked cruel gentle kind noble humble
+proud brave bold fearless faithful loyal honest truthful learned ignorant skilled able unable
+certain uncertain possible impossible necessary sufficient complete incomplete perfect whole
+entire full empty alive dead living sick healthy ill tired hungry thirsty happy sad glad angry
+calm quiet silent loud bright dark light heavy hot cold warm cool dry wet sweet bitter fresh
+ancient eternal endless final last first second third fourth fifth sixth seventh tenth hundredth
+thousand thousands million many few several numerous countless various different similar same
+equal other another else each every either neither both all none some any most more less least
+much little enough only also too very quite rather almost nearly hardly scarcely barely just
+already still yet soon later early often seldom rarely sometimes usually always never again once
+twice thrice here there everywhere nowhere somewhere where wherever whenever whatever whoever
+however therefore thus hence moreover furthermore nevertheless nonetheless otherwise instead
+indeed perhaps maybe certainly surely truly really actually especially particularly mainly
+mostly largely chiefly partly fully entirely completely wholly simply merely clearly plainly
+directly immediately suddenly slowly quickly gradually finally eventually afterwards meanwhile
+formerly previously recently lately today tonight tomorrow yesterday forth forward backward upward
+downward inside outside within without beneath beside besides beyond behind below above across
+along amid amidst among around against toward towards upon onto unto till until unless whereas
+whereby wherein whether while whilst though although because since lest nor yet thee thou thy
+thine ye hath doth shalt unto whence thither hither
+age ages era eras event events incident incidents affair affairs circumstance circumstances
+condition conditions situation state states matter matters issue issues case cases problem
+example examples instance instances kind kinds sort sorts type types manner manners method
+methods way ways means purpose purposes aim aims goal goals end ends cause causes effect effects
+result results consequence consequences reason reasons ground grounds basis principle principles
+rule element elements part parts portion share whole sum total amount quantity number numbers
+measure measures weight length size shape form forms figure figures image images picture pictures
+color colors sound sounds voice voices noise silence music song songs dance festival feast
+custom customs habit habits practice practices ritual rituals ceremony ceremonies celebration
+marriage wedding funeral grave graves tomb tombs shrine shrines cemetery monument monuments
+ruins remains relic relics treasure treasures coin coins wealth poverty tax taxes tribute price
+prices cost costs payment debt debts loan profit loss property land lands estate estates field
+house houses room rooms hall halls chamber chambers door doors window windows roof floor stairs
+courtyard fountain well wells bath baths kitchen table tables chair bed lamp lamps candle candles
+pen pens ink paper parchment scroll scrolls sheet sheets leaf leaves binding bound cover covers
+hand feet foot head heads face faces eye ear ears mouth tongue lips teeth hair beard heart hearts
+blood bone bones skin flesh breath health disease diseases illness cure remedy medicine physician
+physicians hospital surgeon patient patients pain wound wounds plague famine drought flood floods
+earthquake fire fires destruction ruin mind minds thought thoughts idea ideas memory memories
+imagination dream dreams vision visions intellect intelligence will desire desires passion
+passions emotion feeling feelings nature natural world worlds universe creation creator creature
+creatures being beings existence essence substance matter form spirit body bodies self selves
+person persons individual individuals human humans mankind humanity society societies community
+communities family families household households parent parents ancestor ancestors descendant
+descendants heir heirs child infant youth youths adult elder elders old age wisdom experience
+skill skills art arts craft crafts trade trades work works labor worker workers profession
+professions office offices duty duties task tasks role roles responsibility service services
+institution institutions organization administration minister ministers governor governors
+official officials judge magistrate police guard guards prison prisoner prisoners crime crimes
+punishment punishments penalty sentence trial trials witness court verdict pardon
+`;
+
+/** The most frequent words, most frequent first. */
+export const englishHead: readonly string[] = words(head);
+/** The other words, unranked. */
+export const englishBody: readonly string[] = words(body);

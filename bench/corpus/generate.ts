@@ -1,0 +1,229 @@
+import { seeded } from '../../ocr-worker/fixtures/random.ts';
+import { normalize, wordPattern } from '../../lib/search/analysis.ts';
+import { arabicBody, arabicHead } from './arabic-words.ts';
+import { englishBody, englishHead } from './english-words.ts';
+
+/**
+ * The search bench's corpus (bench/search.ts, issue 17): books of real Arabic and English words
+ * (bench/corpus/*-words.ts), generated deterministically, so every run indexes the same pages and
+ * any page can be made again on its own (each page has its own seed).
+ *
+ * - Books of 100 to 200 pages; 4 in 5 Arabic, 1 in 5 English (every fifth); every other book public; owners drawn
+ *   from 20 users. `corpusBooks(n)` is the first books up to n pages (the last one cut short), so a
+ *   smaller corpus is the start of a larger one.
+ * - Pages of 250 to 350 words, in sentences of 6 to 20 words with the punctuation books print
+ *   (، ؛ . ؟ and , ; . ?), a paragraph break every few sentences, and now and then a number
+ *   (Arabic-Indic digits in Arabic books).
+ * - Words drawn with a Zipf-Mandelbrot law (weight 1 / (rank + 2.7), as in English text): the head
+ *   words of the lists first, then the others in a seeded order. A book also has 30 topic words of
+ *   its own, drawn for 8% of its words (words cluster by book in real libraries).
+ * - Arabic books are written as real ones are, each in its own style: fully vocalized (20%: the
+ *   lists' diacritics kept), partly (45%: on about a third of the words) or not at all (35%);
+ *   hamza on alef dropped (أ إ آ → ا) in 30% of books, final ي written ى in 10%, final ة written ه
+ *   in 5%, and in 20% a tatweel in 3% of the words.
+ */
+
+export type CorpusLanguage = 'ar' | 'en';
+
+export interface CorpusBook {
+  index: number;
+  bookTextId: string;
+  language: CorpusLanguage;
+  userId: string;
+  visibility: 'public' | 'private';
+  pageCount: number;
+}
+
+export const owners = 20;
+export const userIdOf = (n: number) => `user-${String(n).padStart(2, '0')}`;
+
+/** A seed from integers (a 32-bit mix), so that page (b, n) has its own stream. */
+function mix(...values: number[]): number {
+  let h = 0x811c9dc5;
+  for (const v of values) {
+    h = Math.imul(h ^ (v >>> 0), 0x01000193);
+    h ^= h >>> 15;
+    h = Math.imul(h, 0x2c1b3c6d);
+    h ^= h >>> 12;
+  }
+  return h >>> 0;
+}
+
+/** The books holding the first `totalPages` pages of the corpus. */
+export function corpusBooks(totalPages: number): CorpusBook[] {
+  const books: CorpusBook[] = [];
+  let pages = 0;
+  for (let b = 0; pages < totalPages; b++) {
+    const random = seeded(mix(1, b));
+    const pageCount = Math.min(100 + Math.floor(random() * 101), totalPages - pages);
+    books.push({
+      index: b,
+      bookTextId: `book-${String(b).padStart(5, '0')}`,
+      language: b % 5 === 2 ? 'en' : 'ar',
+      userId: userIdOf(Math.floor(random() * owners)),
+      visibility: b % 2 === 0 ? 'public' : 'private',
+      pageCount,
+    });
+    pages += pageCount;
+  }
+  return books;
+}
+
+/** Words of a list once each (by their normalized form, the first spelling kept), ranked. */
+function ranked(head: readonly string[], body: readonly string[], seed: number): string[] {
+  const seen = new Set<string>();
+  const once = (list: readonly string[]) =>
+    list.filter((w) => {
+      const key = normalize(w);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  const top = once(head);
+  const rest = once(body);
+  const random = seeded(seed);
+  for (let i = rest.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [rest[i], rest[j]] = [rest[j]!, rest[i]!];
+  }
+  return [...top, ...rest];
+}
+
+interface Vocabulary {
+  words: string[];
+  /** Cumulative Zipf-Mandelbrot weights, the last 1. */
+  cumulative: Float64Array;
+}
+
+function vocabulary(words: string[]): Vocabulary {
+  const cumulative = new Float64Array(words.length);
+  let sum = 0;
+  for (let r = 0; r < words.length; r++) cumulative[r] = sum += 1 / (r + 1 + 2.7);
+  for (let r = 0; r < words.length; r++) cumulative[r]! /= sum;
+  return { words, cumulative };
+}
+
+const vocabularies: Record<CorpusLanguage, Vocabulary> = {
+  ar: vocabulary(ranked(arabicHead, arabicBody, 1701)),
+  en: vocabulary(ranked(englishHead, englishBody, 1702)),
+};
+
+/** The vocabulary's words in rank order (for reports). */
+export const vocabularySize = (language: CorpusLanguage) => vocabularies[language].words.length;
+
+function zipfRank(v: Vocabulary, u: number): number {
+  let lo = 0;
+  let hi = v.cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (v.cumulative[mid]! < u) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+interface Style {
+  vocalization: 'full' | 'partial' | 'none';
+  hamzaDropped: boolean;
+  finalYehAsAlefMaqsura: boolean;
+  finalTehAsHeh: boolean;
+  tatweel: boolean;
+  topic: string[];
+}
+
+function styleOf(book: CorpusBook): Style {
+  const random = seeded(mix(2, book.index));
+  const v = random();
+  const { words } = vocabularies[book.language];
+  // Topic words from past the first 100 ranks: the book's own subject, not its grammar.
+  const topic = Array.from({ length: 30 }, () => words[100 + Math.floor(random() * (words.length - 100))]!);
+  const arabic = book.language === 'ar';
+  return {
+    vocalization: !arabic ? 'none' : v < 0.2 ? 'full' : v < 0.65 ? 'partial' : 'none',
+    hamzaDropped: arabic && random() < 0.3,
+    finalYehAsAlefMaqsura: arabic && random() < 0.1,
+    finalTehAsHeh: arabic && random() < 0.05,
+    tatweel: arabic && random() < 0.2,
+    topic,
+  };
+}
+
+const harakat = /[\u064B-\u0652\u0670]/g;
+/** Letters that join the next one (a tatweel may follow them). */
+const joining = /[بتثجحخسشصضطظعغفقكلمنهيئ]/;
+
+/** A tatweel after a joining letter in the middle of the word, if there is one. */
+function withTatweel(word: string, random: () => number): string {
+  const letters = [...word];
+  const spots: number[] = [];
+  for (let i = 0; i < letters.length; i++) {
+    if (!joining.test(letters[i]!)) continue;
+    let j = i + 1;
+    while (j < letters.length && /[\u064B-\u0652\u0670]/.test(letters[j]!)) j++;
+    if (j < letters.length && i > 0) spots.push(j);
+  }
+  if (spots.length === 0) return word;
+  const at = spots[Math.floor(random() * spots.length)]!;
+  return [...letters.slice(0, at), 'ـ'.repeat(1 + Math.floor(random() * 3)), ...letters.slice(at)].join('');
+}
+
+/** A word as this book writes it. */
+function spell(word: string, style: Style, random: () => number): string {
+  let w = word;
+  if (style.vocalization === 'none' || (style.vocalization === 'partial' && random() >= 0.35)) w = w.replace(harakat, '');
+  if (style.hamzaDropped) w = w.replace(/[أإآ]/g, 'ا');
+  if (style.finalYehAsAlefMaqsura) w = w.replace(/ي([\u064B-\u0652]*)$/, 'ى$1');
+  if (style.finalTehAsHeh) w = w.replace(/ة([\u064B-\u0652]*)$/, 'ه$1');
+  if (style.tatweel && random() < 0.03) w = withTatweel(w, random);
+  return w;
+}
+
+const arabicDigits = '٠١٢٣٤٥٦٧٨٩';
+const punctuation: Record<CorpusLanguage, { comma: string; semicolon: string; stop: string; question: string }> = {
+  ar: { comma: '،', semicolon: '؛', stop: '.', question: '؟' },
+  en: { comma: ',', semicolon: ';', stop: '.', question: '?' },
+};
+
+/** Page `pageNumber` (from 0) of a book: the same text on every run. */
+export function pageText(book: CorpusBook, pageNumber: number): string {
+  const style = styleOf(book);
+  const random = seeded(mix(3, book.index, pageNumber));
+  const v = vocabularies[book.language];
+  const marks = punctuation[book.language];
+  const target = 250 + Math.floor(random() * 101);
+  const sentences: string[] = [];
+  let count = 0;
+  while (count < target) {
+    const length = Math.min(6 + Math.floor(random() * 15), target - count);
+    let sentence = '';
+    for (let i = 0; i < length; i++) {
+      let word: string;
+      if (random() < 0.01) {
+        const n = String(1 + Math.floor(random() * 999));
+        word = book.language === 'ar' ? [...n].map((d) => arabicDigits[Number(d)]).join('') : n;
+      } else {
+        const raw = random() < 0.08 ? style.topic[Math.floor(random() * style.topic.length)]! : v.words[zipfRank(v, random())]!;
+        word = spell(raw, style, random);
+      }
+      if (i === 0 && book.language === 'en') word = word[0]!.toUpperCase() + word.slice(1);
+      sentence += (i === 0 ? '' : ' ') + word;
+      if (i < length - 1) {
+        const p = random();
+        if (p < 0.08) sentence += marks.comma;
+        else if (p < 0.09) sentence += marks.semicolon;
+      }
+    }
+    sentence += random() < 0.9 ? marks.stop : marks.question;
+    sentences.push(sentence);
+    count += length;
+  }
+  let text = '';
+  for (const [i, sentence] of sentences.entries()) text += (i === 0 ? '' : i % 5 === 0 ? '\n' : ' ') + sentence;
+  return text;
+}
+
+/** The words of a text as the analysis splits them, as written. */
+export const wordsOf = (text: string): string[] => [...text.matchAll(wordPattern)].map((m) => m[0]);
+
+/** A word as a reader types it: no diacritics, no tatweel. */
+export const typed = (word: string): string => word.replace(/[\u064B-\u0652\u0670\u0640]/g, '');

@@ -1,0 +1,717 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path, { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sqlite3 from 'node-sqlite3-wasm';
+import { matchExpression, sqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts';
+import { analyze } from '../lib/search/analysis.ts';
+import type { IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
+import { matchOf } from '../lib/search/query.ts';
+import { seeded } from '../ocr-worker/fixtures/random.ts';
+import { openSearchOverFake } from '../test/support/fake-opensearch.ts';
+import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf, type CorpusBook } from './corpus/generate.ts';
+
+/**
+ * `npm run bench -- search` (issue 17): full-text search on a corpus of real Arabic and English words
+ * (bench/corpus/), at 2,000 and 20,000 pages (`BENCH_SEARCH_PAGES`, comma-separated). Each size is
+ * indexed into a fresh SQLite engine file (lib/adapters/sqlite/search-engine.ts) in a temporary
+ * directory, as the indexer does it: `analyze` on each page's text, one putPages per book.
+ *
+ * Measured per size: the text (UTF-8) against the index file; the build time, analysis included and
+ * alone; the latency p50/p95 of each kind of search (`BENCH_SEARCH_QUERIES` queries a kind, 300 by
+ * default; each run 3 times and its fastest run counted, as this shared 2-core machine's other work
+ * shows as noise in single runs), every query made by `matchOf` from what a reader types (1 to 3
+ * words of a page, no diacritics); and the known-item accuracy: `BENCH_SEARCH_FRAGMENTS` (200)
+ * three-word fragments of random pages, typed without diacritics and with alef, yeh and teh marbuta
+ * forms changed in some, searched in the default mode as staff: the page they come from must be the
+ * first hit. Then, on the smallest size, the parity of the SQLite engine with the OpenSearch adapter
+ * over its in-memory fake (test/support/fake-opensearch.ts): 50 queries, totals equal, and the first
+ * page's hits the same where the fake's scores are not tied at its end.
+ *
+ * Budget: accuracy at least 95% at every size; in-book search p95 under 5 ms at 20,000 pages;
+ * totals equal on every parity query. The rest is reported.
+ */
+
+const sizes = (process.env.BENCH_SEARCH_PAGES ?? '2000,20000').split(',').map(Number);
+const queriesPerKind = Number(process.env.BENCH_SEARCH_QUERIES ?? 300);
+const fragmentCount = Number(process.env.BENCH_SEARCH_FRAGMENTS ?? 200);
+const parityCount = 50;
+const rounds = 3;
+const limit = 20;
+const accuracyBudget = 0.95;
+const inBookP95BudgetMs = 5;
+const inBookBudgetAt = 20_000;
+
+// ---------------------------------------------------------------------------------------------
+// The corpus as indexed
+
+interface Corpus {
+  books: CorpusBook[];
+  pageCount: number;
+  /** Global page index → its book and page number. */
+  locate(i: number): { book: CorpusBook; pageNumber: number };
+}
+
+function corpus(pageCount: number): Corpus {
+  const books = corpusBooks(pageCount);
+  const starts = books.map(
+    (
+      (sum) => (b: CorpusBook) =>
+        (sum += b.pageCount) - b.pageCount
+    )(0),
+  );
+  return {
+    books,
+    pageCount,
+    locate(i) {
+      let lo = 0;
+      let hi = books.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (starts[mid]! <= i) lo = mid;
+        else hi = mid - 1;
+      }
+      return { book: books[lo]!, pageNumber: i - starts[lo]! };
+    },
+  };
+}
+
+const indexedPage = (book: CorpusBook, pageNumber: number, text: string): IndexedPage => ({
+  bookTextId: book.bookTextId,
+  pageNumber,
+  userId: book.userId,
+  visibility: book.visibility,
+  status: 'completed',
+  language: book.language,
+  ...analyze(text),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Queries: what readers type
+
+/** The hamza, yeh and teh marbuta forms a reader may type differently (the analysis folds them). */
+function retyped(word: string, random: () => number): string {
+  let w = word;
+  if (random() < 0.5) w = w.replace(/[أإآ]/g, 'ا');
+  if (random() < 0.3) w = w.endsWith('ى') ? `${w.slice(0, -1)}ي` : w.replace(/ي$/, 'ى');
+  if (random() < 0.3) w = w.replace(/ة$/, 'ه');
+  return w;
+}
+
+interface Request {
+  q: string;
+  mode: MatchMode;
+  view: SearchView;
+  bookTextId?: string;
+}
+
+interface Kind {
+  name: string;
+  make: (random: () => number) => Request;
+}
+
+const pick = <T>(random: () => number, values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+
+function queryKinds(c: Corpus): Kind[] {
+  const pageWords = (book: CorpusBook, n: number) => wordsOf(pageText(book, n));
+  const somePage = (random: () => number) => {
+    const { book, pageNumber } = c.locate(Math.floor(random() * c.pageCount));
+    return pageWords(book, pageNumber);
+  };
+  /** 1 to 3 words of a page, anywhere on it, as typed. */
+  const someWords = (random: () => number, words: string[], least = 1, most = 3) =>
+    Array.from({ length: least + Math.floor(random() * (most - least + 1)) }, () => typed(pick(random, words))).join(' ');
+  /** 2 or 3 consecutive words of a page, as typed. */
+  const someRun = (random: () => number, words: string[]) => {
+    const n = 2 + Math.floor(random() * 2);
+    const at = Math.floor(random() * (words.length - n + 1));
+    return words.slice(at, at + n).map(typed).join(' ');
+  };
+  const member = (random: () => number): SearchView => ({ kind: 'publicAndOwn', ownerId: userIdOf(Math.floor(random() * owners)) });
+  return [
+    {
+      name: 'in one book, all words (1-3)',
+      make: (r) => {
+        const book = pick(r, c.books);
+        return { q: someWords(r, pageWords(book, Math.floor(r() * book.pageCount))), mode: 'all', view: { kind: 'all' }, bookTextId: book.bookTextId };
+      },
+    },
+    { name: 'catalogue, anonymous, all words (1-3)', make: (r) => ({ q: someWords(r, somePage(r)), mode: 'all', view: { kind: 'public' } }) },
+    { name: 'catalogue, member, all words (1-3)', make: (r) => ({ q: someWords(r, somePage(r)), mode: 'all', view: member(r) }) },
+    { name: 'catalogue, staff, all words (1-3)', make: (r) => ({ q: someWords(r, somePage(r)), mode: 'all', view: { kind: 'all' } }) },
+    { name: 'catalogue, member, phrase (2-3)', make: (r) => ({ q: someRun(r, somePage(r)), mode: 'phrase', view: member(r) }) },
+    { name: 'catalogue, member, any word (2-3)', make: (r) => ({ q: someWords(r, somePage(r), 2, 3), mode: 'any', view: member(r) }) },
+  ];
+}
+
+const pageQuery = (request: Request, offset = 0, size = limit): PageQuery => ({
+  ...matchOf(request.q, request.mode),
+  view: request.view,
+  ...(request.bookTextId === undefined ? {} : { bookTextId: request.bookTextId }),
+  limit: size,
+  offset,
+});
+
+const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+interface Latency {
+  kind: string;
+  p50Ms: number;
+  p95Ms: number;
+  medianTotal: number;
+  p95Total: number;
+}
+
+async function latencies(engine: SearchEngine, c: Corpus): Promise<Latency[]> {
+  const result: Latency[] = [];
+  for (const kind of queryKinds(c)) {
+    const random = seeded(17);
+    const queries = Array.from({ length: queriesPerKind }, () => pageQuery(kind.make(random)));
+    const best = queries.map(() => Infinity);
+    const totals: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, query] of queries.entries()) {
+        const start = performance.now();
+        const { total } = await engine.search(query);
+        best[i] = Math.min(best[i]!, performance.now() - start);
+        if (round === 0) totals.push(total);
+      }
+    }
+    best.sort((x, y) => x - y);
+    totals.sort((x, y) => x - y);
+    result.push({ kind: kind.name, p50Ms: percentile(best, 50), p95Ms: percentile(best, 95), medianTotal: percentile(totals, 50), p95Total: percentile(totals, 95) });
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Known-item accuracy
+
+interface Fragment {
+  q: string;
+  language: string;
+  source: PageHit;
+}
+
+function fragments(c: Corpus, count: number): Fragment[] {
+  const random = seeded(2026);
+  return Array.from({ length: count }, () => {
+    const { book, pageNumber } = c.locate(Math.floor(random() * c.pageCount));
+    const words = wordsOf(pageText(book, pageNumber));
+    const at = Math.floor(random() * (words.length - 2));
+    const q = words
+      .slice(at, at + 3)
+      .map((w) => retyped(typed(w), random))
+      .join(' ');
+    return { q, language: book.language, source: { bookTextId: book.bookTextId, pageNumber } };
+  });
+}
+
+const same = (a: PageHit | undefined, b: PageHit) => a !== undefined && a.bookTextId === b.bookTextId && a.pageNumber === b.pageNumber;
+const rankOf = (hits: PageHit[], source: PageHit) => hits.findIndex((h) => same(h, source));
+
+interface Accuracy {
+  fragments: number;
+  /** Source page first: the default search (all words, BM25). */
+  first: number;
+  rate: number;
+  /** Source page within the first page of hits, and within the first 100 (its median rank there, from 1). */
+  inFirstPage: number;
+  inFirst100: number;
+  medianRank: number;
+  /** The same default search on the OpenSearch adapter over its fake (Lucene's BM25), when it holds this size. */
+  luceneFirst?: number;
+  /** What a phrase-first merge would give: the phrase's hits, then the other all-words hits. */
+  phraseFirst: number;
+  phraseFirstRate: number;
+  /** Fragments whose three words stand together on other pages too: no ranking by them can tell their page. */
+  ambiguous: number;
+  /** Pages holding all three words (median, p95), and the fragment's phrase (median, p95). */
+  allWordsTotal: [number, number];
+  phraseTotal: [number, number];
+  byLanguage: Record<string, { fragments: number; first: number; phraseFirst: number }>;
+  misses: { q: string; rank: number; total: number; phraseTotal: number; phraseFirstRank: number }[];
+  /** Per fragment, in order: the pages holding its phrase. */
+  phraseTotals: number[];
+}
+
+async function accuracy(engine: SearchEngine, c: Corpus, lucene?: SearchEngine): Promise<Accuracy> {
+  const all = fragments(c, fragmentCount);
+  let first = 0;
+  let inFirstPage = 0;
+  let inFirst100 = 0;
+  let luceneFirst = 0;
+  const ranks: number[] = [];
+  let phraseFirst = 0;
+  const totals: number[] = [];
+  const phraseTotals: number[] = [];
+  const byLanguage: Accuracy['byLanguage'] = {};
+  const misses: Accuracy['misses'] = [];
+  for (const f of all) {
+    const staff: SearchView = { kind: 'all' };
+    const words = await engine.search(pageQuery({ q: f.q, mode: 'all', view: staff }, 0, 100));
+    const phrase = await engine.search(pageQuery({ q: f.q, mode: 'phrase', view: staff }));
+    if (lucene && same((await lucene.search(pageQuery({ q: f.q, mode: 'all', view: staff }, 0, 1))).hits[0], f.source)) luceneFirst++;
+    const merged = [...phrase.hits, ...words.hits.filter((h) => !phrase.hits.some((p) => same(p, h)))].slice(0, limit);
+    const rank = rankOf(words.hits, f.source);
+    const mergedRank = rankOf(merged, f.source);
+    const lang = (byLanguage[f.language] ??= { fragments: 0, first: 0, phraseFirst: 0 });
+    lang.fragments++;
+    if (rank === 0) {
+      first++;
+      lang.first++;
+    }
+    if (rank >= 0 && rank < limit) inFirstPage++;
+    if (rank >= 0) inFirst100++;
+    ranks.push(rank < 0 ? Infinity : rank + 1);
+    if (mergedRank === 0) {
+      phraseFirst++;
+      lang.phraseFirst++;
+    }
+    totals.push(words.total);
+    phraseTotals.push(phrase.total);
+    if (rank !== 0) misses.push({ q: f.q, rank, total: words.total, phraseTotal: phrase.total, phraseFirstRank: mergedRank });
+  }
+  const perFragment = [...phraseTotals];
+  totals.sort((x, y) => x - y);
+  phraseTotals.sort((x, y) => x - y);
+  return {
+    phraseTotals: perFragment,
+    fragments: all.length,
+    first,
+    rate: first / all.length,
+    inFirstPage,
+    inFirst100,
+    ambiguous: phraseTotals.filter((n) => n > 1).length,
+    medianRank: percentile(ranks.sort((x, y) => x - y), 50),
+    ...(lucene ? { luceneFirst } : {}),
+    phraseFirst,
+    phraseFirstRate: phraseFirst / all.length,
+    allWordsTotal: [percentile(totals, 50), percentile(totals, 95)],
+    phraseTotal: [percentile(phraseTotals, 50), percentile(phraseTotals, 95)],
+    byLanguage,
+    misses,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes on a built index
+
+interface Writes {
+  /** Medians in ms over `writeRuns` books (setBookFields over 9 calls). */
+  setBookFieldsMs: number;
+  removeBookMs: number;
+  putBookNewMs: number;
+  putBookReplacedMs: number;
+  pagesPerBook: number;
+}
+
+const writeRuns = 5;
+
+/** What a book's changes cost once the index is built: last, since removing and replacing pages shifts bm25's statistics. */
+async function writes(engine: SearchEngine, c: Corpus): Promise<Writes> {
+  const median = async (runs: number, run: (i: number) => Promise<void>) => {
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const start = performance.now();
+      await run(i);
+      times.push(performance.now() - start);
+    }
+    return percentile(times.sort((x, y) => x - y), 50);
+  };
+  const books = c.books.slice(0, writeRuns);
+  const pagesOf = (book: CorpusBook) => Array.from({ length: book.pageCount }, (_, n) => indexedPage(book, n, pageText(book, n)));
+  const analyzed = books.map(pagesOf);
+  const fields = (book: CorpusBook, flip: boolean) => ({
+    userId: book.userId,
+    visibility: (book.visibility === 'public') !== flip ? ('public' as const) : ('private' as const),
+    status: 'completed',
+    language: book.language,
+  });
+  await engine.setBookFields(books[0]!.bookTextId, fields(books[0]!, false)); // warm-up: the statement prepared, the journal made
+  const setBookFieldsMs = await median(9, (i) => engine.setBookFields(books[i % books.length]!.bookTextId, fields(books[i % books.length]!, i % 2 === 0)));
+  await Promise.all(books.map((b) => engine.setBookFields(b.bookTextId, fields(b, false))));
+  return {
+    setBookFieldsMs,
+    removeBookMs: await median(books.length, (i) => engine.removeBook(books[i]!.bookTextId)),
+    putBookNewMs: await median(books.length, (i) => engine.putPages(analyzed[i]!)),
+    putBookReplacedMs: await median(books.length, (i) => engine.putPages(analyzed[i]!)),
+    pagesPerBook: percentile(books.map((b) => b.pageCount).sort((x, y) => x - y), 50),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The proposal: phrase hits first
+
+/**
+ * The change this bench proposes (README, "Tests and benchmarks"): an all-words search of two words
+ * or more ranks the pages holding its words as a phrase (unstemmed, in order) before the others,
+ * then by BM25 as now, in the one ranked query; totals do not change (every phrase hit is an
+ * all-words hit). Prototyped on the engine's own file, once the engine has closed it: the engine's
+ * two statements for a staff search, and the same ranked statement with the one ORDER BY term
+ * added, so both are timed on the same connection.
+ */
+function phraseFirstPrototype(file: string) {
+  const db = new sqlite3.Database(file);
+  db.exec('PRAGMA locking_mode = EXCLUSIVE');
+  const statements = new Map<string, sqlite3.Statement>();
+  const all = (sql: string, values: (string | number)[]) => {
+    let found = statements.get(sql);
+    if (!found) statements.set(sql, (found = db.prepare(sql)));
+    return found.all(values);
+  };
+  const pageBits = 20;
+  const span = 2 ** pageBits;
+  return {
+    /** A staff search (view all), in one book or all: its total and first page. */
+    search(request: Request, phraseFirst: boolean): { total: number; hits: PageHit[] } {
+      const words = matchOf(request.q, 'all');
+      const phrase = matchOf(request.q, 'phrase');
+      const match = matchExpression(words);
+      if (match === null) return { total: 0, hits: [] };
+      const range: number[] = [];
+      if (request.bookTextId !== undefined) {
+        const seq = Number(all('SELECT seq FROM books WHERE bookTextId = ?', [request.bookTextId])[0]?.seq);
+        range.push(seq * span, seq * span + span - 1);
+      }
+      const within = (table: string) => (range.length > 0 ? ` AND ${table}.rowid BETWEEN ? AND ?` : '');
+      const total = Number(all(`SELECT count(*) AS n FROM stemmed WHERE stemmed MATCH ?${within('stemmed')}`, [match, ...range])[0]!.n);
+      const phraseMatch = phraseFirst && phrase.terms.length >= 2 ? matchExpression(phrase) : null;
+      const first = phraseMatch === null ? '' : `stemmed.rowid IN (SELECT rowid FROM exact WHERE exact MATCH ?${within('exact')}) DESC, `;
+      const rows = all(
+        `SELECT b.bookTextId AS bookTextId, stemmed.rowid & ${span - 1} AS pageNumber FROM stemmed JOIN books b ON b.seq = stemmed.rowid >> ${pageBits}
+         WHERE stemmed MATCH ?${within('stemmed')} ORDER BY ${first}bm25(stemmed), b.bookTextId, pageNumber LIMIT ? OFFSET 0`,
+        [match, ...range, ...(phraseMatch === null ? [] : [phraseMatch, ...range]), limit],
+      );
+      return { total, hits: rows.map((row) => ({ bookTextId: String(row.bookTextId), pageNumber: Number(row.pageNumber) })) };
+    },
+    close() {
+      for (const found of statements.values()) found.finalize();
+      db.close();
+    },
+  };
+}
+
+interface Proposal {
+  /** Known items first with phrase hits ranked first (the same fragments as the default search). */
+  first: number;
+  rate: number;
+  /** Fragments not first although their phrase is on their page only. */
+  unambiguousMisses: number;
+  /** Staff searches timed as the engine runs them and with phrase hits first: p50/p95 each. */
+  latencies: { kind: string; nowP50Ms: number; nowP95Ms: number; phraseFirstP50Ms: number; phraseFirstP95Ms: number }[];
+}
+
+async function proposal(file: string, c: Corpus, phraseTotals: number[]): Promise<Proposal> {
+  const prototype = phraseFirstPrototype(file);
+  try {
+    let first = 0;
+    let unambiguousMisses = 0;
+    const all = fragments(c, fragmentCount);
+    for (const [i, f] of all.entries()) {
+      if (same(prototype.search({ q: f.q, mode: 'all', view: { kind: 'all' } }, true).hits[0], f.source)) first++;
+      else if (phraseTotals[i] === 1) unambiguousMisses++;
+    }
+    const latencies: Proposal['latencies'] = [];
+    const kinds = queryKinds(c).filter((k) => k.name.startsWith('in one book') || k.name.startsWith('catalogue, staff, all'));
+    for (const kind of kinds) {
+      const random = seeded(17);
+      const requests = Array.from({ length: queriesPerKind }, () => kind.make(random));
+      const best = { now: requests.map(() => Infinity), phraseFirst: requests.map(() => Infinity) };
+      for (let round = 0; round < rounds; round++) {
+        for (const [i, request] of requests.entries()) {
+          for (const variant of ['now', 'phraseFirst'] as const) {
+            const start = performance.now();
+            prototype.search(request, variant === 'phraseFirst');
+            best[variant][i] = Math.min(best[variant][i]!, performance.now() - start);
+          }
+        }
+      }
+      const [now, phraseFirst] = [best.now.sort((x, y) => x - y), best.phraseFirst.sort((x, y) => x - y)];
+      latencies.push({
+        kind: kind.name,
+        nowP50Ms: percentile(now, 50),
+        nowP95Ms: percentile(now, 95),
+        phraseFirstP50Ms: percentile(phraseFirst, 50),
+        phraseFirstP95Ms: percentile(phraseFirst, 95),
+      });
+    }
+    return { first, rate: first / all.length, unambiguousMisses, latencies };
+  } finally {
+    prototype.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parity with the OpenSearch adapter (over its fake)
+
+interface Parity {
+  queries: number;
+  totalsEqual: number;
+  firstPagesEqual: number;
+  /** First pages that differ only among hits the fake scores the same as the first hit left out. */
+  differOnlyInTies: number;
+  /** First pages that differ in a hit the fake scores above the first hit left out. */
+  differBeyondTies: number;
+  /**
+   * Of those, queries with a term on more than half of the pages: FTS5's bm25 gives such a term no
+   * weight (its idf ln((N - n + 0.5) / (n + 0.5)) is negative, and FTS5 makes it 1e-6), Lucene's
+   * idf ln(1 + (N - n + 0.5) / (n + 0.5)) a small positive one.
+   */
+  beyondTiesWithCommonTerm: number;
+  mismatches: { kind: string; q: string; sqliteTotal: number; openSearchTotal: number; missing: number }[];
+}
+
+async function parity(sqlite: SearchEngine, c: Corpus, openSearch: SearchEngine & { fake: { lastSearchHits(): { id: string; score: number }[] } }): Promise<Parity> {
+  const kinds = queryKinds(c);
+  const random = seeded(4242);
+  const requests: { kind: string; request: Request }[] = [];
+  for (let i = 0; i < parityCount; i++) {
+    const kind = kinds[i % kinds.length]!;
+    requests.push({ kind: kind.name, request: kind.make(random) });
+  }
+  const report: Parity = { queries: requests.length, totalsEqual: 0, firstPagesEqual: 0, differOnlyInTies: 0, differBeyondTies: 0, beyondTiesWithCommonTerm: 0, mismatches: [] };
+  /** Whether one of the query's terms is on more than half of the pages. */
+  const hasCommonTerm = async (query: PageQuery) => {
+    for (const term of query.terms) {
+      const { total } = await sqlite.search({ field: query.field, mode: 'all', terms: [term], view: { kind: 'all' }, limit: 1, offset: 0 });
+      if (total > c.pageCount / 2) return true;
+    }
+    return false;
+  };
+  const id = (h: PageHit) => `${h.bookTextId}:${h.pageNumber}`;
+  for (const { kind, request } of requests) {
+    const a = await sqlite.search(pageQuery(request));
+    const b = await openSearch.search(pageQuery(request, 0, limit + 1));
+    const scored = openSearch.fake.lastSearchHits();
+    if (a.total === b.total) report.totalsEqual++;
+    const mine = new Set(a.hits.map(id));
+    const theirs = b.hits.slice(0, limit).map(id);
+    // The fake's score of the first hit left out of the page: hits scored the same may take either's place.
+    const cut = scored[limit]?.score ?? -Infinity;
+    const missing = theirs.filter((t) => !mine.has(t));
+    const decidedMissing = missing.filter((t) => scored.find((s) => s.id === t)!.score > cut);
+    if (missing.length === 0 && mine.size === theirs.length) report.firstPagesEqual++;
+    else if (decidedMissing.length === 0) report.differOnlyInTies++;
+    else {
+      report.differBeyondTies++;
+      if (await hasCommonTerm(pageQuery(request))) report.beyondTiesWithCommonTerm++;
+    }
+    if (a.total !== b.total || decidedMissing.length > 0) {
+      report.mismatches.push({ kind, q: request.q, sqliteTotal: a.total, openSearchTotal: b.total, missing: decidedMissing.length });
+    }
+  }
+  return report;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface SizeReport {
+  pages: number;
+  books: number;
+  arabicPages: number;
+  englishPages: number;
+  words: number;
+  textBytes: number;
+  indexBytes: number;
+  /** Index file size over text size. */
+  ratio: number;
+  buildMs: number;
+  analysisMs: number;
+  buildUsPerPage: number;
+  analysisUsPerPage: number;
+  latencies: Latency[];
+  accuracy: Accuracy;
+  proposal: Proposal;
+  writes: Writes;
+}
+
+export interface SearchReport {
+  vocabulary: { ar: number; en: number };
+  sizes: SizeReport[];
+  parity?: Parity;
+  load: { before: number[]; after: number[] };
+  cpu: { userS: number; systemS: number; wallS: number };
+  problems: string[];
+  ok: boolean;
+}
+
+const log = (line: string) => console.log(`[search] ${line}`);
+
+export async function searchBench(): Promise<SearchReport> {
+  const wallStart = performance.now();
+  const cpuStart = process.cpuUsage();
+  const loadBefore = loadavg();
+  const dir = mkdtempSync(join(tmpdir(), 'search-bench-'));
+  const sizeReports: SizeReport[] = [];
+  let parityReport: Parity | undefined;
+  try {
+    for (const size of sizes) {
+      const c = corpus(size);
+      const file = join(dir, `search-${size}.sqlite`);
+      const engine = sqliteSearchEngine(file);
+      // The OpenSearch fake takes the smallest size too, untimed, for the parity check.
+      const openSearch = size === Math.min(...sizes) ? openSearchOverFake() : undefined;
+      try {
+        let textBytes = 0;
+        let words = 0;
+        let analysisMs = 0;
+        let putMs = 0;
+        let done = 0;
+        for (const book of c.books) {
+          const pages: IndexedPage[] = [];
+          for (let n = 0; n < book.pageCount; n++) {
+            const text = pageText(book, n);
+            textBytes += Buffer.byteLength(text);
+            const start = performance.now();
+            const page = indexedPage(book, n, text);
+            analysisMs += performance.now() - start;
+            words += page.exact.length;
+            pages.push(page);
+          }
+          const start = performance.now();
+          await engine.putPages(pages);
+          putMs += performance.now() - start;
+          await openSearch?.putPages(pages);
+          done += pages.length;
+          if (done % 5000 < pages.length) log(`${size}: ${done} pages indexed`);
+        }
+        const indexBytes = statSync(file).size;
+        const buildMs = analysisMs + putMs;
+        log(`${size}: built in ${(buildMs / 1000).toFixed(1)} s (analysis ${(analysisMs / 1000).toFixed(1)} s), index ${indexBytes} bytes`);
+        const lat = await latencies(engine, c);
+        log(`${size}: latencies measured`);
+        const acc = await accuracy(engine, c, openSearch);
+        log(`${size}: accuracy ${(acc.rate * 100).toFixed(1)}%`);
+        if (openSearch) {
+          parityReport = await parity(engine, c, openSearch);
+          log(`parity: ${parityReport.totalsEqual}/${parityReport.queries} totals equal`);
+        }
+        engine.close();
+        const phraseFirst = await proposal(file, c, acc.phraseTotals);
+        log(`${size}: phrase hits first ${(phraseFirst.rate * 100).toFixed(1)}%`);
+        const reopened = sqliteSearchEngine(file);
+        const written = await writes(reopened, c).finally(() => reopened.close());
+        const arabicPages = c.books.filter((b) => b.language === 'ar').reduce((s, b) => s + b.pageCount, 0);
+        sizeReports.push({
+          pages: size,
+          books: c.books.length,
+          arabicPages,
+          englishPages: size - arabicPages,
+          words,
+          textBytes,
+          indexBytes,
+          ratio: indexBytes / textBytes,
+          buildMs,
+          analysisMs,
+          buildUsPerPage: (buildMs / size) * 1000,
+          analysisUsPerPage: (analysisMs / size) * 1000,
+          latencies: lat,
+          accuracy: acc,
+          proposal: phraseFirst,
+          writes: written,
+        });
+      } finally {
+        engine.close();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const problems: string[] = [];
+  for (const s of sizeReports) {
+    if (s.accuracy.rate < accuracyBudget) problems.push(`${s.pages} pages: known-item accuracy ${(s.accuracy.rate * 100).toFixed(1)}% (budget ${accuracyBudget * 100}%)`);
+    const inBook = s.latencies[0]!;
+    if (s.pages >= inBookBudgetAt && inBook.p95Ms >= inBookP95BudgetMs) problems.push(`${s.pages} pages: in-book p95 ${inBook.p95Ms.toFixed(2)} ms (budget ${inBookP95BudgetMs} ms)`);
+  }
+  if (parityReport && parityReport.totalsEqual !== parityReport.queries) problems.push(`parity: ${parityReport.queries - parityReport.totalsEqual} totals differ`);
+  const cpu = process.cpuUsage(cpuStart);
+  return {
+    vocabulary: { ar: vocabularySize('ar'), en: vocabularySize('en') },
+    sizes: sizeReports,
+    parity: parityReport,
+    load: { before: loadBefore, after: loadavg() },
+    cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, wallS: (performance.now() - wallStart) / 1000 },
+    problems,
+    ok: problems.length === 0,
+  };
+}
+
+export function printSearch(report: SearchReport): void {
+  const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+  const ms = (n: number) => `${n.toFixed(2)} ms`;
+  const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
+  const table = (header: string[], rows: string[][]) => {
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    for (const r of [header, ...rows]) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  };
+  console.log(`corpus: real words (${report.vocabulary.ar} Arabic, ${report.vocabulary.en} English), Zipf-Mandelbrot; 80% Arabic books, 20% English`);
+  const sizes = report.sizes;
+  const column = (f: (s: SizeReport) => string) => sizes.map(f);
+  table(
+    ['', ...sizes.map((s) => `${s.pages} pages`)],
+    [
+      ['books (ar/en pages)', ...column((s) => `${s.books} (${s.arabicPages}/${s.englishPages})`)],
+      ['words', ...column((s) => String(s.words))],
+      ['text (UTF-8)', ...column((s) => mb(s.textBytes))],
+      ['index file', ...column((s) => `${mb(s.indexBytes)} (${s.ratio.toFixed(2)}x)`)],
+      ['build, analysis included', ...column((s) => `${(s.buildMs / 1000).toFixed(1)} s (${s.buildUsPerPage.toFixed(0)} µs/page)`)],
+      ['analysis alone', ...column((s) => `${(s.analysisMs / 1000).toFixed(1)} s (${s.analysisUsPerPage.toFixed(0)} µs/page)`)],
+      ...sizes[0]!.latencies.map((l, i) => [
+        `${l.kind}: p50 / p95 (median total)`,
+        ...column((s) => `${ms(s.latencies[i]!.p50Ms)} / ${ms(s.latencies[i]!.p95Ms)} (${s.latencies[i]!.medianTotal})`),
+      ]),
+      ['known item first (default search)', ...column((s) => `${s.accuracy.first}/${s.accuracy.fragments} ${pct(s.accuracy.rate)}`)],
+      ['  known item in the first 20 / 100', ...column((s) => `${s.accuracy.inFirstPage} / ${s.accuracy.inFirst100} (median rank ${s.accuracy.medianRank})`)],
+      ['  first with Lucene BM25 (OpenSearch fake)', ...column((s) => (s.accuracy.luceneFirst === undefined ? '-' : `${s.accuracy.luceneFirst}/${s.accuracy.fragments}`))],
+      ['  phrase hits first, merged from 2 queries', ...column((s) => `${s.accuracy.phraseFirst}/${s.accuracy.fragments} ${pct(s.accuracy.phraseFirstRate)}`)],
+      [
+        '  phrase hits first, in one SQLite query',
+        ...column((s) => `${s.proposal.first}/${s.accuracy.fragments} ${pct(s.proposal.rate)} (${s.proposal.unambiguousMisses} missed with the phrase on 1 page)`),
+      ],
+      ['  pages with all 3 words (median/p95)', ...column((s) => s.accuracy.allWordsTotal.join(' / '))],
+      ['  pages with the phrase (median/p95)', ...column((s) => s.accuracy.phraseTotal.join(' / '))],
+      ['  phrase on more than one page', ...column((s) => `${s.accuracy.ambiguous}/${s.accuracy.fragments}`)],
+      ...sizes[0]!.proposal.latencies.map((l, i) => [
+        `${l.kind}: now / phrase hits first (p50, p95)`,
+        ...column((s) => {
+          const x = s.proposal.latencies[i]!;
+          return `${ms(x.nowP50Ms)}, ${ms(x.nowP95Ms)} / ${ms(x.phraseFirstP50Ms)}, ${ms(x.phraseFirstP95Ms)}`;
+        }),
+      ]),
+      ...['ar', 'en'].map((lang) => [
+        `  ${lang}: first / phrase hits first (2 queries)`,
+        ...column((s) => {
+          const l = s.accuracy.byLanguage[lang];
+          return l ? `${l.first}/${l.fragments} / ${l.phraseFirst}/${l.fragments}` : '-';
+        }),
+      ]),
+      ['setBookFields (one book), median', ...column((s) => ms(s.writes.setBookFieldsMs))],
+      ['removeBook, median', ...column((s) => `${ms(s.writes.removeBookMs)} (${s.writes.pagesPerBook} pages)`)],
+      ['putPages, a new book / replaced, median', ...column((s) => `${ms(s.writes.putBookNewMs)} / ${ms(s.writes.putBookReplacedMs)}`)],
+    ],
+  );
+  console.log(`latency: best of ${rounds} runs per query, ${queriesPerKind} queries a kind, limit ${limit}; queries by matchOf from 1-3 words typed without diacritics`);
+  if (report.parity) {
+    const p = report.parity;
+    console.log(
+      `parity with OpenSearch (adapter over the fake) at ${sizes.find((s) => s.pages === Math.min(...sizes.map((x) => x.pages)))?.pages} pages, ${p.queries} queries: ` +
+        `totals equal ${p.totalsEqual}/${p.queries}; first pages equal ${p.firstPagesEqual}, differing only among tied scores ${p.differOnlyInTies}, ` +
+        `differing otherwise ${p.differBeyondTies} (${p.beyondTiesWithCommonTerm} of them with a term on more than half of the pages)`,
+    );
+    for (const m of p.mismatches.slice(0, 5)) console.log(`  mismatch: ${m.kind} "${m.q}": totals ${m.sqliteTotal} / ${m.openSearchTotal}, ${m.missing} untied hits missing`);
+  }
+  for (const s of sizes) for (const m of s.accuracy.misses.slice(0, 5)) console.log(`  ${s.pages}: missed "${m.q}": rank ${m.rank}, ${m.total} pages with all words, ${m.phraseTotal} with the phrase, phrase-first rank ${m.phraseFirstRank}`);
+  console.log(`load average before ${report.load.before.map((l) => l.toFixed(2)).join(' ')}, after ${report.load.after.map((l) => l.toFixed(2)).join(' ')}; CPU ${report.cpu.userS.toFixed(0)} s user + ${report.cpu.systemS.toFixed(0)} s system in ${report.cpu.wallS.toFixed(0)} s`);
+  console.log(`budget: known item first in at least ${accuracyBudget * 100}% at every size; in-book p95 under ${inBookP95BudgetMs} ms at ${inBookBudgetAt} pages; totals equal on every parity query`);
+  for (const problem of report.problems) console.log(`PROBLEM: ${problem}`);
+  console.log(report.ok ? 'ok' : 'OVER BUDGET');
+  console.log(JSON.stringify({ bench: 'search', ...report, sizes: report.sizes.map((s) => ({ ...s, accuracy: { ...s.accuracy, misses: s.accuracy.misses.length, phraseTotals: undefined } })) }));
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const report = await searchBench();
+  printSearch(report);
+  if (!report.ok) process.exitCode = 1;
+}
