@@ -46,7 +46,7 @@ export async function indexStreamBatch(deps: IndexingDeps, event: DynamoDBStream
   const changes = decodeStreamRecords(records);
   try {
     const report = await indexChanges(deps, changes);
-    logger.info('Search index updated', { records: records.length, changes: changes.length, ...report });
+    logger.debug('Search index updated', { records: records.length, changes: changes.length, ...report });
     return { batchItemFailures: [], report };
   } catch (error) {
     const first = records[0]?.dynamodb?.SequenceNumber ?? '';

@@ -309,6 +309,7 @@ export function streamReader(options: StreamReaderOptions) {
       checkpoint = { streamArn, shards: {} };
       iterators.clear();
       failing.clear();
+      saveCheckpoint(); // so a restart knows this stream was read, even while it holds nothing
     }
     const shards = await describeShards(streamArn);
     const known = new Set(shards.map((s) => s.ShardId!));
@@ -337,7 +338,7 @@ export function streamReader(options: StreamReaderOptions) {
 export interface StreamPollerOptions extends StreamReaderOptions {
   /** The wait between two passes once caught up (default 250 ms). */
   intervalMs?: number;
-  /** Runs once before the first pass (npm start: indexing every book into a new index). */
+  /** Runs before the first pass, again after a failure until it succeeds (npm start: indexing every book into a new index). */
   before?: () => Promise<void>;
 }
 
@@ -354,14 +355,19 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   let pause: { timer: NodeJS.Timeout; wake: () => void } | undefined;
   const sleep = (ms: number) => new Promise<void>((wake) => (pause = { timer: setTimeout(wake, ms), wake }));
   const loop = (async () => {
-    if (options.before) {
+    let failures = 0;
+    // The first step, until it succeeds: the stream is read only once it has.
+    while (running && options.before) {
       try {
         await options.before();
+        break;
       } catch (error) {
+        failures++;
         log(`${(error as Error).message}`);
+        await sleep(Math.min(1000 * 2 ** (failures - 1), 30_000));
       }
     }
-    let failures = 0;
+    failures = 0;
     while (running) {
       try {
         await reader.drain();
