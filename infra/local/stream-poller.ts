@@ -152,6 +152,8 @@ export function streamReader(options: StreamReaderOptions) {
   const log = options.log ?? ((line: string) => process.stderr.write(`search-indexer: ${line}\n`));
   const timeoutMs = sizingOf('search-indexer').timeoutSeconds * 1000;
   let handler = options.handler;
+  /** The current drain's own filter, if any. */
+  let accept: ((record: DynamoDBRecord) => boolean) | undefined;
   let checkpoint: Checkpoint | undefined;
   /** Live iterators, each at its shard's position. */
   const iterators = new Map<string, string>();
@@ -216,7 +218,7 @@ export function streamReader(options: StreamReaderOptions) {
       const failure = failing.get(shardId);
       const narrow = failure?.narrowUntil !== undefined && compareSeq(records[i]!.dynamodb!.SequenceNumber!, failure.narrowUntil) <= 0;
       const part = records.slice(i, i + (narrow ? 1 : batchSize));
-      const event = { Records: part.map((r) => lambdaRecord(r, streamArn)).filter(passesIndexerFilter) };
+      const event = { Records: part.map((r) => lambdaRecord(r, streamArn)).filter((r) => passesIndexerFilter(r) && (accept?.(r) ?? true)) };
       if (event.Records.length) {
         const context = lambdaContext('search-indexer', randomUUID(), Date.now() + timeoutMs);
         // A handler that throws fails its whole batch, as on Lambda.
@@ -298,7 +300,12 @@ export function streamReader(options: StreamReaderOptions) {
     }
   }
 
-  async function drain(): Promise<DrainReport> {
+  /**
+   * One pass over everything the stream holds now. `only` (tests) delivers only the records it accepts:
+   * the others are passed over for good, as records the trigger's filter drops.
+   */
+  async function drain(pass: { only?: (record: DynamoDBRecord) => boolean } = {}): Promise<DrainReport> {
+    accept = pass.only;
     const report: DrainReport = { records: 0, delivered: 0, batches: 0 };
     const table = await dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
     const streamArn = table.Table?.LatestStreamArn;
@@ -396,20 +403,33 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
 /** drainStream's readers, by handler (none: the function's) and table. */
 const readers = new Map<StreamHandler | undefined, Map<string, ReturnType<typeof streamReader>>>();
 
+export interface DrainOptions extends Partial<Pick<StreamReaderOptions, 'tableName' | 'handler' | 'endpoint'>> {
+  /**
+   * Only these books' records are handed to the handler; the others are passed over for good (by this
+   * handler's reader). The stream carries every test file's writes: indexing only one's own is faster.
+   */
+  bookTextIds?: Iterable<string>;
+}
+
 /**
  * For tests: processes every record the stream holds now, once, through the handler (by default the
  * `search-indexer` function's, so into this process's `searchEngine()`), and returns what it did. The
  * position is kept in memory per handler and table between calls, so each call goes on from the last;
- * the first reads the stream from its oldest records (every test file's writes: harmless, only slower).
- * A failed batch throws StreamBatchFailed (the next call tries again from there).
+ * the first reads the stream from its oldest records (every test file's writes: `bookTextIds` keeps it
+ * to a test's own books). A failed batch throws StreamBatchFailed (the next call tries again from there).
  */
-export function drainStream(options: Partial<Pick<StreamReaderOptions, 'tableName' | 'handler' | 'endpoint'>> = {}): Promise<DrainReport> {
+export function drainStream(options: DrainOptions = {}): Promise<DrainReport> {
   const tableName = options.tableName ?? process.env.TABLE_NAME;
   if (!tableName) throw new Error('drainStream: no table (TABLE_NAME)');
   const key = `${options.endpoint ?? ''} ${tableName}`;
   let byTable = readers.get(options.handler);
   if (!byTable) readers.set(options.handler, (byTable = new Map()));
   let reader = byTable.get(key);
-  if (!reader) byTable.set(key, (reader = streamReader({ ...options, tableName, log: () => undefined })));
-  return reader.drain();
+  if (!reader) {
+    const { handler, endpoint } = options;
+    byTable.set(key, (reader = streamReader({ tableName, handler, endpoint, log: () => undefined })));
+  }
+  const ids = options.bookTextIds && new Set(options.bookTextIds);
+  const bookTextIdOf = (r: DynamoDBRecord) => (r.dynamodb?.NewImage ?? r.dynamodb?.OldImage)?.bookTextId?.S;
+  return reader.drain(ids ? { only: (r) => ids.has(bookTextIdOf(r) ?? '') } : {});
 }
