@@ -52,6 +52,8 @@ export interface StreamReaderOptions {
   batchSize?: number;
   /** Diagnostics (default stderr). */
   log?: (line: string) => void;
+  /** How long a description of the stream's shards is used before asking again (default 0: every pass). */
+  describeEveryMs?: number;
 }
 
 interface ShardPosition {
@@ -213,12 +215,22 @@ export function streamReader(options: StreamReaderOptions) {
   /** Hands records of one GetRecords answer to the handler in batches; returns how many were delivered. */
   async function deliver(streamArn: string, shardId: string, position: ShardPosition, records: _Record[], report: DrainReport) {
     handler ??= (await import('../../functions/search-indexer.ts')).handler as StreamHandler;
+    // As the trigger: records are filtered first, then batched.
+    const shaped = records.map((r) => lambdaRecord(r, streamArn));
+    const passes = shaped.map((r) => passesIndexerFilter(r) && (accept?.(r) ?? true));
     let i = 0;
     while (i < records.length) {
       const failure = failing.get(shardId);
       const narrow = failure?.narrowUntil !== undefined && compareSeq(records[i]!.dynamodb!.SequenceNumber!, failure.narrowUntil) <= 0;
-      const part = records.slice(i, i + (narrow ? 1 : batchSize));
-      const event = { Records: part.map((r) => lambdaRecord(r, streamArn)).filter((r) => passesIndexerFilter(r) && (accept?.(r) ?? true)) };
+      const size = narrow ? 1 : batchSize;
+      // This step: records i..end (exclusive), up to `size` of them passing the filters and those passed over between.
+      const event: DynamoDBStreamEvent = { Records: [] };
+      let end = i;
+      while (end < records.length && event.Records.length < size) {
+        if (passes[end]) event.Records.push(shaped[end]!);
+        end++;
+      }
+      const part = records.slice(i, end);
       if (event.Records.length) {
         const context = lambdaContext('search-indexer', randomUUID(), Date.now() + timeoutMs);
         // A handler that throws fails its whole batch, as on Lambda.
@@ -304,9 +316,11 @@ export function streamReader(options: StreamReaderOptions) {
    * One pass over everything the stream holds now. `only` (tests) delivers only the records it accepts:
    * the others are passed over for good, as records the trigger's filter drops.
    */
-  async function drain(pass: { only?: (record: DynamoDBRecord) => boolean } = {}): Promise<DrainReport> {
-    accept = pass.only;
-    const report: DrainReport = { records: 0, delivered: 0, batches: 0 };
+  /** The stream and its shards as last described, and when. */
+  let described: { at: number; streamArn: string; shards: Shard[] } | undefined;
+
+  async function layout(): Promise<{ streamArn: string; shards: Shard[] }> {
+    if (described && Date.now() - described.at < (options.describeEveryMs ?? 0)) return described;
     const table = await dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
     const streamArn = table.Table?.LatestStreamArn;
     if (!streamArn || !table.Table?.StreamSpecification?.StreamEnabled) throw new Error(`table ${options.tableName} has no stream (lib/adapters/dynamo/ensure-table.ts enables it)`);
@@ -318,17 +332,38 @@ export function streamReader(options: StreamReaderOptions) {
       failing.clear();
       saveCheckpoint(); // so a restart knows this stream was read, even while it holds nothing
     }
-    const shards = await describeShards(streamArn);
-    const known = new Set(shards.map((s) => s.ShardId!));
-    // Shards the stream no longer lists (trimmed after 24 hours) are forgotten.
-    for (const id of Object.keys(checkpoint.shards)) if (!known.has(id)) delete checkpoint.shards[id];
-    const done = (id: string | undefined) => id === undefined || !known.has(id) || checkpoint!.shards[id]?.done === true;
-    for (let progressed = true; progressed; ) {
-      progressed = false;
-      for (const shard of shards) {
-        if (done(shard.ShardId) || !done(shard.ParentShardId)) continue;
-        if (await readShard(streamArn, shard.ShardId!, report)) progressed = true;
+    described = { at: Date.now(), streamArn, shards: await describeShards(streamArn) };
+    return described;
+  }
+
+  /**
+   * One pass over everything the stream holds now. `only` (tests) delivers only the records it accepts:
+   * the others are passed over for good, as records the trigger's filter drops.
+   */
+  async function drain(pass: { only?: (record: DynamoDBRecord) => boolean } = {}): Promise<DrainReport> {
+    accept = pass.only;
+    const report: DrainReport = { records: 0, delivered: 0, batches: 0 };
+    try {
+      // A shard read to its end may have children the last description did not list: describe again.
+      for (let ended = true; ended; ) {
+        ended = false;
+        const { streamArn, shards } = await layout();
+        const known = new Set(shards.map((s) => s.ShardId!));
+        // Shards the stream no longer lists (trimmed after 24 hours) are forgotten.
+        for (const id of Object.keys(checkpoint!.shards)) if (!known.has(id)) delete checkpoint!.shards[id];
+        const done = (id: string | undefined) => id === undefined || !known.has(id) || checkpoint!.shards[id]?.done === true;
+        for (let progressed = true; progressed; ) {
+          progressed = false;
+          for (const shard of shards) {
+            if (done(shard.ShardId) || !done(shard.ParentShardId)) continue;
+            if (await readShard(streamArn, shard.ShardId!, report)) progressed = ended = true;
+          }
+        }
+        if (ended) described = undefined;
       }
+    } catch (error) {
+      described = undefined;
+      throw error;
     }
     return report;
   }
@@ -355,7 +390,8 @@ export interface StreamPollerOptions extends StreamReaderOptions {
  * 10 s), until stopped.
  */
 export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
-  const reader = streamReader(options);
+  // Between two descriptions, a pass is one GetRecords per open shard; a shard read to its end is described at once.
+  const reader = streamReader({ describeEveryMs: 5_000, ...options });
   const log = options.log ?? ((line: string) => process.stderr.write(`search-indexer: ${line}\n`));
   const intervalMs = options.intervalMs ?? 250;
   let running = true;
