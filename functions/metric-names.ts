@@ -23,6 +23,10 @@ export const metricNames = {
   overageInvoiced: 'OverageInvoiced',
   /** Usage logs settled `invoice_failed` after the last attempt. */
   overageInvoicesFailed: 'OverageInvoicesFailed',
+  /** Per search-indexer invocation: pages written to the search index. */
+  searchPagesIndexed: 'SearchPagesIndexed',
+  /** Per search-indexer invocation: 1 when its batch failed (Lambda retries it), else 0. */
+  searchBatchesFailed: 'SearchBatchesFailed',
 } as const;
 
 export type MetricName = (typeof metricNames)[keyof typeof metricNames];

@@ -1,8 +1,65 @@
-// placeholder, replaced by the real handler (issue 17: the index kept in step with the table's stream).
-// It exists so that the CDK stack can bundle and deploy the function; it indexes nothing and reports
-// every record as failed, so nothing is taken as indexed.
+import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { dynamoPageStore } from '../lib/adapters/dynamo/book-text-pages.ts';
+import { dynamoBookTextStore } from '../lib/adapters/dynamo/book-texts.ts';
+import { decodeStreamRecords } from '../lib/adapters/dynamo/stream-changes.ts';
+import { once, onFirstUse } from '../lib/lazy.ts';
+import { logger } from '../lib/log.ts';
+import type { SearchEngine } from '../lib/search/engine.ts';
+import { indexChanges, type IndexingDeps, type IndexingReport } from '../lib/search/indexing.ts';
+import { searchEngine } from './adapters/search.ts';
+import { deps as coreDeps } from './deps.ts';
+import { count, metricNames, observed } from './observability.ts';
 
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => ({
-  batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' })),
-});
+/**
+ * `search-indexer` (issue 17): keeps the search index in step with the table. On AWS the table's stream
+ * triggers it with the BookText and BookTextPage records only (infra/search.ts), up to 100 at a time;
+ * locally DynamoDB Local's stream does, through the same handler (infra/local/stream-poller.ts).
+ * Records are decoded into changes (lib/adapters/dynamo/stream-changes.ts) and applied by reading the
+ * records as they are now (lib/search/indexing.ts).
+ */
+export const indexerDeps = once(
+  (): IndexingDeps => {
+    const core = coreDeps();
+    return { engine: onFirstUse<SearchEngine>(searchEngine), bookTexts: dynamoBookTextStore(core.db), pages: dynamoPageStore(core.db) };
+  },
+);
+
+/**
+ * An error as the logs may show it: its name, and its message unless that may quote a page (the
+ * engines' refusals name the term they refuse).
+ */
+const loggable = (error: unknown) => {
+  const { name, message } = error instanceof Error ? error : { name: typeof error, message: '' };
+  return { name, message: error instanceof RangeError ? 'the engine refused the pages' : message.slice(0, 300) };
+};
+
+/**
+ * One batch over given deps: the Lambda handler's work, which the local poller and tests run too.
+ * The batch is applied as one part, so on any failure the whole batch is reported failed by its first
+ * record's sequence number: Lambda then retries from that record (halving the batch, as the trigger
+ * bisects), and nothing after it is taken as indexed. Applying a change twice is harmless.
+ */
+export async function indexStreamBatch(deps: IndexingDeps, event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse & { report?: IndexingReport }> {
+  const records = event.Records ?? [];
+  if (records.length === 0) return { batchItemFailures: [] };
+  const changes = decodeStreamRecords(records);
+  try {
+    const report = await indexChanges(deps, changes);
+    logger.debug('Search index updated', { records: records.length, changes: changes.length, ...report });
+    return { batchItemFailures: [], report };
+  } catch (error) {
+    const first = records[0]?.dynamodb?.SequenceNumber ?? '';
+    logger.error('Search indexing failed', { records: records.length, changes: changes.length, firstSequenceNumber: first, error: loggable(error) });
+    return { batchItemFailures: [{ itemIdentifier: first }] };
+  }
+}
+
+export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
+  .use(observed('search-indexer'))
+  .handler(async (event) => {
+    const { batchItemFailures, report } = await indexStreamBatch(indexerDeps(), event);
+    count(metricNames.searchPagesIndexed, report?.pagesIndexed ?? 0);
+    count(metricNames.searchBatchesFailed, batchItemFailures.length ? 1 : 0);
+    return { batchItemFailures };
+  });

@@ -73,8 +73,8 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
  *   secret, and the `MEDIA_*` environment variables that come with this kind (stack.ts).
  * - `search-reads`: read items of the table (GetItem, BatchGetItem, Query; no index, no write): the
- *   books and pages behind search hits. `indexer-reads`: GetItem and Query only, the book and pages
- *   the indexer re-reads.
+ *   books and pages behind search hits. `indexer-reads`: the same reads, the books and pages the
+ *   indexer re-reads (lib/search/indexing.ts).
  * - the search kinds of permissions.ts (`searchGrants`), each on the pages index of the OpenSearch
  *   domain (search.ts), with the `SEARCH_*` variables that come with them (stack.ts): `search-query`
  *   (search only: no write, and no creating the index) and `search-writes` (create and write the index).

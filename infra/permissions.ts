@@ -249,8 +249,9 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
   // search-api: the hits' books (GetItem, BatchGetItem) and pages (Query of a book's partition).
   'search-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
-  // search-indexer: a changed page's book (GetItem) and a book's pages (Query of its partition).
-  'indexer-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:Query']),
+  // search-indexer: the changed books and pages, read together (BatchGetItem, 100 keys a call), and a
+  // book's pages (Query of its partition).
+  'indexer-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
   'search-query': (on) => searchStatements('search-query', on.search),
   'search-writes': (on) => searchStatements('search-writes', on.search),
 };

@@ -9,7 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { entities } from '../lib/adapters/dynamo/entities.ts';
+import { indexedEntities } from '../lib/adapters/dynamo/stream-changes.ts';
 import { defaultNames, environmentFor } from '../lib/config.ts';
 import { searchIndexerTrigger } from './functions.ts';
 import type { Alarms } from './monitoring.ts';
@@ -45,7 +45,7 @@ import { deadLetterQueue } from './storage.ts';
 export const searchEngineVersion = opensearch.EngineVersion.OPENSEARCH_2_19;
 
 /** The items the search indexer is given (entities.ts): the books and their pages, nothing else. */
-export const indexedEntities = [entities.bookText.name, entities.bookTextPage.name] as const;
+export { indexedEntities };
 
 /** The index alarm: records waiting longer than this, this many minutes running, mean the index is falling behind. */
 export const indexerLag = { seconds: 60, minutes: 5 } as const;

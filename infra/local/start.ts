@@ -8,7 +8,8 @@ import { sweepEveryMinutes } from '../functions.ts';
 import { startQueueWorker } from './queue-worker.ts';
 import { startScheduled } from './schedule.ts';
 import { ocrWorkerWanted, startLocalOcrWorker } from './ocr-worker.ts';
-import { dataDir, functionEnvironment, jwtSecret, names, removeStack, writeStack } from './state.ts';
+import { startSearchIndexer } from './search-index.ts';
+import { dataDir, functionEnvironment, jwtSecret, names, removeStack, searchDbFile, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
 const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
@@ -31,7 +32,8 @@ async function main() {
     endpoints: stores.endpoints,
     queueUrls: stores.queueUrls,
   };
-  Object.assign(process.env, functionEnvironment(stack, secret));
+  // The search index is a file under DATA_DIR, held by this process: the search-api handler and the indexer share it (searchEngine()).
+  Object.assign(process.env, functionEnvironment(stack, secret, { searchDb: searchDbFile(dir) }));
 
   let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
   const workers: { stop(): Promise<void> }[] = [];
@@ -70,6 +72,9 @@ async function main() {
   // Unclaimed uploads and abandoned imports are swept as on AWS, on the same schedule.
   const sweeper = await import('../../functions/sweeper.ts');
   workers.push(startScheduled('sweeper', sweeper.handler, sweepEveryMinutes * 60_000));
+  // The search index is kept in step with the table as on AWS: the search-indexer handler on the table's
+  // stream, polled every 250 ms (a missing index is first built from the table).
+  workers.push(startSearchIndexer(dir, names.tableName));
   // OCR jobs are read as on AWS, by the reference worker, unless an external one is wanted.
   if (ocrWorkerWanted()) {
     workers.push(

@@ -65,8 +65,17 @@ export function jwtSecret(dir: string, create: boolean): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** The environment every function sees locally: the same variables the CDK stack sets on AWS. */
-export function functionEnvironment(stack: Omit<LocalStack, 'pid' | 'url'>, secret: string): Record<string, string> {
+/** The search index of `npm start` (SEARCH_DB): an SQLite file that one process holds at a time. */
+export const searchDbFile = (dir: string) => join(dir, 'search.sqlite');
+/** Where `npm start`'s search indexer keeps its position in the table's stream (infra/local/stream-poller.ts). */
+export const streamCheckpointFile = (dir: string) => join(dir, 'search-stream.json');
+
+/**
+ * The environment every function sees locally: the same variables the CDK stack sets on AWS, and, for
+ * `npm start`, the search index's file (`searchDb`; left out, the engine is in memory, as in tests,
+ * where each worker process has its own).
+ */
+export function functionEnvironment(stack: Omit<LocalStack, 'pid' | 'url'>, secret: string, options: { searchDb?: string } = {}): Record<string, string> {
   return {
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'S3RVER',
@@ -82,6 +91,7 @@ export function functionEnvironment(stack: Omit<LocalStack, 'pid' | 'url'>, secr
       audioQueueUrl: stack.queueUrls[names.audioQueue],
       adapters: 'local',
       jwtSecret: secret,
+      searchDb: options.searchDb,
     }),
   };
 }

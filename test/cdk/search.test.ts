@@ -185,7 +185,7 @@ describe('who may do what on the domain', () => {
     }
   });
 
-  it('lets search-api read items (GetItem, BatchGetItem, Query) and the indexer GetItem and Query, on the table alone, writing nothing', () => {
+  it('lets search-api and the indexer read items (GetItem, BatchGetItem, Query), on the table alone, writing nothing', () => {
     const table = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.table), 'Arn'] };
     const dynamo = (name: DeployedFunction) =>
       statementsOf(plain, name)
@@ -194,7 +194,7 @@ describe('who may do what on the domain', () => {
     expect(dynamo('search-api')).toEqual([{ actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], resources: [table] }]);
     // With the stream trigger's reads of the table's stream (ListStreams accepts no resource but *).
     expect(dynamo('search-indexer')).toEqual([
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: [table] },
+      { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], resources: [table] },
       { actions: ['dynamodb:ListStreams'], resources: ['*'] },
       {
         actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],

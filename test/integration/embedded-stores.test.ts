@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   ChangeMessageVisibilityCommand,
@@ -101,7 +101,7 @@ describe('embedded DynamoDB', () => {
     expect(untouched.Item).toBeUndefined();
   });
 
-  it('ensureTable is idempotent, survives a race, and adds a missing index', async () => {
+  it('ensureTable is idempotent, survives a race, and adds a missing index and a missing stream', async () => {
     const client = new DynamoDBClient({});
     try {
       await ensureTable(client, env.TABLE_NAME);
@@ -111,6 +111,10 @@ describe('embedded DynamoDB', () => {
         (await client.send(new DescribeTableCommand({ TableName: name }))).Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort();
       const everyIndex = tableSchema.indexes.map((i) => i.name).sort();
       expect(await indexes(racing)).toEqual(everyIndex);
+      const stream = async (name: string) => (await client.send(new DescribeTableCommand({ TableName: name }))).Table?.StreamSpecification;
+      // The search indexer reads every change with both images (infra/local/stream-poller.ts).
+      expect(await stream(env.TABLE_NAME)).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+      expect(await stream(racing)).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
 
       const partial = unique('partial');
       await client.send(
@@ -136,6 +140,13 @@ describe('embedded DynamoDB', () => {
       );
       await ensureTable(client, partial);
       expect(await indexes(partial)).toEqual(everyIndex);
+      // A table from before the stream (an old DATA_DIR) gets it.
+      expect(await stream(partial)).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+      // A stream of another view type is replaced.
+      await client.send(new UpdateTableCommand({ TableName: partial, StreamSpecification: { StreamEnabled: false } }));
+      await client.send(new UpdateTableCommand({ TableName: partial, StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' } }));
+      await ensureTable(client, partial);
+      expect(await stream(partial)).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
       // The catalogue indexes carry only what a listing filters on, not the books' texts.
       const described = (await client.send(new DescribeTableCommand({ TableName: partial }))).Table?.GlobalSecondaryIndexes ?? [];
       expect(described.find((i) => i.IndexName === 'catalogueByDate')?.Projection).toEqual({

@@ -5,11 +5,17 @@ import {
   type AttributeDefinition,
   type DynamoDBClient,
   type GlobalSecondaryIndex,
+  type StreamSpecification,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import { keyAttributeNames, tableSchema, type IndexSchema } from './schema.ts';
 import { pause } from './table.ts';
 
+/**
+ * The table's stream: every change with the item before and after, as the CDK stack declares it
+ * (infra/storage.ts). The search indexer reads it (locally: infra/local/stream-poller.ts).
+ */
+export const tableStream = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' } as const satisfies StreamSpecification;
 
 const timeoutMs = 5 * 60_000; // adding an index to a big table on AWS takes minutes
 const stringAttributes = (...names: string[]): AttributeDefinition[] =>
@@ -24,9 +30,10 @@ const indexDefinition = (index: IndexSchema): GlobalSecondaryIndex => ({
 });
 
 /**
- * Creates the table of `schema.ts` when it is missing, adds any index of the schema that an existing
- * table lacks (one at a time, as DynamoDB requires), and returns once table and indexes are ACTIVE.
- * Idempotent; concurrent callers settle on the same table.
+ * Creates the table of `schema.ts` with its stream when it is missing, adds any index of the schema
+ * that an existing table lacks (one at a time, as DynamoDB requires) and enables the stream on a table
+ * made without one (a local DATA_DIR from before the search indexer), and returns once table and
+ * indexes are ACTIVE. Idempotent; concurrent callers settle on the same table.
  */
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -43,6 +50,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
             { AttributeName: sortKey, KeyType: 'RANGE' },
           ],
           GlobalSecondaryIndexes: indexes.map(indexDefinition),
+          StreamSpecification: tableStream,
         }),
       )
       .catch(ignoreRace);
@@ -50,7 +58,17 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
   for (;;) {
     const table = await waitUntilActive(client, tableName, deadline);
     const missing = tableSchema.indexes.find((index) => !table.GlobalSecondaryIndexes?.some((g) => g.IndexName === index.name));
-    if (!missing) return;
+    if (!missing) {
+      const stream = table.StreamSpecification;
+      if (stream?.StreamEnabled && stream.StreamViewType === tableStream.StreamViewType) return;
+      // A stream of another view type is disabled first: a table has one stream at a time.
+      const StreamSpecification = stream?.StreamEnabled ? { StreamEnabled: false } : tableStream;
+      const changed = await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification })).then(() => true, ignoreRace);
+      if (changed) continue;
+      if (Date.now() > deadline) throw new Error(`could not enable the stream of table ${tableName}`);
+      await pause(200);
+      continue;
+    }
     const added = await client
       .send(
         new UpdateTableCommand({
@@ -72,7 +90,7 @@ function ignoreRace(error: unknown): false {
   const name = (error as Error).name;
   const message = (error as Error).message ?? '';
   if (name === 'ResourceInUseException' || name === 'LimitExceededException') return false;
-  if (name === 'ValidationException' && /already exists/i.test(message)) return false;
+  if (name === 'ValidationException' && /already exists|already has an enabled stream|stream is already disabled/i.test(message)) return false;
   throw error;
 }
 

@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs';
+import { dynamoPageStore } from '../../lib/adapters/dynamo/book-text-pages.ts';
+import { scanBookTextIds } from '../../lib/adapters/dynamo/book-text-scan.ts';
+import { reindexBookTexts } from '../../lib/search/indexing.ts';
+import { searchDbFile, streamCheckpointFile } from './state.ts';
+import { startStreamPoller } from './stream-poller.ts';
+
+/**
+ * `npm start`'s search indexer (issue 17): the stream poller handing the table's changes to the
+ * `search-indexer` handler, which writes this process's search engine (`searchEngine()`, the SQLite
+ * file SEARCH_DB that the `search-api` handler searches in the same process).
+ *
+ * An index that is missing (a DATA_DIR from before the search, the file deleted to rebuild it) or was
+ * never finished (no checkpoint yet) is built first from the table, every BookText (a Scan: an offline
+ * step, not a request), before the poller reads the stream: changes made meanwhile are in the stream,
+ * so they are applied after the books were read, and the index ends in step with the table. Requests
+ * are served all the while; a search finds the books indexed so far.
+ */
+export function startSearchIndexer(dir: string, tableName: string, log = (line: string) => process.stderr.write(`search-indexer: ${line}\n`)) {
+  const checkpointFile = streamCheckpointFile(dir);
+  const build = !existsSync(searchDbFile(dir)) || !existsSync(checkpointFile);
+  return startStreamPoller({
+    tableName,
+    checkpointFile,
+    log,
+    before: build ? () => buildIndex(log) : undefined,
+  });
+}
+
+/** Indexes every BookText of the table into the process's search engine (the functions' environment is set). */
+async function buildIndex(log: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  const [{ indexerDeps }, { deps }, { searchEngine }] = await Promise.all([
+    import('../../functions/search-indexer.ts'),
+    import('../../functions/deps.ts'),
+    import('../../functions/adapters/search.ts'),
+  ]);
+  await searchEngine(); // the index file exists from here on, even for a table with no book yet
+  const { db } = deps();
+  const total = await reindexBookTexts({ ...indexerDeps(), pages: dynamoPageStore(db) }, scanBookTextIds(db));
+  log(`built the search index from the table: ${total.books} books, ${total.pagesIndexed} pages in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
