@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { sizingOf, type DeployedFunction } from '../functions.ts';
 import { lambdaContext } from './server.ts';
+import { stoppable } from './stoppable.ts';
 
 type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
 
@@ -24,11 +25,9 @@ const scheduledEvent = (name: DeployedFunction): ScheduledEvent => ({
  * function has (its context's remaining time).
  */
 export function startScheduled(name: DeployedFunction, handler: ScheduledHandler, intervalMs: number): { stop(): Promise<void> } {
-  let running = true;
-  let pause: { timer: NodeJS.Timeout; wake: () => void } | undefined;
   const timeoutMs = sizingOf(name).timeoutSeconds * 1000;
-  const loop = (async () => {
-    while (running) {
+  return stoppable(async ({ running, sleep }) => {
+    while (running()) {
       const deadline = Date.now() + timeoutMs;
       const context = { ...lambdaContext(name, randomUUID()), getRemainingTimeInMillis: () => deadline - Date.now() };
       try {
@@ -36,17 +35,7 @@ export function startScheduled(name: DeployedFunction, handler: ScheduledHandler
       } catch (error) {
         process.stderr.write(`${name}: ${(error as Error).message}\n`);
       }
-      if (running) await new Promise<void>((wake) => (pause = { timer: setTimeout(wake, intervalMs), wake }));
+      if (running()) await sleep(intervalMs);
     }
-  })();
-  return {
-    async stop() {
-      running = false;
-      if (pause) {
-        clearTimeout(pause.timer);
-        pause.wake();
-      }
-      await loop;
-    },
-  };
+  });
 }

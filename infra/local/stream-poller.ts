@@ -15,6 +15,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { passesIndexerFilter } from '../../lib/adapters/dynamo/stream-changes.ts';
 import { searchIndexerTrigger, sizingOf } from '../functions.ts';
 import { lambdaContext } from './server.ts';
+import { stoppable } from './stoppable.ts';
 
 /**
  * `npm start`'s stand-in for the search indexer's trigger on the table's stream (infra/search.ts): reads
@@ -394,13 +395,10 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   const reader = streamReader({ describeEveryMs: 5_000, ...options });
   const log = options.log ?? ((line: string) => process.stderr.write(`search-indexer: ${line}\n`));
   const intervalMs = options.intervalMs ?? 250;
-  let running = true;
-  let pause: { timer: NodeJS.Timeout; wake: () => void } | undefined;
-  const sleep = (ms: number) => new Promise<void>((wake) => (pause = { timer: setTimeout(wake, ms), wake }));
-  const loop = (async () => {
+  return stoppable(async ({ running, sleep }) => {
     let failures = 0;
     // The first step, until it succeeds: the stream is read only once it has.
-    while (running && options.before) {
+    while (running() && options.before) {
       try {
         await options.before();
         break;
@@ -411,29 +409,19 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
       }
     }
     failures = 0;
-    while (running) {
+    while (running()) {
       try {
         await reader.drain();
         failures = 0;
       } catch (error) {
-        if (!running) break;
+        if (!running()) break;
         failures++;
         log((error as Error).message);
       }
-      if (running) await sleep(failures ? Math.min(intervalMs * 2 ** (failures - 1), 10_000) : intervalMs);
+      if (running()) await sleep(failures ? Math.min(intervalMs * 2 ** (failures - 1), 10_000) : intervalMs);
     }
     reader.close();
-  })();
-  return {
-    async stop() {
-      running = false;
-      if (pause) {
-        clearTimeout(pause.timer);
-        pause.wake();
-      }
-      await loop;
-    },
-  };
+  });
 }
 
 /** drainStream's readers, by handler (none: the function's) and table. */
