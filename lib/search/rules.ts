@@ -69,6 +69,16 @@ export function checkIndexedPages(pages: readonly IndexedPage[]): void {
   }
 }
 
+/**
+ * The terms a query can match, or null when it can match no page. A term that is not an index
+ * term is in no page: `phrase` and `all` then match nothing, `any` goes on without it.
+ */
+export function matchableTerms(query: Pick<PageQuery, 'mode' | 'terms'>): string[] | null {
+  const terms = query.terms.filter((term) => typeof term === 'string' && isIndexTerm(term));
+  if (terms.length === 0 || (query.mode !== 'any' && terms.length < query.terms.length)) return null;
+  return terms;
+}
+
 /** Refuses (RangeError) a query's paging out of range: 1..maxLimit results from 0..maxOffset. */
 export function checkPageQuery(query: Pick<PageQuery, 'limit' | 'offset'>): void {
   if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > maxLimit) throw new RangeError(`limit must be 1..${maxLimit}`);

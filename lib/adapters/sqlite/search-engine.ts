@@ -1,6 +1,6 @@
 import sqlite3 from 'node-sqlite3-wasm';
 import type { IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine } from '../../search/engine.ts';
-import { checkIndexedPages, checkPageQuery, isIndexTerm, listingBook, listingQuery, type ListingQuery } from '../../search/rules.ts';
+import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, type ListingQuery } from '../../search/rules.ts';
 
 /**
  * The search engine on SQLite FTS5 (issue 17), for the laptop: node-sqlite3-wasm is SQLite built to
@@ -125,8 +125,8 @@ const quoted = (term: string): string => `"${term.replaceAll('"', '""')}"`;
  * `all` then match nothing, `any` goes on without it.
  */
 export function matchExpression(query: Pick<PageQuery, 'mode' | 'terms'>): string | null {
-  const terms = query.terms.filter(isIndexTerm);
-  if (terms.length === 0 || (query.mode !== 'any' && terms.length < query.terms.length)) return null;
+  const terms = matchableTerms(query);
+  if (!terms) return null;
   return query.mode === 'phrase' ? quoted(terms.join(' ')) : terms.map(quoted).join(query.mode === 'all' ? ' AND ' : ' OR ');
 }
 
