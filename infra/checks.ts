@@ -6,6 +6,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
+import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import type { Media } from './media.ts';
 import type { Search } from './search.ts';
 import { objectGrants, uploadsPrefixes } from './permissions.ts';
@@ -71,7 +72,7 @@ const reasons = {
     'Every request must be signed with SigV4 by a role the access policy or an identity policy allows, over HTTPS (TLS 1.2+) (infra/search.ts).',
   searchIps:
     'Lambda functions outside a VPC have no fixed addresses to allowlist. The access policy allows exactly the two search function ' +
-    'roles, each its own actions on the pages index; every request is SigV4-signed and HTTPS-only (infra/search.ts).',
+    'roles, each its own actions on the pages index and the catalogue listing’s; every request is SigV4-signed and HTTPS-only (infra/search.ts).',
   searchMasters:
     'Dedicated master nodes would be three more instances, several times the cost of the one or two t3 data nodes this index needs; ' +
     'the index is derived data, rebuilt from the table if the cluster is lost (README: Search on AWS).',
@@ -82,8 +83,8 @@ const reasons = {
     'This queue is itself a dead-letter queue: the search indexer’s stream trigger sends it the description of each batch it gave up ' +
     'on (an on-failure destination, which cdk-nag does not recognise as a redrive target). An operator reads it; an alarm watches it.',
   searchIndexPaths:
-    'OpenSearch authorizes a request by its path: the indexer writes under the one pages index (_bulk, _update_by_query, ' +
-    '_delete_by_query, _search), so the grant is that index of this domain and the paths under it, nothing else.',
+    'OpenSearch authorizes a request by its path: the indexer writes under the pages index and the catalogue listing’s index ' +
+    '(_bulk, _update_by_query, _delete_by_query, _search), so the grant is those two indexes of this domain and the paths under them, nothing else.',
   pushEndpoints: 'SNS creates one endpoint per registered device, with an id known only then; the grant is limited to the endpoints of the configured platform application.',
   objectPrefix: (what: string) => `Object keys are unknown in advance; the grant is limited to ${what}, the narrowest resource S3 offers.`,
 };
@@ -133,7 +134,9 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(search.domain, 'AwsSolutions-OS4', reasons.searchMasters);
   if (!search.zoneAware) acknowledge(search.domain, 'AwsSolutions-OS7', reasons.searchZones);
   acknowledge(search.indexerDeadLetters, 'AwsSolutions-SQS3', reasons.indexerDeadLetters);
-  acknowledge(stack, `AwsSolutions-IAM5[Resource::${nagRendered(stack, `${search.domainArn}/${search.index}/*`)}]`, reasons.searchIndexPaths);
+  for (const index of [search.index, booksIndexOf(search.index)]) {
+    acknowledge(stack, `AwsSolutions-IAM5[Resource::${nagRendered(stack, `${search.domainArn}/${index}/*`)}]`, reasons.searchIndexPaths);
+  }
   const seen = new Set<string>();
   // The functions' prefixes, and the one only the OCR worker writes (its page images).
   const pageImages = { bucket: 'uploads', prefix: uploadsPrefixes.pageImages, holds: 'page images' } as const;

@@ -75,9 +75,10 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `search-reads`: read items of the table (GetItem, BatchGetItem, Query; no index, no write): the
  *   books and pages behind search hits. `indexer-reads`: the same reads, the books and pages the
  *   indexer re-reads (lib/search/indexing.ts).
- * - the search kinds of permissions.ts (`searchGrants`), each on the pages index of the OpenSearch
- *   domain (search.ts), with the `SEARCH_*` variables that come with them (stack.ts): `search-query`
- *   (search only: no write, and no creating the index) and `search-writes` (create and write the index).
+ * - the search kinds of permissions.ts (`searchGrants`), each on the pages index and the catalogue
+ *   listing's index (`<index>-books`) of the OpenSearch domain (search.ts), with the `SEARCH_*`
+ *   variables that come with them (stack.ts): `search-query` (search only: no write, and no creating
+ *   an index) and `search-writes` (create and write both indexes).
  */
 export type Access =
   | 'table'

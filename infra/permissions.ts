@@ -5,6 +5,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { outboxIndex } from '../lib/adapters/dynamo/billing-outbox.ts';
+import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
 import { uploadKey } from '../lib/ocr/jobs/fields.ts';
 import { pageImagePrefix } from '../lib/ocr/pages/page.ts';
@@ -28,7 +29,7 @@ export interface Grantable {
   audioQueue: sqs.IQueue;
   /** The private key that signs media URLs (media.ts). */
   mediaSigningKey: secretsmanager.ISecret;
-  /** The OpenSearch domain's ARN and the index of pages in it (search.ts). */
+  /** The OpenSearch domain's ARN and the index of pages in it (search.ts); the listing's index is `<index>-books`. */
   search: { domainArn: string; index: string };
 }
 
@@ -185,38 +186,47 @@ function objectStatements(kinds: readonly ObjectAccess[], on: Grantable): iam.Po
 
 type SearchAction = 'es:ESHttpHead' | 'es:ESHttpPut' | 'es:ESHttpPost';
 
-/** HTTP methods on paths of the pages index (`''` is the index itself), as OpenSearch authorizes a signed request. */
+/**
+ * HTTP methods on paths of indexes (`''` is the index itself), as OpenSearch authorizes a signed
+ * request: `pages` is the configured index of pages, `books` the catalogue listing's beside it
+ * (`<index>-books`, lib/adapters/opensearch/index-names.ts).
+ */
 export interface SearchGrant {
+  indexes: readonly ('pages' | 'books')[];
   actions: readonly SearchAction[];
   paths: readonly ('' | `/${string}`)[];
 }
 
 /**
  * The search kinds: what the OpenSearch adapter (lib/adapters/opensearch/search-engine.ts) sends for
- * each use, on the one index. Both the functions' roles and the domain's access policy (search.ts)
+ * each use, on its two indexes. Both the functions' roles and the domain's access policy (search.ts)
  * are written from this.
  */
 export const searchGrants = {
-  // search-api: POST <index>/_search, and HEAD <index> (the adapter checks the index exists before its
-  // first call). No PUT (creating the index), no _bulk, no _update_by_query or _delete_by_query.
+  // search-api: POST <index>/_search and <index>-books/_search (pages, the listing), and HEAD of
+  // each. No PUT (creating an index), no _bulk, no _update_by_query or _delete_by_query.
   'search-query': [
-    { actions: ['es:ESHttpPost'], paths: ['/_search'] },
-    { actions: ['es:ESHttpHead'], paths: [''] },
+    { indexes: ['pages', 'books'], actions: ['es:ESHttpPost'], paths: ['/_search'] },
+    { indexes: ['pages', 'books'], actions: ['es:ESHttpHead'], paths: [''] },
   ],
-  // search-indexer: HEAD and PUT <index> (created with its settings and mapping), and POST under it
-  // (_bulk, _update_by_query, _delete_by_query, and _search for what a book has indexed).
-  'search-writes': [{ actions: ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'], paths: ['', '/*'] }],
+  // search-indexer: HEAD and PUT each index (created with its settings and mapping), and POST under
+  // it (_bulk, _update_by_query, _delete_by_query, and _search for what a book has indexed).
+  'search-writes': [{ indexes: ['pages', 'books'], actions: ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'], paths: ['', '/*'] }],
 } as const satisfies Record<string, readonly SearchGrant[]>;
 
 export type SearchAccess = keyof typeof searchGrants;
 
 export const isSearchAccess = (kind: Access): kind is SearchAccess => kind in searchGrants;
 
-/** The statements of one search kind on `<domain ARN>/<index><path>`. */
+/** The statements of one search kind on `<domain ARN>/<index><path>`, for each index a grant names. */
 export function searchStatements(kind: SearchAccess, on: Grantable['search']): iam.PolicyStatement[] {
+  const names = { pages: on.index, books: booksIndexOf(on.index) };
   return searchGrants[kind].map(
     (grant: SearchGrant) =>
-      new iam.PolicyStatement({ actions: [...grant.actions], resources: grant.paths.map((p) => `${on.domainArn}/${on.index}${p}`) }),
+      new iam.PolicyStatement({
+        actions: [...grant.actions],
+        resources: grant.indexes.flatMap((index) => grant.paths.map((p) => `${on.domainArn}/${names[index]}${p}`)),
+      }),
   );
 }
 

@@ -20,6 +20,27 @@ export interface IndexedBookFields {
   language: string;
 }
 
+/** A BookText as the catalogue lists it (GET /ocr/books): its view fields, filters and sort keys. */
+export interface IndexedBook extends IndexedBookFields {
+  bookTextId: string;
+  tags: string[];
+  categories: string[];
+  /** The listing's sort keys (lib/adapters/dynamo/keys.ts catalogueSort), ordered as UTF-8 bytes. */
+  byDate: string;
+  byName: string;
+  byPages: string;
+}
+
+export interface BookListQuery {
+  view: SearchView;
+  /** `tags` and `categories`: any of them (none: no filter). */
+  filter: { status?: string; language?: string; tags: string[]; categories: string[] };
+  order: 'date' | 'name' | 'pages';
+  descending: boolean;
+  limit: number; // 1..100
+  offset: number; // 0..10000
+}
+
 export interface IndexedPage extends IndexedBookFields {
   bookTextId: string;
   /** 0..maxPageNumber (lib/ocr/pages/page.ts). */
@@ -62,7 +83,7 @@ export interface SearchEngine {
   putPages(pages: IndexedPage[]): Promise<void>;
   /** Copies a book's changed fields to all its pages (visibility, status, ...). A book with no pages: nothing. */
   setBookFields(bookTextId: string, fields: IndexedBookFields): Promise<void>;
-  /** Removes a book's pages. */
+  /** Removes a book's pages and its listing entry. */
   removeBook(bookTextId: string): Promise<void>;
   /**
    * Matching pages, best first (BM25; ties by bookTextId, then pageNumber), and how many match in
@@ -70,4 +91,15 @@ export interface SearchEngine {
    * of differently scored pages across engines.
    */
   search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }>;
+  /**
+   * Adds or replaces a book's listing entry (checked by lib/search/rules.ts `listingBook`). Apart
+   * from pages: putPages and setBookFields leave it alone, putBook leaves the pages alone.
+   */
+  putBook(book: IndexedBook): Promise<void>;
+  /**
+   * One window of the listing in order, and the exact size of the whole filtered listing. The order
+   * is the sort key's UTF-8 bytes (descending: reversed); keys end with `#bookTextId`, so no two
+   * books tie. Strings match as lib/search/rules.ts `listingQuery` says (exactly, as UTF-8).
+   */
+  listBooks(query: BookListQuery): Promise<{ total: number; bookTextIds: string[] }>;
 }

@@ -1,6 +1,6 @@
 import { maxPageNumber } from '../ocr/pages/page.ts';
 import { maxLimit, maxOffset } from '../paging.ts';
-import type { IndexedPage, PageQuery } from './engine.ts';
+import type { BookListQuery, IndexedBook, IndexedPage, PageQuery, SearchView } from './engine.ts';
 
 /**
  * What every search engine (lib/search/engine.ts) accepts, so each stores and matches the same
@@ -69,8 +69,175 @@ export function checkIndexedPages(pages: readonly IndexedPage[]): void {
   }
 }
 
+/**
+ * The terms a query can match, or null when it can match no page. A term that is not an index
+ * term is in no page: `phrase` and `all` then match nothing, `any` goes on without it.
+ */
+export function matchableTerms(query: Pick<PageQuery, 'mode' | 'terms'>): string[] | null {
+  const terms = query.terms.filter((term) => typeof term === 'string' && isIndexTerm(term));
+  if (terms.length === 0 || (query.mode !== 'any' && terms.length < query.terms.length)) return null;
+  return terms;
+}
+
 /** Refuses (RangeError) a query's paging out of range: 1..maxLimit results from 0..maxOffset. */
-export function checkPageQuery(query: PageQuery): void {
+export function checkPageQuery(query: Pick<PageQuery, 'limit' | 'offset'>): void {
   if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > maxLimit) throw new RangeError(`limit must be 1..${maxLimit}`);
   if (!Number.isInteger(query.offset) || query.offset < 0 || query.offset > maxOffset) throw new RangeError(`offset must be 0..${maxOffset}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalogue listing (putBook, listBooks)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The most tags, and the most categories, a listed book may carry; the most values a listing filter
+ * may name of each. The service caps neither today (README: tags and categories are split on
+ * commas, trimmed, empties dropped; only the item size bounds them): these are the engines' own.
+ */
+export const maxListValues = 1_000;
+/**
+ * The longest string of a listing entry or filter (a tag, a category, a status, a sort key, ...), in
+ * characters (code points): at most 4,000 bytes of UTF-8, well under the 32,766 bytes of a Lucene
+ * keyword.
+ */
+export const maxListingChars = 1_000;
+
+/**
+ * A string as UTF-8 carries it: each lone surrogate (half of a pair, alone) becomes U+FFFD, as
+ * TextEncoder and Buffer encode it. Every engine stores and compares this form, so a tag or a key
+ * holding one matches and sorts alike everywhere (and SQLite's binding never sees half a pair).
+ */
+export const wellFormed = (value: string): string => value.replace(/\p{Cs}/gu, '\uFFFD');
+
+/** At most `max` code points (stops counting past it: a string may be long). */
+function fitsChars(value: string, max: number): boolean {
+  if (value.length <= max) return true;
+  if (value.length > 2 * max) return false;
+  let count = 0;
+  for (const _ of value) if (++count > max) return false;
+  return true;
+}
+
+const sortKeys = ['byDate', 'byName', 'byPages'] as const;
+
+/**
+ * The listing entry an engine stores for `book`, or a RangeError: every string well-formed
+ * (`wellFormed`), tags and categories without repeats or empty strings (no filter names one).
+ * Refused: a bookTextId that is empty, holds `#` or a lone surrogate; an empty owner, status or
+ * language; an unknown visibility; more than maxListValues tags or categories; a string longer than
+ * maxListingChars; a sort key not ending with `#` and the bookTextId. With the id at the end of each
+ * key and no `#` in an id, no two books share a key: the listing's order is total.
+ */
+export function listingBook(book: IndexedBook): IndexedBook {
+  const id: unknown = book.bookTextId;
+  if (typeof id !== 'string' || id === '' || id.includes('#') || wellFormed(id) !== id || !fitsChars(id, maxListingChars)) {
+    throw new RangeError(`A listed book's bookTextId is 1 to ${maxListingChars} characters, without '#'`);
+  }
+  const where = `Listed book ${id}`;
+  const text = (value: unknown, name: string): string => {
+    if (typeof value !== 'string' || value === '' || !fitsChars(value, maxListingChars)) throw new RangeError(`${where}: ${name} must be 1 to ${maxListingChars} characters`);
+    return wellFormed(value);
+  };
+  const list = (values: unknown, name: string): string[] => {
+    if (!Array.isArray(values) || values.length > maxListValues) throw new RangeError(`${where}: ${name} must be an array of at most ${maxListValues} strings`);
+    const kept = new Set<string>();
+    for (const value of values as unknown[]) {
+      if (typeof value !== 'string' || !fitsChars(value, maxListingChars)) throw new RangeError(`${where}: each of ${name} must be a string of at most ${maxListingChars} characters`);
+      if (value !== '') kept.add(wellFormed(value));
+    }
+    return [...kept];
+  };
+  if (book.visibility !== 'public' && book.visibility !== 'private') throw new RangeError(`${where}: unknown visibility`);
+  const keys = {} as Record<(typeof sortKeys)[number], string>;
+  for (const name of sortKeys) {
+    const key: unknown = book[name];
+    if (typeof key !== 'string' || !key.endsWith(`#${id}`) || !fitsChars(key, maxListingChars)) {
+      throw new RangeError(`${where}: ${name} must end with '#' and the bookTextId, at most ${maxListingChars} characters`);
+    }
+    keys[name] = wellFormed(key);
+  }
+  return {
+    bookTextId: id,
+    userId: text(book.userId, 'userId'),
+    visibility: book.visibility,
+    status: text(book.status, 'status'),
+    language: text(book.language, 'language'),
+    tags: list(book.tags, 'tags'),
+    categories: list(book.categories, 'categories'),
+    ...keys,
+  };
+}
+
+/** A listing query as engines run it (`listingQuery`). */
+export interface ListingQuery {
+  view: SearchView;
+  status?: string;
+  language?: string;
+  /** Any of them; empty: no filter. Well-formed, no repeats. */
+  tags: string[];
+  categories: string[];
+  order: 'date' | 'name' | 'pages';
+  /** The IndexedBook field the order reads. */
+  sortKey: 'byDate' | 'byName' | 'byPages';
+  descending: boolean;
+  limit: number;
+  offset: number;
+}
+
+const sortKeyOf = { date: 'byDate', name: 'byName', pages: 'byPages' } as const;
+
+/**
+ * The query every engine runs for `query`, or null when no book can match it; a RangeError for a
+ * query out of contract (paging out of range, an unknown view or order, more than maxListValues
+ * tags or categories, a value that is not a string).
+ *
+ * A filter's strings match a book's exactly, as UTF-8 (`wellFormed`), whatever they hold: quotes,
+ * `%`, `*`, JSON or SQL are only characters. A value no listed book can hold (empty, or longer than
+ * maxListingChars) matches nothing: a status or language of that kind empties the listing, and so
+ * do tags (or categories) that are all of that kind.
+ */
+export function listingQuery(query: BookListQuery): ListingQuery | null {
+  checkPageQuery(query);
+  const view = checkView(query.view);
+  const sortKey = Object.hasOwn(sortKeyOf, query.order) ? sortKeyOf[query.order] : undefined;
+  if (!sortKey) throw new RangeError('order must be date, name or pages');
+  if (typeof query.descending !== 'boolean') throw new RangeError('descending must be a boolean');
+  const filter: Partial<BookListQuery['filter']> = query.filter ?? {};
+  let impossible = false;
+  const single = (value: unknown, name: string): string | undefined => {
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string') throw new RangeError(`filter ${name} must be a string`);
+    if (value === '' || !fitsChars(value, maxListingChars)) impossible = true;
+    return wellFormed(value);
+  };
+  const anyOf = (values: unknown, name: string): string[] => {
+    if (values === undefined) return [];
+    if (!Array.isArray(values) || values.length > maxListValues) throw new RangeError(`filter ${name} must be an array of at most ${maxListValues} strings`);
+    const kept = new Set<string>();
+    for (const value of values as unknown[]) {
+      if (typeof value !== 'string') throw new RangeError(`filter ${name} must hold strings only`);
+      if (value !== '' && fitsChars(value, maxListingChars)) kept.add(wellFormed(value));
+    }
+    if (values.length > 0 && kept.size === 0) impossible = true;
+    return [...kept];
+  };
+  const status = single(filter.status, 'status');
+  const language = single(filter.language, 'language');
+  const tags = anyOf(filter.tags, 'tags');
+  const categories = anyOf(filter.categories, 'categories');
+  if (impossible) return null;
+  return { view, status, language, tags, categories, order: query.order, sortKey, descending: query.descending, limit: query.limit, offset: query.offset };
+}
+
+function checkView(view: SearchView): SearchView {
+  switch (view?.kind) {
+    case 'public':
+    case 'all':
+      return { kind: view.kind };
+    case 'publicAndOwn':
+      if (typeof view.ownerId !== 'string') throw new RangeError('ownerId must be a string');
+      return { kind: 'publicAndOwn', ownerId: wellFormed(view.ownerId) };
+    default:
+      throw new RangeError('Unknown view');
+  }
 }

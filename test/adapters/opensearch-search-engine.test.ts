@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  bookIndexMapping,
+  bookIndexSettings,
   maxResultWindow,
   OpenSearchBulkError,
   OpenSearchError,
@@ -7,8 +9,10 @@ import {
   pageIndexSettings,
   setBookFieldsScript,
 } from '../../lib/adapters/opensearch/search-engine.ts';
-import type { IndexedBookFields, IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
+import type { BookListQuery, IndexedBookFields, IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
 import { fakeDomain, luceneLength, openSearchOverFake, type RecordedRequest } from '../support/fake-opensearch.ts';
+import { listedBook } from '../support/listing-contract.ts';
+import { describeSearchEngine } from '../support/search-engine-contract.ts';
 
 const book = (bookTextId: string, fields: Partial<IndexedBookFields> = {}): IndexedBookFields & { bookTextId: string } => ({
   bookTextId,
@@ -46,8 +50,9 @@ describe('OpenSearch search engine: requests', () => {
     const engine = openSearchOverFake();
     await engine.putPages([page(book('b1'), 1, 'x')]);
     await engine.search(query({ terms: ['x'] }));
-    const [head, put, ...rest] = engine.fake.requests;
+    const [head, put, headBooks, putBooks, ...rest] = engine.fake.requests;
     expect([head!.method, head!.path, put!.method, put!.path]).toEqual(['HEAD', '/pages', 'PUT', '/pages']);
+    expect([headBooks!.method, headBooks!.path, putBooks!.method, putBooks!.path]).toEqual(['HEAD', '/pages-books', 'PUT', '/pages-books']);
     expect(rest.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages/_bulk', 'POST /pages/_search']);
     expect(JSON.parse(put!.body)).toEqual({
       settings: {
@@ -75,6 +80,17 @@ describe('OpenSearch search engine: requests', () => {
     });
     expect(JSON.parse(put!.body)).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
     expect(engine.fake.indexDefinition('pages')).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
+    // The listing's index: keywords only (tags and categories as arrays of them), no similarity.
+    expect(JSON.parse(putBooks!.body)).toEqual({
+      settings: { index: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s', max_result_window: 10_100 } },
+      mappings: {
+        dynamic: 'strict',
+        properties: Object.fromEntries(
+          ['bookTextId', 'userId', 'visibility', 'status', 'language', 'tags', 'categories', 'byDate', 'byName', 'byPages'].map((f) => [f, { type: 'keyword' }]),
+        ),
+      },
+    });
+    expect(engine.fake.indexDefinition('pages-books')).toEqual({ settings: bookIndexSettings(), mappings: bookIndexMapping });
   });
 
   it('searches without creating the index (search-api may not), finding nothing before the first write', async () => {
@@ -88,15 +104,22 @@ describe('OpenSearch search engine: requests', () => {
     const engine = openSearchOverFake({ replicas: 1 });
     await engine.ensureIndex();
     await engine.ensureIndex();
-    expect(engine.fake.requests.map((r) => r.method)).toEqual(['HEAD', 'PUT', 'HEAD']);
+    expect(engine.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /pages', 'PUT /pages', 'HEAD /pages-books', 'PUT /pages-books', 'HEAD /pages', 'HEAD /pages-books']);
     expect(JSON.parse(engine.fake.requests[1]!.body).settings.index.number_of_replicas).toBe(1);
+    expect(JSON.parse(engine.fake.requests[3]!.body).settings.index.number_of_replicas).toBe(1);
 
 
     // Another container creates the index between this one's HEAD (missing) and its PUT.
     const second = openSearchOverFake({ fetch: engine.fake.fetch });
     engine.fake.failNext({ status: 404, type: 'index_not_found_exception' });
     await expect(second.ensureIndex()).resolves.toBeUndefined();
-    expect(engine.fake.requests.slice(-2).map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /pages', 'PUT /pages']);
+    expect(engine.fake.requests.slice(-3).map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /pages', 'PUT /pages', 'HEAD /pages-books']);
+
+    // A domain whose pages index predates the listing: the listing's index is created beside it.
+    const older = openSearchOverFake();
+    expect((await older.fake.rawSigned('PUT', '/pages', JSON.stringify({ settings: pageIndexSettings(), mappings: pageIndexMapping }))).status).toBe(200);
+    await openSearchOverFake({ fetch: older.fake.fetch }).ensureIndex();
+    expect(older.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /pages', 'HEAD /pages', 'HEAD /pages-books', 'PUT /pages-books']);
   });
 
   it('sends the exact query body for each mode and view', async () => {
@@ -200,7 +223,8 @@ describe('OpenSearch search engine: requests', () => {
 
   it('carries hostile terms and ids as JSON values only', async () => {
     const engine = openSearchOverFake();
-    const hostile = ['"', '\\', '*', 'OR', 'a"b\\c', '}{', '${x}', "';--", '</script>', '\u0000', 'ﷺ', 'مُحَمَّد', '👍🏽', '\u202Etxt'];
+    // Index terms only (lib/search/rules.ts), among them words of Lucene's and FTS5's query syntax.
+    const hostile = ['or', 'and', 'not', 'near', 'ﷺ', 'مُحَمَّد', 'x', 'ﬀ'];
     const evil = 'bt"}},{"delete":{"_id":"x';
     const owner = '"} OR userId:*';
     const b = book(evil, { userId: owner, visibility: 'private', language: 'x"y' });
@@ -220,22 +244,34 @@ describe('OpenSearch search engine: requests', () => {
     const [action] = requestsTo(engine.fake.requests, '_bulk')[0]!.body.split('\n');
     expect(JSON.parse(action!)).toEqual({ index: { _id: `${evil}:1` } });
     expect(engine.fake.documents('pages').get(`${evil}:1`)?.visibility).toBe('private');
+    // Terms that are no index terms are in no page: never sent, found nowhere.
+    const sent = engine.fake.requests.length;
+    for (const t of ['"', '\\', '*', 'OR', 'a"b\\c', '}{', '${x}', "';--", '</script>', '\u0000', '👍🏽', '\u202Etxt']) {
+      expect(await engine.search(query({ mode: 'phrase', field: 'exact', terms: ['or', t] }))).toEqual({ total: 0, hits: [] });
+    }
+    expect(engine.fake.requests.length).toBe(sent);
+    expect((await engine.search(query({ mode: 'any', field: 'exact', terms: ['"', 'near', '*'] }))).total).toBe(1);
+    expect(JSON.parse(requestsTo(engine.fake.requests, '_search').at(-1)!.body).query.bool.must[0].match.exact.query).toBe('near');
     for (const r of engine.fake.requests) {
-      expect(r.path).toMatch(/^\/pages(\/_[a-z_]+)?$/);
+      expect(r.path).toMatch(/^\/pages(-books)?(\/_[a-z_]+)?$/);
       expect(Object.values(r.query).every((value) => ['proceed', 'true', 'wait_for'].includes(value))).toBe(true);
     }
   });
 
-  it('refuses terms the whitespace analyzer would split, and out-of-contract queries, before sending', async () => {
+  it('finds no page for terms that are no index terms (whitespace, empty, too long), sending nothing; refuses out-of-contract queries before sending', async () => {
     const engine = openSearchOverFake();
-    const bad: Partial<PageQuery>[] = [
+    const none: Partial<PageQuery>[] = [
       { terms: ['two words'] },
       { terms: ['tab\there'] },
       { terms: ['nbsp\u00A0x'] },
       { terms: [''] },
       { terms: [] },
-      { terms: Array.from({ length: 33 }, () => 'x') },
       { terms: ['x'.repeat(65)] },
+      { terms: ['x', 'Capital'] },
+    ];
+    for (const q of none) expect(await engine.search(query({ terms: ['x'], ...q }))).toEqual({ total: 0, hits: [] });
+    const bad: Partial<PageQuery>[] = [
+      { terms: Array.from({ length: 33 }, () => 'x') },
       { terms: ['x'], limit: 0 },
       { terms: ['x'], limit: 101 },
       { terms: ['x'], offset: 10_001 },
@@ -243,9 +279,11 @@ describe('OpenSearch search engine: requests', () => {
       { terms: ['x'], field: 'userId' as 'exact' },
       { terms: ['x'], mode: 'fuzzy' as 'any' },
       { terms: ['x'], view: { kind: 'everyone' } as unknown as PageQuery['view'] },
+      { terms: [''], view: { kind: 'everyone' } as unknown as PageQuery['view'] },
     ];
     for (const q of bad) await expect(engine.search(query({ terms: ['x'], ...q }))).rejects.toThrow(RangeError);
     await expect(engine.putPages([page(book('bt-1'), 1, 'fine'), { ...page(book('bt-1'), 2, 'x'), exact: ['a b'] }])).rejects.toThrow(RangeError);
+    await expect(engine.putPages([page(book('bt-1'), 1, 'fine'), page(book('bt-1'), 2, 'Capital')])).rejects.toThrow(RangeError);
     await expect(engine.putPages([{ ...page(book('bt-1'), 1.5, 'x') }])).rejects.toThrow(RangeError);
     expect(engine.fake.requests).toEqual([]);
   });
@@ -275,6 +313,131 @@ describe('OpenSearch search engine: requests', () => {
     expect(unsigned.status).toBe(403);
     const wrong = openSearchOverFake({ credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-the-secret' } });
     await expect(wrong.search(query({ terms: ['x'] }))).rejects.toMatchObject({ name: 'OpenSearchError', status: 403 });
+  });
+});
+
+describe('OpenSearch search engine: the catalogue listing', () => {
+  const list = (rest: Partial<Omit<BookListQuery, 'filter'>> & { filter?: Partial<BookListQuery['filter']> } = {}): BookListQuery => ({
+    view: { kind: 'all' },
+    order: 'date',
+    descending: false,
+    limit: 20,
+    offset: 0,
+    ...rest,
+    filter: { tags: [], categories: [], ...rest.filter },
+  });
+  const booksRequests = (requests: RecordedRequest[], action: string) => requests.filter((r) => r.path === `/pages-books/${action}`);
+  const expected = (filter: unknown[], sort: unknown, from = 0, size = 20) => ({
+    query: { bool: { filter } },
+    track_total_hits: true,
+    from,
+    size,
+    sort: [sort],
+    _source: ['bookTextId'],
+  });
+
+  it('puts a book as one _bulk index action into <index>-books, its id in the body', async () => {
+    const engine = openSearchOverFake();
+    const book = listedBook({ bookTextId: 'bt-1', tags: ['fiqh', 'fiqh', '', 'hadith'], categories: ['law'], fileName: 'Zad', pageCount: 30 });
+    await engine.putBook(book);
+    const [bulk] = booksRequests(engine.fake.requests, '_bulk');
+    expect(bulk!.headers['content-type']).toBe('application/x-ndjson');
+    expect(bulk!.query).toEqual({});
+    expect(bulk!.body).toBe(
+      '{"index":{"_id":"bt-1"}}\n' +
+        '{"bookTextId":"bt-1","userId":"user-alice","visibility":"public","status":"completed","language":"ar","tags":["fiqh","hadith"],"categories":["law"],' +
+        '"byDate":"2024-01-01T00:00:00.000Z#bt-1","byName":"zad#bt-1","byPages":"0000000030#bt-1"}\n',
+    );
+    expect(engine.fake.documents('pages-books').get('bt-1')).toMatchObject({ tags: ['fiqh', 'hadith'] });
+    const waiting = openSearchOverFake({ refreshOnPut: 'wait_for' });
+    await waiting.putBook(book);
+    expect(booksRequests(waiting.fake.requests, '_bulk')[0]!.query).toEqual({ refresh: 'wait_for' });
+  });
+
+  it('sends the exact _search body for each view, filter and order', async () => {
+    const engine = openSearchOverFake();
+    const last = () => JSON.parse(booksRequests(engine.fake.requests, '_search').at(-1)!.body);
+    await engine.listBooks(list());
+    expect(last()).toEqual(expected([], { byDate: { order: 'asc' } }));
+    await engine.listBooks(list({ view: { kind: 'public' }, order: 'name', descending: true, limit: 100, offset: 10_000 }));
+    expect(last()).toEqual(expected([{ term: { visibility: { value: 'public' } } }], { byName: { order: 'desc' } }, 10_000, 100));
+    await engine.listBooks(
+      list({ view: { kind: 'publicAndOwn', ownerId: 'user-7' }, order: 'pages', filter: { status: 'completed', language: 'ar', tags: ['a', 'b', 'a'], categories: ['c'] } }),
+    );
+    expect(last()).toEqual(
+      expected(
+        [
+          { bool: { should: [{ term: { visibility: { value: 'public' } } }, { term: { userId: { value: 'user-7' } } }], minimum_should_match: 1 } },
+          { term: { status: { value: 'completed' } } },
+          { term: { language: { value: 'ar' } } },
+          { terms: { tags: ['a', 'b'] } },
+          { terms: { categories: ['c'] } },
+        ],
+        { byPages: { order: 'asc' } },
+      ),
+    );
+    // An empty owner owns nothing: the public view.
+    await engine.listBooks(list({ view: { kind: 'publicAndOwn', ownerId: '' } }));
+    expect(last().query.bool.filter).toEqual([{ term: { visibility: { value: 'public' } } }]);
+    for (const r of booksRequests(engine.fake.requests, '_search')) {
+      expect(r.headers['content-type']).toBe('application/json');
+      expect(r.query).toEqual({});
+    }
+  });
+
+  it('lists nothing before the first write without creating an index, and sends nothing for a filter no book can match', async () => {
+    const engine = openSearchOverFake();
+    expect(await engine.listBooks(list({ view: { kind: 'public' } }))).toEqual({ total: 0, bookTextIds: [] });
+    expect(engine.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages-books/_search']);
+    expect(engine.fake.indexDefinition('pages-books')).toBeUndefined();
+    expect(await engine.listBooks(list({ filter: { tags: [''] } }))).toEqual({ total: 0, bookTextIds: [] });
+    expect(await engine.listBooks(list({ filter: { status: 'x'.repeat(1_001) } }))).toEqual({ total: 0, bookTextIds: [] });
+    expect(engine.fake.requests).toHaveLength(1);
+  });
+
+  it('removes a book from both indexes by a by-query delete each', async () => {
+    const engine = openSearchOverFake();
+    const book = listedBook({ bookTextId: 'bt-1' });
+    await engine.putBook(book);
+    await engine.putPages([page(book, 1, 'x')]);
+    await engine.removeBook('bt-1');
+    const deletes = engine.fake.requests.filter((r) => r.path.endsWith('/_delete_by_query'));
+    expect(deletes.map((r) => r.path)).toEqual(['/pages/_delete_by_query', '/pages-books/_delete_by_query']);
+    for (const r of deletes) {
+      expect(r.query).toEqual({ conflicts: 'proceed', refresh: 'true' });
+      expect(JSON.parse(r.body)).toEqual({ query: { bool: { filter: [{ term: { bookTextId: { value: 'bt-1' } } }] } } });
+    }
+    expect(engine.fake.documents('pages').size + engine.fake.documents('pages-books').size).toBe(0);
+  });
+
+  it('carries hostile values as JSON values only, well-formed, and refuses bad entries before sending', async () => {
+    const engine = openSearchOverFake();
+    const evil = 'bt"}},{"delete":{"_id":"x';
+    const tags = ['"}]', '\\', '*', "' OR 1=1 --", '\u0000', 'lone\uD800'];
+    await engine.putBook(listedBook({ bookTextId: evil, userId: '"} OR userId:*', tags, categories: ['{"$ne":1}'] }));
+    const [action, document] = booksRequests(engine.fake.requests, '_bulk')[0]!.body.split('\n');
+    expect(JSON.parse(action!)).toEqual({ index: { _id: evil } });
+    expect(JSON.parse(document!).tags).toEqual(['"}]', '\\', '*', "' OR 1=1 --", '\u0000', 'lone\uFFFD']);
+    expect(await engine.listBooks(list({ view: { kind: 'publicAndOwn', ownerId: '"} OR userId:*' }, filter: { tags: ['lone\uD800'], categories: ['{"$ne":1}'] } }))).toEqual({
+      total: 1,
+      bookTextIds: [evil],
+    });
+    expect(JSON.parse(booksRequests(engine.fake.requests, '_search')[0]!.body).query.bool.filter[1]).toEqual({ terms: { tags: ['lone\uFFFD'] } });
+    for (const r of engine.fake.requests) expect(r.path).toMatch(/^\/pages(-books)?(\/_[a-z_]+)?$/);
+
+    const before = engine.fake.requests.length;
+    await expect(engine.putBook({ ...listedBook({ bookTextId: 'bt-2' }), byDate: 'no id' })).rejects.toThrow(RangeError);
+    await expect(engine.listBooks(list({ limit: 101 }))).rejects.toThrow(RangeError);
+    expect(engine.fake.requests.length).toBe(before);
+  });
+
+  it('throws when the listing entry is not stored, naming it', async () => {
+    const engine = openSearchOverFake();
+    engine.fake.rejectBulkItems(() => ({ status: 400, type: 'mapper_parsing_exception' }));
+    const error = await engine.putBook(listedBook({ bookTextId: 'bt-1', tags: ['secret'] })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'OpenSearchBulkError', failed: 1, sent: 1, types: ['mapper_parsing_exception'] });
+    expect((error as Error).message).toBe('OpenSearch did not store 1 of 1 listing entries (mapper_parsing_exception)');
+    expect(JSON.stringify(error)).not.toContain('secret');
   });
 });
 
@@ -420,6 +583,38 @@ describe('the fake OpenSearch', () => {
     expect((await send('/pages/_bulk', '{"index":{"_id":"b:1"}}\n{}')).status).toBe(400);
     expect((await send('/pages/_bulk', '{"delete":{"_id":"b:1"}}\n')).status).toBe(400);
     expect((await send('/other/_search', valid)).status).toBe(404);
+
+    // The listing's index: filters only, `terms` on tags and categories, one keyword sort.
+    const books = { query: { bool: { filter: [{ terms: { tags: ['a'] } }] } }, track_total_hits: true, from: 0, size: 1, sort: [{ byName: { order: 'desc' } }], _source: ['bookTextId'] };
+    expect((await send('/pages-books/_search', books)).status).toBe(200);
+    const invalidBooks: unknown[] = [
+      { ...books, sort: [{ byName: { order: 'desc' } }, { bookTextId: { order: 'asc' } }] },
+      { ...books, sort: [{ tags: { order: 'asc' } }] },
+      { ...books, sort: [{ _score: { order: 'desc' } }] },
+      { ...books, sort: [{ byName: 'desc' }] },
+      { ...books, _source: ['bookTextId', 'tags'] },
+      { ...books, track_total_hits: 10_000 },
+      { ...books, from: 10_000, size: 101 },
+      { ...books, query: { bool: { filter: [{ terms: { tags: [] } }] } } },
+      { ...books, query: { bool: { filter: [{ terms: { userId: ['a'] } }] } } },
+      { ...books, query: { bool: { filter: [{ terms: { tags: 'a' } }] } } },
+      { ...books, query: { bool: { filter: [{ wildcard: { tags: 'a*' } }] } } },
+      { ...books, query: { bool: { filter: [], must_not: [] } } },
+      { ...valid, query: { bool: { filter: [{ terms: { tags: ['a'] } }], must: valid.query.bool.must } } },
+    ];
+    for (const body of invalidBooks) expect((await send('/pages-books/_search', body)).status, JSON.stringify(body)).toBe(400);
+    // A sort on a field the index does not map as a keyword.
+    expect((await send('/pages/_search', books)).status).toBe(400);
+    const entry = JSON.stringify({ bookTextId: 'b', userId: 'u', visibility: 'public', status: 's', language: 'l', tags: ['t'], categories: [], byDate: 'd#b', byName: 'n#b', byPages: 'p#b' });
+    const bulkOf = (doc: string) => send('/pages-books/_bulk', `{"index":{"_id":"b"}}\n${doc}\n`);
+    const errors = async (answer: Promise<Response>) => ((await (await answer).json()) as { errors: boolean }).errors;
+    expect(await errors(bulkOf(entry))).toBe(false);
+    expect((await bulkOf(entry.replace('"tags":["t"]', '"tags":"t"'))).status).toBe(400);
+    expect((await bulkOf(entry.replace('"tags":["t"]', '"tags":[""]'))).status).toBe(400);
+    // An immense keyword (over 32,766 bytes) is refused, as Lucene refuses it.
+    expect(await errors(bulkOf(entry.replace('"tags":["t"]', `"tags":["${'ب'.repeat(16_384)}"]`)))).toBe(true);
+    // A page into the listing's index, or an entry into the pages', breaks the strict mapping.
+    expect(await errors(send('/pages/_bulk', `{"index":{"_id":"b"}}\n${entry}\n`))).toBe(true);
   });
 });
 
@@ -527,6 +722,7 @@ function describeBehaviour(name: string, make: () => SearchEngine) {
 }
 
 describeBehaviour('OpenSearch over the fake', () => openSearchOverFake());
+describeSearchEngine('OpenSearch over the fake', async () => openSearchOverFake());
 
 it('keeps max_result_window at the deepest page the port allows', () => {
   expect(maxResultWindow).toBe(10_000 + 100);

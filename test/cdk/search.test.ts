@@ -149,19 +149,22 @@ describe('the OpenSearch domain', () => {
 });
 
 describe('who may do what on the domain', () => {
-  const searchApiActions = (s: Synth) => [`es:ESHttpHead ${domainArn(s)}/pages`, `es:ESHttpPost ${domainArn(s)}/pages/_search`];
+  // The pages index, and the catalogue listing's beside it (lib/adapters/opensearch/index-names.ts).
+  const indexes = ['pages', 'pages-books'];
+  const searchApiActions = (s: Synth) =>
+    indexes.flatMap((index) => [`es:ESHttpHead ${domainArn(s)}/${index}`, `es:ESHttpPost ${domainArn(s)}/${index}/_search`]).sort();
   const indexerActions = (s: Synth) =>
-    ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'].flatMap((a) => [`${a} ${domainArn(s)}/pages`, `${a} ${domainArn(s)}/pages/*`]).sort();
+    ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'].flatMap((a) => indexes.flatMap((index) => [`${a} ${domainArn(s)}/${index}`, `${a} ${domainArn(s)}/${index}/*`])).sort();
 
-  it('lets search-api only search the pages index (HEAD it, POST _search): no PUT, no _bulk, no by-query writes', () => {
+  it('lets search-api only search the pages and listing indexes (HEAD each, POST _search): no PUT, no _bulk, no by-query writes', () => {
     for (const s of [plain, sized]) {
       expect(pairs(esStatements(s, 'search-api'))).toEqual(searchApiActions(s));
       const all = pairs(esStatements(s, 'search-api')).join('\n');
-      expect(all).not.toMatch(/ESHttpPut|ESHttpDelete|ESHttpPatch|ESHttpGet|_bulk|_by_query|\/pages\/\*/);
+      expect(all).not.toMatch(/ESHttpPut|ESHttpDelete|ESHttpPatch|ESHttpGet|_bulk|_by_query|\/pages(-books)?\/\*/);
     }
   });
 
-  it('lets search-indexer HEAD, PUT and POST the pages index and under it, and nothing else of the domain', () => {
+  it('lets search-indexer HEAD, PUT and POST the pages and listing indexes and under them, and nothing else of the domain', () => {
     for (const s of [plain, sized]) expect(pairs(esStatements(s, 'search-indexer'))).toEqual(indexerActions(s));
   });
 
@@ -363,8 +366,10 @@ describe('search and cdk-nag', () => {
     const found = acknowledged(plain);
     for (const id of ['AwsSolutions-OS1', 'AwsSolutions-OS3', 'AwsSolutions-OS4', 'AwsSolutions-SQS3']) expect(found.get(id), id).toMatch(/.{80,}/);
     expect(found.get('AwsSolutions-OS1')).toMatch(/NAT gateway or interface endpoints/);
-    const indexPaths = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:es:<AWS::Region>:<AWS::AccountId>:domain/${plain.stack.search.domainName}/pages/*]`;
-    expect(found.get(indexPaths)).toMatch(/pages index/);
+    for (const index of ['pages', 'pages-books']) {
+      const indexPaths = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:es:<AWS::Region>:<AWS::AccountId>:domain/${plain.stack.search.domainName}/${index}/*]`;
+      expect(found.get(indexPaths), index).toMatch(/pages index and the catalogue listing’s index/);
+    }
     // The encryption, HTTPS, anonymous-access and slow-log rules pass without any acknowledgement.
     for (const id of ['AwsSolutions-OS2', 'AwsSolutions-OS5', 'AwsSolutions-OS8', 'AwsSolutions-OS9']) expect(found.has(id), id).toBe(false);
   });

@@ -40,6 +40,8 @@ beforeAll(() => {
     setBookFields: (id, fields) => failing(() => engine.setBookFields(id, fields))(),
     removeBook: (id) => failing(() => engine.removeBook(id))(),
     search: (query) => engine.search(query),
+    putBook: (book) => failing(() => engine.putBook(book))(),
+    listBooks: (query) => engine.listBooks(query),
   };
   deps = { engine: wrapped, bookTexts: stores.bookTexts, pages: stores.pages };
 });

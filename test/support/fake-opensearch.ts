@@ -10,11 +10,17 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  *
  * - `HEAD /{index}`, `PUT /{index}` (settings and mappings: keyword, integer, and text with the
  *   `whitespace` analyzer and a BM25 similarity; `dynamic: strict`);
- * - `POST /{index}/_bulk` (NDJSON `index` actions with an `_id`, each followed by a page document);
- * - `POST /{index}/_search`: `bool` with `filter` (`term`, and `bool.should` of `term`s with
- *   `minimum_should_match: 1`) and one `must` (`match` with `operator` and/or, or `match_phrase`),
- *   `track_total_hits: true`, `from`/`size` (within `max_result_window`), the sort `_score` desc,
- *   `bookTextId` asc, `pageNumber` asc, `_source` of those two fields;
+ * - `POST /{index}/_bulk` (NDJSON `index` actions with an `_id`, each followed by a page document
+ *   or a listing entry: keywords, `tags` and `categories` arrays of keywords), a keyword of more
+ *   than 32,766 bytes of UTF-8 refused as Lucene refuses an immense term;
+ * - `POST /{index}/_search` of pages: `bool` with `filter` (`term`, and `bool.should` of `term`s
+ *   with `minimum_should_match: 1`) and one `must` (`match` with `operator` and/or, or
+ *   `match_phrase`), `track_total_hits: true`, `from`/`size` (within `max_result_window`), the sort
+ *   `_score` desc, `bookTextId` asc, `pageNumber` asc, `_source` of those two fields;
+ * - `POST /{index}/_search` of the listing: `bool` with `filter` only (those clauses, and `terms`
+ *   of `tags` or `categories`: any value of the array among the filter's), `track_total_hits: true`,
+ *   `from`/`size`, one sort on a single-valued keyword field of the mapping, asc or desc, by its
+ *   UTF-8 bytes (Lucene's order), `_source` of `bookTextId`;
  * - `POST /{index}/_update_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter` and
  *   `must_not` and a painless script made of `ctx._source.<field> = params.<name>;` statements only;
  * - `POST /{index}/_delete_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter`.
@@ -54,6 +60,9 @@ export const FilterClause = v.union([
     bool: v.strictObject({ should: v.pipe(v.array(TermQuery), v.minLength(1)), minimum_should_match: v.literal(1) }),
   }),
 ]);
+/** `terms`: any value of the listing entry's array among these (non-empty). */
+export const TermsQuery = v.strictObject({ terms: oneField(['tags', 'categories'] as const, v.pipe(v.array(text), v.minLength(1))) });
+export const BookFilterClause = v.union([FilterClause, TermsQuery]);
 export const MatchClause = v.union([
   v.strictObject({ match: oneField(textFields, v.strictObject({ query: text, operator: v.picklist(['and', 'or']) })) }),
   v.strictObject({ match_phrase: oneField(textFields, v.strictObject({ query: text })) }),
@@ -71,6 +80,16 @@ export const SearchRequest = v.strictObject({
     v.strictObject({ pageNumber: v.strictObject({ order: v.literal('asc') }) }),
   ]),
   _source: v.strictTuple([v.literal('bookTextId'), v.literal('pageNumber')]),
+});
+
+/** `POST /{index}/_search` of the listing: filters only, one keyword sort. */
+export const BookSearchRequest = v.strictObject({
+  query: v.strictObject({ bool: v.strictObject({ filter: v.array(BookFilterClause) }) }),
+  track_total_hits: v.literal(true),
+  from: count,
+  size: v.pipe(count, v.minValue(1)),
+  sort: v.strictTuple([oneField(['byDate', 'byName', 'byPages'] as const, v.strictObject({ order: v.picklist(['asc', 'desc']) }))]),
+  _source: v.strictTuple([v.literal('bookTextId')]),
 });
 
 /** `POST /{index}/_update_by_query`: the script's source is checked by the script interpreter below. */
@@ -103,7 +122,7 @@ export const CreateIndexRequest = v.strictObject({
       number_of_replicas: count,
       refresh_interval: v.pipe(v.string(), v.regex(/^\d+(ms|s|m)$/)),
       max_result_window: v.pipe(count, v.minValue(1)),
-      similarity: v.record(v.string(), v.strictObject({ type: v.literal('BM25'), k1: v.number(), b: v.number() })),
+      similarity: v.optional(v.record(v.string(), v.strictObject({ type: v.literal('BM25'), k1: v.number(), b: v.number() }))),
     }),
   }),
   mappings: v.strictObject({ dynamic: v.literal('strict'), properties: v.record(v.string(), FieldMapping) }),
@@ -126,6 +145,20 @@ export const PageDocument = v.strictObject({
   stemmed: v.string(),
 });
 
+/** A `_bulk` document line: a listing entry. */
+export const BookDocument = v.strictObject({
+  bookTextId: text,
+  userId: text,
+  visibility: v.picklist(['public', 'private']),
+  status: text,
+  language: text,
+  tags: v.array(text),
+  categories: v.array(text),
+  byDate: text,
+  byName: text,
+  byPages: text,
+});
+
 /** The query parameters each route takes (values allowed); any other is refused. */
 const routeParameters: Record<string, Record<string, readonly string[]>> = {
   index: {},
@@ -140,7 +173,11 @@ const requiredParameters: Record<string, readonly string[]> = { _update_by_query
 // The store
 // ---------------------------------------------------------------------------------------------
 
-type Doc = v.InferOutput<typeof PageDocument>;
+type PageDoc = v.InferOutput<typeof PageDocument>;
+type BookDoc = v.InferOutput<typeof BookDocument>;
+type Doc = PageDoc | BookDoc;
+/** Lucene's longest term (IndexWriter.MAX_TERM_LENGTH), in bytes of UTF-8. */
+const maxTermBytes = 32_766;
 type Mapping = v.InferOutput<typeof CreateIndexRequest>;
 
 interface Stored {
@@ -311,8 +348,13 @@ export class FakeOpenSearch {
         return this.createIndex(name, parse(CreateIndexRequest, json));
       case '_bulk':
         return this.bulk(this.index(name), request.body);
-      case '_search':
-        return this.search(this.index(name), parse(SearchRequest, json));
+      case '_search': {
+        const index = this.index(name);
+        // A search of pages scores (a `must`); a listing's only filters.
+        const bool = (json as { query?: { bool?: object } } | undefined)?.query?.bool;
+        if (bool && 'must' in bool) return this.search(index, parse(SearchRequest, json));
+        return this.searchBooks(index, parse(BookSearchRequest, json));
+      }
       case '_update_by_query':
         return this.updateByQuery(this.index(name), parse(UpdateByQueryRequest, json));
       default:
@@ -323,7 +365,7 @@ export class FakeOpenSearch {
   private createIndex(name: string, body: Mapping) {
     if (this.indexes.has(name)) throw new Refused(400, 'resource_already_exists_exception', `index [${name}] already exists`);
     for (const [field, mapping] of Object.entries(body.mappings.properties)) {
-      if (mapping.type === 'text' && mapping.similarity !== undefined && !(mapping.similarity in body.settings.index.similarity)) {
+      if (mapping.type === 'text' && mapping.similarity !== undefined && !(mapping.similarity in (body.settings.index.similarity ?? {}))) {
         throw new Refused(400, 'mapper_parsing_exception', `Unknown Similarity type [${mapping.similarity}] for field [${field}]`);
       }
     }
@@ -337,8 +379,15 @@ export class FakeOpenSearch {
       const mapping = index.mappings.properties[field];
       if (!mapping) throw new Refused(400, 'strict_dynamic_mapping_exception', `mapping set to strict, dynamic introduction of [${field}] is not allowed`);
       if (mapping.type === 'text') tokens[field] = whitespaceTokens(String(value));
-      else if (mapping.type === 'integer' ? !Number.isInteger(value) : typeof value !== 'string') {
-        throw new Refused(400, 'mapper_parsing_exception', `failed to parse field [${field}]`);
+      else if (mapping.type === 'integer') {
+        if (!Number.isInteger(value)) throw new Refused(400, 'mapper_parsing_exception', `failed to parse field [${field}]`);
+      } else {
+        // A keyword: a string, or an array of them (OpenSearch takes an array for any field).
+        const values: unknown[] = Array.isArray(value) ? value : [value];
+        if (!values.every((one) => typeof one === 'string')) throw new Refused(400, 'mapper_parsing_exception', `failed to parse field [${field}]`);
+        if (values.some((one) => Buffer.byteLength(one as string) > maxTermBytes)) {
+          throw new Refused(400, 'illegal_argument_exception', `Document contains at least one immense term in field="${field}"`);
+        }
       }
     }
     index.docs.set(id, { source: structuredClone(doc), seqNo: ++this.seqNo, tokens });
@@ -352,7 +401,7 @@ export class FakeOpenSearch {
     const writes: { id: string; doc: Doc }[] = [];
     for (let i = 0; i < lines.length; i += 2) {
       const action = parse(BulkAction, parseLine(lines[i]!));
-      writes.push({ id: action.index._id, doc: parse(PageDocument, parseLine(lines[i + 1]!)) });
+      writes.push({ id: action.index._id, doc: parse(v.union([PageDocument, BookDocument]), parseLine(lines[i + 1]!)) });
     }
     let errors = false;
     for (const { id, doc } of writes) {
@@ -387,11 +436,12 @@ export class FakeOpenSearch {
       const score = scorer(doc);
       if (score !== undefined) matches.push({ id, doc, score });
     }
+    const pageNumber = (doc: Stored) => (doc.source as PageDoc).pageNumber;
     matches.sort(
       (a, b) =>
         b.score - a.score ||
         Buffer.compare(Buffer.from(a.doc.source.bookTextId), Buffer.from(b.doc.source.bookTextId)) ||
-        a.doc.source.pageNumber - b.doc.source.pageNumber,
+        pageNumber(a.doc) - pageNumber(b.doc),
     );
     const page = matches.slice(body.from, body.from + body.size);
     this.lastHits = page.map(({ id, score }) => ({ id, score }));
@@ -408,9 +458,41 @@ export class FakeOpenSearch {
             _index: index.name,
             _id: id,
             _score: score,
-            _source: { bookTextId: doc.source.bookTextId, pageNumber: doc.source.pageNumber },
-            sort: [score, doc.source.bookTextId, doc.source.pageNumber],
+            _source: { bookTextId: doc.source.bookTextId, pageNumber: pageNumber(doc) },
+            sort: [score, doc.source.bookTextId, pageNumber(doc)],
           })),
+        },
+      },
+    };
+  }
+
+  private searchBooks(index: Index, body: v.InferOutput<typeof BookSearchRequest>) {
+    if (body.from + body.size > index.settings.max_result_window) {
+      throw new Refused(400, 'search_phase_execution_exception', `Result window is too large, from + size must be less than or equal to: [${index.settings.max_result_window}]`);
+    }
+    const [[field, { order }]] = Object.entries(body.sort[0]) as [[string, { order: 'asc' | 'desc' }]];
+    if (index.mappings.properties[field]?.type !== 'keyword') throw new Refused(400, 'search_phase_execution_exception', `No mapping found for [${field}] in order to sort on`);
+    const matches: { id: string; key: string }[] = [];
+    for (const [id, doc] of index.docs) {
+      if (!body.query.bool.filter.every((clause) => filterMatches(clause, doc.source))) continue;
+      const key = (doc.source as Record<string, unknown>)[field];
+      if (typeof key !== 'string') throw new Refused(400, 'illegal_argument_exception', `the fake sorts on single-valued keywords only [${field}]`);
+      matches.push({ id, key });
+    }
+    // Keywords sort by their UTF-8 bytes (BytesRef order); equal keys by document (here: by id).
+    const sign = order === 'asc' ? 1 : -1;
+    matches.sort((a, b) => sign * Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)) || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)));
+    const page = matches.slice(body.from, body.from + body.size);
+    return {
+      status: 200,
+      json: {
+        took: 1,
+        timed_out: false,
+        _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+        hits: {
+          total: { value: matches.length, relation: 'eq' },
+          max_score: null,
+          hits: page.map(({ id, key }) => ({ _index: index.name, _id: id, _score: null, _source: { bookTextId: index.docs.get(id)!.source.bookTextId }, sort: [key] })),
         },
       },
     };
@@ -421,7 +503,7 @@ export class FakeOpenSearch {
     const [[field, spec]] = Object.entries('match' in clause ? clause.match : clause.match_phrase) as [[string, { query: string; operator?: 'and' | 'or' }]];
     const mapping = index.mappings.properties[field];
     if (mapping?.type !== 'text') throw new Refused(400, 'query_shard_exception', `field [${field}] is not a text field`);
-    const similarity = mapping.similarity === undefined ? { k1: 1.2, b: 0.75 } : index.settings.similarity[mapping.similarity]!;
+    const similarity = mapping.similarity === undefined ? { k1: 1.2, b: 0.75 } : index.settings.similarity![mapping.similarity]!;
     const terms = whitespaceTokens(spec.query);
     // Statistics over the documents that have the field (Lucene's docCount, sumTotalTermFreq, docFreq).
     let docCount = 0;
@@ -495,7 +577,7 @@ export class FakeOpenSearch {
       }
       const doc = structuredClone(current.source) as Record<string, unknown>;
       for (const [field, value] of assignments) doc[field] = value;
-      this.store(index, id, parse(PageDocument, doc));
+      this.store(index, id, parse(v.union([PageDocument, BookDocument]), doc));
       updated++;
     }
     return { status: 200, json: byQueryAnswer(selected.length, { updated, version_conflicts: conflicts }) };
@@ -519,10 +601,20 @@ export class FakeOpenSearch {
 
 type TermClause = v.InferOutput<typeof TermQuery>;
 
-function filterMatches(clause: v.InferOutput<typeof FilterClause>, doc: Doc): boolean {
+/** A keyword field's values (none when the document lacks it: an unmapped field matches nothing). */
+const keywordValues = (doc: Doc, field: string): unknown[] => {
+  const value = (doc as Record<string, unknown>)[field];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+};
+
+function filterMatches(clause: v.InferOutput<typeof BookFilterClause>, doc: Doc): boolean {
   if ('bool' in clause) return clause.bool.should.filter((c) => filterMatches(c, doc)).length >= clause.bool.minimum_should_match;
-  const [[field, { value }]] = Object.entries(clause.term) as [[keyof Doc, { value: string }]];
-  return doc[field] === value;
+  if ('terms' in clause) {
+    const [[field, values]] = Object.entries(clause.terms) as [[string, string[]]];
+    return keywordValues(doc, field).some((one) => values.includes(one as string));
+  }
+  const [[field, { value }]] = Object.entries(clause.term) as [[string, { value: string }]];
+  return keywordValues(doc, field).includes(value);
 }
 
 function byQueryAnswer(total: number, counts: { updated?: number; deleted?: number; version_conflicts: number }) {

@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IndexedBookFields, IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../../lib/search/engine.ts';
+import { describeListing } from './listing-contract.ts';
 
 /**
  * What every SearchEngine (lib/search/engine.ts) must do, run against each: the in-memory fake
- * (test/unit/domain/search-engine-fake.test.ts) and the SQLite one
- * (test/integration/search-engine-sqlite.test.ts). Totals are checked against counts made here,
+ * (test/unit/domain/search-engine-fake.test.ts), the SQLite one
+ * (test/integration/search-engine-sqlite.test.ts) and the OpenSearch one over the fake OpenSearch
+ * (test/adapters/opensearch-search-engine.test.ts); the catalogue listing's part is
+ * test/support/listing-contract.ts. Totals are checked against counts made here,
  * by hand or by brute force over the corpus, never against another engine.
  */
 
@@ -415,6 +418,8 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
         { numRuns: 150 },
       );
     });
+
+    describeListing(make);
   });
 }
 

@@ -3,7 +3,9 @@ import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { onceAsync } from '../../lazy.ts';
 import { policies, retry, type RetryClock } from '../../retry.ts';
-import type { IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../search/engine.ts';
+import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../search/engine.ts';
+import { checkIndexedPages, listingBook, listingQuery, matchableTerms, type ListingQuery } from '../../search/rules.ts';
+import { booksIndexOf } from './index-names.ts';
 
 /**
  * The search engine on a managed Amazon OpenSearch Service domain (issue 17), spoken to over its REST
@@ -27,6 +29,16 @@ import type { IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, 
  * - setBookFields and removeBook: `refresh=true` (the by-query APIs know no `wait_for`): a book made
  *   private or deleted is out of other readers' results when the call returns. Both are rare.
  *
+ * The catalogue listing (putBook, listBooks) is a second index beside the pages, `<index>-books`
+ * (index-names.ts): one document per book (id = bookTextId), its view fields, filters and sort keys
+ * as keywords. A keyword sorts by its UTF-8 bytes (Lucene's BytesRef order, unsigned bytes: code
+ * point order), the order of the DynamoDB catalogue's keys; `tags` and `categories` are keyword
+ * arrays, which a `terms` filter matches when any value is one of the filter's. listBooks is one
+ * `_search`: filters only (no scoring), the sort key, `from`/`size`, `track_total_hits: true` (the
+ * exact total, however many match). putBook is a `_bulk` of one `index` action (the id travels in
+ * the JSON body, not the URL), made visible as putPages' writes are (`refreshOnPut`); removeBook
+ * removes the pages, then the entry (`_delete_by_query`, `refresh=true`).
+ *
  * setBookFields against a concurrent putPages: `_update_by_query` updates the pages it found in a
  * snapshot, each only if unchanged since. A page that putPages replaced after the snapshot is a version
  * conflict. Aborting on it (the default) would leave the book half-updated and answer 409; ignoring it
@@ -42,18 +54,18 @@ import type { IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, 
 export interface OpenSearchEngineOptions {
   /** The domain's endpoint: `https://search-….es.amazonaws.com`, or the host alone (HTTPS). */
   endpoint: string;
-  /** The index of pages: lowercase letters, digits, `_`, `-`, `.`. */
+  /** The index of pages: lowercase letters, digits, `_`, `-`, `.`. The listing's is `<index>-books` (index-names.ts). */
   index: string;
   region: string;
   /** Default: the AWS SDK's credential chain (on Lambda, the function role's). */
   credentials?: ConstructorParameters<typeof SignatureV4>[0]['credentials'];
   /** Default: the global fetch. Tests pass the fake's (test/support/fake-opensearch.ts). */
   fetch?: typeof fetch;
-  /** putPages' refresh: `false` (default, searchable within about 1 s) or `'wait_for'`. */
+  /** putPages' and putBook's refresh: `false` (default, searchable within about 1 s) or `'wait_for'`. */
   refreshOnPut?: false | 'wait_for';
   /** A `_bulk` request's body stays under this many bytes (default 5 MiB; a domain takes 10 MiB or more). */
   maxBulkBytes?: number;
-  /** Replicas of the index when ensureIndex creates it (default 0: one data node). */
+  /** Replicas of each index when ensureIndex creates it (default 0: one data node). */
   replicas?: number;
   /** Each HTTP request's time limit (default 10 s). */
   timeoutMs?: number;
@@ -62,7 +74,11 @@ export interface OpenSearchEngineOptions {
 }
 
 export interface OpenSearchEngine extends SearchEngine {
-  /** Creates the index with pageIndexSettings and pageIndexMapping unless it exists. Every other call runs it first, once per engine. */
+  /**
+   * Creates the index of pages (pageIndexSettings, pageIndexMapping) and the listing's
+   * (bookIndexSettings, bookIndexMapping), each unless it exists. Every write runs it first, once
+   * per engine.
+   */
   ensureIndex(): Promise<void>;
 }
 
@@ -78,15 +94,16 @@ export class OpenSearchError extends Error {
   }
 }
 
-/** Pages a `_bulk` request did not store: how many, and their error types (no reasons). */
+/** Pages (or listing entries) a `_bulk` request did not store: how many, and their error types (no reasons). */
 export class OpenSearchBulkError extends Error {
   override name = 'OpenSearchBulkError';
   constructor(
     readonly failed: number,
     readonly sent: number,
     readonly types: string[],
+    what = 'pages',
   ) {
-    super(`OpenSearch did not store ${failed} of ${sent} pages (${types.join(', ')})`);
+    super(`OpenSearch did not store ${failed} of ${sent} ${what} (${types.join(', ')})`);
   }
 }
 
@@ -124,6 +141,34 @@ export const pageIndexSettings = (replicas = 0) =>
       refresh_interval: '1s',
       max_result_window: maxResultWindow,
       similarity: { page_bm25: pageSimilarity },
+    },
+  }) as const;
+
+/** A listing entry's stored fields (IndexedBook): every one a keyword, `tags` and `categories` arrays of them. */
+export const bookIndexMapping = {
+  dynamic: 'strict',
+  properties: {
+    bookTextId: { type: 'keyword' },
+    userId: { type: 'keyword' },
+    visibility: { type: 'keyword' },
+    status: { type: 'keyword' },
+    language: { type: 'keyword' },
+    tags: { type: 'keyword' },
+    categories: { type: 'keyword' },
+    byDate: { type: 'keyword' },
+    byName: { type: 'keyword' },
+    byPages: { type: 'keyword' },
+  },
+} as const;
+
+/** One shard (a listing of 100,000 books is a few tens of MB), the pages' refresh and result window. */
+export const bookIndexSettings = (replicas = 0) =>
+  ({
+    index: {
+      number_of_shards: 1,
+      number_of_replicas: replicas,
+      refresh_interval: '1s',
+      max_result_window: maxResultWindow,
     },
   }) as const;
 
@@ -166,20 +211,72 @@ function viewFilter(view: SearchView): object[] {
   }
 }
 
-/** The `_search` body of a query (validated first: out-of-contract values throw a RangeError). */
+/** The document of a listing entry (checked and made well-formed by lib/search/rules.ts `listingBook`). */
+export function bookDocument(book: IndexedBook) {
+  const entry = listingBook(book);
+  return {
+    bookTextId: entry.bookTextId,
+    userId: entry.userId,
+    visibility: entry.visibility,
+    status: entry.status,
+    language: entry.language,
+    tags: entry.tags,
+    categories: entry.categories,
+    byDate: entry.byDate,
+    byName: entry.byName,
+    byPages: entry.byPages,
+  };
+}
+
+/** A listing entry's two NDJSON lines in a `_bulk` body: the id in the action, never in the URL. */
+export function bookBulkLines(book: IndexedBook): string {
+  const document = bookDocument(book);
+  return `${JSON.stringify({ index: { _id: document.bookTextId } })}\n${JSON.stringify(document)}\n`;
+}
+
+/**
+ * The `_search` body of a listing query (lib/search/rules.ts `listingQuery`: checked, strings
+ * well-formed), or null when no book can match it (no request is sent). Filters only: a bool of
+ * `term`s and `terms`, nothing scored.
+ */
+export function listBooksBody(query: BookListQuery) {
+  const q: ListingQuery | null = listingQuery(query);
+  if (!q) return null;
+  // An empty owner owns no book: the view is the public books (a term's value is never empty).
+  const filter: object[] = viewFilter(q.view.kind === 'publicAndOwn' && q.view.ownerId === '' ? { kind: 'public' } : q.view);
+  if (q.status !== undefined) filter.push(term('status', q.status));
+  if (q.language !== undefined) filter.push(term('language', q.language));
+  if (q.tags.length > 0) filter.push({ terms: { tags: q.tags } });
+  if (q.categories.length > 0) filter.push({ terms: { categories: q.categories } });
+  return {
+    query: { bool: { filter } },
+    track_total_hits: true,
+    from: q.offset,
+    size: q.limit,
+    sort: [{ [q.sortKey]: { order: q.descending ? 'desc' : 'asc' } }],
+    _source: ['bookTextId'],
+  };
+}
+
+/**
+ * The `_search` body of a query (validated first: out-of-contract values throw a RangeError), or
+ * null when no page can match it: a term that is not an index term is in no page
+ * (lib/search/rules.ts `matchableTerms`), so it is never sent, and the answer is known.
+ */
 export function searchBody(query: PageQuery) {
   const { mode, field, terms, limit, offset } = query;
   if (field !== 'exact' && field !== 'stemmed') throw new RangeError('Unknown search field');
-  if (!Array.isArray(terms) || terms.length < 1 || terms.length > 32) throw new RangeError('A query has 1 to 32 terms');
-  for (const t of terms) checkTerm(t, 64);
+  if (mode !== 'phrase' && mode !== 'all' && mode !== 'any') throw new RangeError('Unknown match mode');
+  if (!Array.isArray(terms) || terms.length > 32) throw new RangeError('A query has at most 32 terms');
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new RangeError('limit is 1 to 100');
   if (!Number.isInteger(offset) || offset < 0 || offset > 10_000) throw new RangeError('offset is 0 to 10000');
-  const text = terms.join(' ');
-  let must: object;
-  if (mode === 'phrase') must = { match_phrase: { [field]: { query: text } } };
-  else if (mode === 'all' || mode === 'any') must = { match: { [field]: { query: text, operator: mode === 'all' ? 'and' : 'or' } } };
-  else throw new RangeError('Unknown match mode');
   const filter = viewFilter(query.view);
+  const kept = matchableTerms(query);
+  if (!kept) return null;
+  for (const t of kept) checkTerm(t, 64);
+  const text = kept.join(' ');
+  const must =
+    mode === 'phrase' ? { match_phrase: { [field]: { query: text } } } : { match: { [field]: { query: text, operator: mode === 'all' ? 'and' : 'or' } } };
   if (query.bookTextId !== undefined) filter.push(term('bookTextId', checkString(query.bookTextId, 'bookTextId')));
   if (query.language !== undefined) filter.push(term('language', checkString(query.language, 'language')));
   return {
@@ -277,7 +374,8 @@ type Json = Record<string, unknown>;
 
 export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEngine {
   const { index, region, refreshOnPut = false, maxBulkBytes = 5 * 1024 * 1024, replicas = 0, timeoutMs = 10_000, clock } = options;
-  if (!indexName.test(index) || index === '.' || index === '..') throw new RangeError('Not an OpenSearch index name');
+  const booksIndex = booksIndexOf(index);
+  if (!indexName.test(index) || index === '.' || index === '..' || !indexName.test(booksIndex)) throw new RangeError('Not an OpenSearch index name');
   const base = new URL(/^https?:\/\//.test(options.endpoint) ? options.endpoint : `https://${options.endpoint}`);
   const send = options.fetch ?? fetch;
   const signer = new SignatureV4({ service: 'es', region, sha256: Sha256, credentials: options.credentials ?? defaultProvider() });
@@ -311,17 +409,20 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
   }
 
   const indexPath = `/${index}`;
+  const booksPath = `/${booksIndex}`;
 
   let indexExists = false;
+  /** Creates one index unless it exists (another container may be creating it meanwhile). */
+  const create = async (path: string, definition: object): Promise<void> => {
+    const { status } = await request('HEAD', path, {});
+    if (status === 200) return;
+    await request('PUT', path, {}, JSON.stringify(definition)).catch((error: unknown) => {
+      if (!(error instanceof OpenSearchError && error.type === 'resource_already_exists_exception')) throw error;
+    });
+  };
   const ensureIndex = async (): Promise<void> => {
-    const { status } = await request('HEAD', indexPath, {});
-    if (status !== 200) {
-      const body = JSON.stringify({ settings: pageIndexSettings(replicas), mappings: pageIndexMapping });
-      await request('PUT', indexPath, {}, body).catch((error: unknown) => {
-        // Another container created it meanwhile.
-        if (!(error instanceof OpenSearchError && error.type === 'resource_already_exists_exception')) throw error;
-      });
-    }
+    await create(indexPath, { settings: pageIndexSettings(replicas), mappings: pageIndexMapping });
+    await create(booksPath, { settings: bookIndexSettings(replicas), mappings: bookIndexMapping });
     indexExists = true;
   };
   // Before any other call, once: a `_bulk` into a missing index would create one with dynamic
@@ -332,18 +433,18 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
   };
 
   /** Runs a by-query call until no version conflict is left (see the module's comment). */
-  async function byQuery(kind: '_update_by_query' | '_delete_by_query', body: object): Promise<void> {
+  async function byQuery(kind: '_update_by_query' | '_delete_by_query', body: object, path = indexPath): Promise<void> {
     const payload = JSON.stringify(body);
     await ensured();
     await retry(
       async () => {
-        const { json } = await request('POST', `${indexPath}/${kind}`, { conflicts: 'proceed', refresh: 'true' }, payload);
+        const { json } = await request('POST', `${path}/${kind}`, { conflicts: 'proceed', refresh: 'true' }, payload);
         const failures = Array.isArray(json.failures) ? json.failures : [];
         if (failures.length > 0 || json.timed_out === true) {
           // Answered 200, yet pages failed: the first failure's status (or 500), and the failures' types.
           const status = (failures[0] as Json | undefined)?.status;
           const types = failures.length > 0 ? errorTypes(failures).join(', ') : 'timed_out';
-          throw new OpenSearchError(typeof status === 'number' ? status : 500, types, `POST ${indexPath}/${kind}`);
+          throw new OpenSearchError(typeof status === 'number' ? status : 500, types, `POST ${path}/${kind}`);
         }
         return typeof json.version_conflicts === 'number' ? json.version_conflicts : 0;
       },
@@ -352,71 +453,105 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
     );
   }
 
-  /** One `_bulk` request; pages OpenSearch turned away for load (429) are sent again, any other failure is thrown. */
-  async function bulk(batch: IndexedPage[], body: string): Promise<void> {
+  /**
+   * One `_bulk` request of index actions; items OpenSearch turned away for load (429) are sent again,
+   * any other failure is thrown. `linesOf` makes an item's two lines again for a resend.
+   */
+  async function bulk<T>(path: string, batch: T[], body: string, linesOf: (item: T) => string, what = 'pages'): Promise<void> {
     const query: Record<string, string> = refreshOnPut ? { refresh: refreshOnPut } : {};
-    let pending = { pages: batch, body };
+    let pending = { items: batch, body };
     await retry(
       async () => {
-        const { json } = await request('POST', `${indexPath}/_bulk`, query, pending.body, 'application/x-ndjson');
+        const { json } = await request('POST', `${path}/_bulk`, query, pending.body, 'application/x-ndjson');
         if (json.errors !== true) return [];
-        const items = Array.isArray(json.items) ? (json.items as Json[]) : [];
-        if (items.length !== pending.pages.length) throw new OpenSearchBulkError(pending.pages.length, pending.pages.length, ['unreadable answer']);
-        const results = items.map((item) => (item.index ?? {}) as Json);
+        const answered = Array.isArray(json.items) ? (json.items as Json[]) : [];
+        if (answered.length !== pending.items.length) throw new OpenSearchBulkError(pending.items.length, pending.items.length, ['unreadable answer'], what);
+        const results = answered.map((item) => (item.index ?? {}) as Json);
         const failed = results.filter((r) => typeof r.status !== 'number' || r.status >= 300 || r.error !== undefined);
         const permanent = failed.filter((r) => r.status !== 429);
-        if (permanent.length > 0) throw new OpenSearchBulkError(failed.length, pending.pages.length, errorTypes(failed.map((r) => ({ error: r.error }))));
-        const again = pending.pages.filter((_, i) => failed.includes(results[i]!));
-        pending = { pages: again, body: again.map(bulkLines).join('') };
+        if (permanent.length > 0) throw new OpenSearchBulkError(failed.length, pending.items.length, errorTypes(failed.map((r) => ({ error: r.error }))), what);
+        const again = pending.items.filter((_, i) => failed.includes(results[i]!));
+        pending = { items: again, body: again.map(linesOf).join('') };
         return again;
       },
       {
         ...policies.unprocessedItems,
-        until: (left: IndexedPage[]) => left.length === 0,
-        gaveUp: 'OpenSearch kept turning pages away for load (429)',
+        until: (left: T[]) => left.length === 0,
+        gaveUp: `OpenSearch kept turning ${what} away for load (429)`,
       },
       clock,
     ).catch((error: unknown) => {
       if (error instanceof Error && error.name === 'RetriesExhausted') {
-        throw new OpenSearchBulkError(pending.pages.length, batch.length, ['es_rejected_execution_exception']);
+        throw new OpenSearchBulkError(pending.items.length, batch.length, ['es_rejected_execution_exception'], what);
       }
       throw error;
     });
+  }
+
+  /** A `_search` answer's total (exact) and hits' sources; undefined when the index does not exist yet. */
+  async function searchIndex(path: string, body: string): Promise<{ total: number; sources: Json[] } | undefined> {
+    // No ensureIndex here: search-api may not create an index (infra/permissions.ts). Before the
+    // indexer's first write there is no index, and nothing to find.
+    const answer = await request('POST', `${path}/_search`, {}, body).catch((error: unknown) => {
+      if (error instanceof OpenSearchError && error.type === 'index_not_found_exception') return undefined;
+      throw error;
+    });
+    if (!answer) return undefined;
+    const hits = answer.json.hits as { total?: { value?: unknown; relation?: unknown }; hits?: { _source?: Json }[] } | undefined;
+    const total = hits?.total;
+    if (typeof total?.value !== 'number' || total.relation !== 'eq' || !Array.isArray(hits?.hits)) {
+      throw new OpenSearchError(500, 'unexpected_answer', `POST ${path}/_search`);
+    }
+    return { total: total.value, sources: hits.hits.map((hit) => hit._source ?? {}) };
   }
 
   return {
     ensureIndex,
 
     async putPages(pages) {
-      const batches = bulkBodies(pages, maxBulkBytes); // validates every page before sending any
+      checkIndexedPages(pages); // the rules every engine applies (index terms only), before sending any
+      const batches = bulkBodies(pages, maxBulkBytes); // and what this one needs
       if (batches.length === 0) return;
       await ensured();
-      for (const { body, pages: batch } of batches) await bulk(batch, body);
+      for (const { body, pages: batch } of batches) await bulk(indexPath, batch, body, bulkLines);
     },
 
     setBookFields: (bookTextId, fields) => byQuery('_update_by_query', setBookFieldsBody(bookTextId, fields)),
 
-    removeBook: (bookTextId) => byQuery('_delete_by_query', removeBookBody(bookTextId)),
+    async removeBook(bookTextId) {
+      const body = removeBookBody(bookTextId);
+      await byQuery('_delete_by_query', body);
+      await byQuery('_delete_by_query', body, booksPath);
+    },
+
+    async putBook(book) {
+      const lines = bookBulkLines(book); // checks the entry before sending anything
+      await ensured();
+      await bulk(booksPath, [book], lines, bookBulkLines, 'listing entries');
+    },
+
+    async listBooks(query) {
+      const body = listBooksBody(query);
+      if (!body) return { total: 0, bookTextIds: [] };
+      const found = await searchIndex(booksPath, JSON.stringify(body));
+      if (!found) return { total: 0, bookTextIds: [] };
+      return {
+        total: found.total,
+        bookTextIds: found.sources.map((source) => {
+          if (typeof source.bookTextId !== 'string') throw new OpenSearchError(500, 'unexpected_answer', `POST ${booksPath}/_search`);
+          return source.bookTextId;
+        }),
+      };
+    },
 
     async search(query) {
-      const body = JSON.stringify(searchBody(query));
-      // No ensureIndex here: search-api may not create the index (infra/permissions.ts). Before the
-      // indexer's first write there is no index, and no page to find.
-      const answer = await request('POST', `${indexPath}/_search`, {}, body).catch((error: unknown) => {
-        if (error instanceof OpenSearchError && error.type === 'index_not_found_exception') return undefined;
-        throw error;
-      });
-      if (!answer) return { total: 0, hits: [] };
-      const { json } = answer;
-      const hits = json.hits as { total?: { value?: unknown; relation?: unknown }; hits?: { _source?: Json }[] } | undefined;
-      const total = hits?.total;
-      if (typeof total?.value !== 'number' || total.relation !== 'eq' || !Array.isArray(hits?.hits)) {
-        throw new OpenSearchError(500, 'unexpected_answer', `POST ${indexPath}/_search`);
-      }
+      const body = searchBody(query);
+      if (!body) return { total: 0, hits: [] };
+      const found = await searchIndex(indexPath, JSON.stringify(body));
+      if (!found) return { total: 0, hits: [] };
       return {
-        total: total.value,
-        hits: hits.hits.map((hit): PageHit => {
-          const source = hit._source ?? {};
+        total: found.total,
+        hits: found.sources.map((source): PageHit => {
           if (typeof source.bookTextId !== 'string' || typeof source.pageNumber !== 'number') {
             throw new OpenSearchError(500, 'unexpected_answer', `POST ${indexPath}/_search`);
           }

@@ -1,5 +1,5 @@
-import type { IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../../lib/search/engine.ts';
-import { checkIndexedPages, checkPageQuery } from '../../../lib/search/rules.ts';
+import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../../lib/search/engine.ts';
+import { checkIndexedPages, checkPageQuery, listingBook, listingQuery } from '../../../lib/search/rules.ts';
 import { copy } from './copy.ts';
 
 const k1 = 1.2;
@@ -17,6 +17,9 @@ function occurrences(terms: readonly string[], phrase: readonly string[]): numbe
   return count;
 }
 
+/** UTF-8 byte order (DynamoDB's and Lucene's), not JavaScript's UTF-16 `<`. */
+const byUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
 /**
  * SearchEngine in memory (lib/adapters/sqlite/search-engine.ts): every page kept whole, each
  * search a scan. A term matches a page's term only if equal, so a term the rules refuse (never
@@ -32,6 +35,8 @@ function occurrences(terms: readonly string[], phrase: readonly string[]): numbe
 export class FakeSearchEngine implements SearchEngine {
   /** By `${bookTextId} ${pageNumber}`. */
   readonly pages = new Map<string, IndexedPage>();
+  /** The listing, by bookTextId: each entry as lib/search/rules.ts `listingBook` makes it. */
+  readonly books = new Map<string, IndexedBook>();
 
   async putPages(pages: IndexedPage[]): Promise<void> {
     checkIndexedPages(pages);
@@ -46,9 +51,32 @@ export class FakeSearchEngine implements SearchEngine {
   }
 
   async removeBook(bookTextId: string): Promise<void> {
+    this.books.delete(bookTextId);
     for (const [key, page] of this.pages) {
       if (page.bookTextId === bookTextId) this.pages.delete(key);
     }
+  }
+
+  async putBook(book: IndexedBook): Promise<void> {
+    const entry = listingBook(book);
+    this.books.set(entry.bookTextId, entry);
+  }
+
+  async listBooks(query: BookListQuery): Promise<{ total: number; bookTextIds: string[] }> {
+    const q = listingQuery(query);
+    if (!q) return { total: 0, bookTextIds: [] };
+    const listed = [...this.books.values()]
+      .filter(
+        (book) =>
+          visibleIn(q.view, book) &&
+          (q.status === undefined || book.status === q.status) &&
+          (q.language === undefined || book.language === q.language) &&
+          (q.tags.length === 0 || q.tags.some((tag) => book.tags.includes(tag))) &&
+          (q.categories.length === 0 || q.categories.some((category) => book.categories.includes(category))),
+      )
+      .sort((x, y) => byUtf8(x[q.sortKey], y[q.sortKey]));
+    if (q.descending) listed.reverse();
+    return { total: listed.length, bookTextIds: listed.slice(q.offset, q.offset + q.limit).map((book) => book.bookTextId) };
   }
 
   async search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }> {
