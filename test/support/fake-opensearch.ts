@@ -445,25 +445,16 @@ export class FakeOpenSearch {
     );
     const page = matches.slice(body.from, body.from + body.size);
     this.lastHits = page.map(({ id, score }) => ({ id, score }));
-    return {
-      status: 200,
-      json: {
-        took: 1,
-        timed_out: false,
-        _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
-        hits: {
-          total: { value: matches.length, relation: 'eq' },
-          max_score: null,
-          hits: page.map(({ id, doc, score }) => ({
-            _index: index.name,
-            _id: id,
-            _score: score,
-            _source: { bookTextId: doc.source.bookTextId, pageNumber: pageNumber(doc) },
-            sort: [score, doc.source.bookTextId, pageNumber(doc)],
-          })),
-        },
-      },
-    };
+    return searchAnswer(
+      matches.length,
+      page.map(({ id, doc, score }) => ({
+        _index: index.name,
+        _id: id,
+        _score: score,
+        _source: { bookTextId: doc.source.bookTextId, pageNumber: pageNumber(doc) },
+        sort: [score, doc.source.bookTextId, pageNumber(doc)],
+      })),
+    );
   }
 
   private searchBooks(index: Index, body: v.InferOutput<typeof BookSearchRequest>) {
@@ -483,19 +474,10 @@ export class FakeOpenSearch {
     const sign = order === 'asc' ? 1 : -1;
     matches.sort((a, b) => sign * Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)) || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)));
     const page = matches.slice(body.from, body.from + body.size);
-    return {
-      status: 200,
-      json: {
-        took: 1,
-        timed_out: false,
-        _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
-        hits: {
-          total: { value: matches.length, relation: 'eq' },
-          max_score: null,
-          hits: page.map(({ id, key }) => ({ _index: index.name, _id: id, _score: null, _source: { bookTextId: index.docs.get(id)!.source.bookTextId }, sort: [key] })),
-        },
-      },
-    };
+    return searchAnswer(
+      matches.length,
+      page.map(({ id, key }) => ({ _index: index.name, _id: id, _score: null, _source: { bookTextId: index.docs.get(id)!.source.bookTextId }, sort: [key] })),
+    );
   }
 
   /** The BM25 score of a document for a match clause, undefined when it does not match. */
@@ -780,4 +762,17 @@ export function openSearchOverFake(options: Partial<OpenSearchEngineOptions> = {
     ...options,
   });
   return Object.assign(engine, { fake });
+}
+
+/** A `_search` answer as OpenSearch gives it: one shard, the exact total, the window's hits. */
+function searchAnswer(total: number, hits: unknown[]) {
+  return {
+    status: 200,
+    json: {
+      took: 1,
+      timed_out: false,
+      _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+      hits: { total: { value: total, relation: 'eq' }, max_score: null, hits },
+    },
+  };
 }
