@@ -2,6 +2,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { onceAsync } from '../../lazy.ts';
+import { maxWindow } from '../../paging.ts';
 import { policies, retry, type RetryClock } from '../../retry.ts';
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../search/engine.ts';
 import { checkIndexedPages, listingBook, listingQuery, matchableTerms, type ListingQuery } from '../../search/rules.ts';
@@ -125,8 +126,8 @@ export const pageIndexMapping = {
   },
 } as const;
 
-/** The deepest page a query may reach: offset 10,000 plus a limit of 100. */
-export const maxResultWindow = 10_100;
+/** The deepest page a query may reach: the listing window (lib/paging.ts), offset 10,000 plus a limit of 100. */
+export const maxResultWindow = maxWindow;
 
 /**
  * One shard, so BM25's statistics (document counts, average length) are the whole index's and a
