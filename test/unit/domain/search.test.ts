@@ -3,7 +3,7 @@ import type { Caller } from '../../../lib/auth/caller.ts';
 import type { User } from '../../../lib/auth/users.ts';
 import type { BookText } from '../../../lib/ocr/book-text.ts';
 import { newPage } from '../../../lib/ocr/pages/page.ts';
-import { analyze } from '../../../lib/search/analysis.ts';
+import { indexedFields, indexedPage } from '../../../lib/search/indexing.ts';
 import { maxQueryLength, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords } from '../../../lib/search/query.ts';
 import { searchBookText, searchCatalogue, type SearchDeps } from '../../../lib/search/search.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
@@ -24,12 +24,11 @@ const at = '2026-03-01T00:00:00.000Z';
 const as = (user?: User): Caller => (user ? { kind: 'user', user } : { kind: 'anonymous' });
 const page = { limit: 20, offset: 0 };
 
-/** Stores the pages and indexes them as the indexer does: the book's fields, the analyzed text. */
+/** Stores the pages and indexes them as the indexer does (lib/search/indexing.ts). */
 async function withPages(bookText: BookText, texts: string[]) {
   const pages = texts.map((text, i) => newPage(bookText.bookTextId, i + 1, { text }, at));
   await world.ocr.putPages(pages);
-  const { userId, visibility, status, language } = bookText;
-  await engine.putPages(pages.map((p) => ({ bookTextId: p.bookTextId, pageNumber: p.pageNumber, userId, visibility, status, language, ...analyze(p.text) })));
+  await engine.putPages(pages.map((p) => indexedPage(p, indexedFields(bookText))));
 }
 
 beforeEach(async () => {
