@@ -405,8 +405,20 @@ export async function catalogueBench(): Promise<CatalogueReport> {
   let client: DynamoDBDocumentClient | undefined;
   const log = (line: string) => process.stderr.write(`catalogue: ${line}\n`);
   try {
-    const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { ensureTable }, { keys }, { entities }, { dynamoCatalogueStore }, { batchPut }, { dynamoUserStore }, { listCatalogue }] =
-      await Promise.all([
+    const [
+      { DynamoDBClient },
+      { DynamoDBDocumentClient },
+      { ensureTable },
+      { keys },
+      { entities },
+      { dynamoCatalogueStore },
+      { batchPut },
+      { dynamoUserStore },
+      { listCatalogue },
+      { dynamoBookTextStore },
+      { sqliteSearchEngine },
+      { indexedBook },
+    ] = await Promise.all([
         import('@aws-sdk/client-dynamodb'),
         import('@aws-sdk/lib-dynamodb'),
         import('../lib/adapters/dynamo/ensure-table.ts'),
@@ -416,7 +428,12 @@ export async function catalogueBench(): Promise<CatalogueReport> {
         import('../lib/adapters/dynamo/books.ts'),
         import('../lib/adapters/dynamo/users.ts'),
         import('../lib/ocr/catalogue/listing.ts'),
+        import('../lib/adapters/dynamo/book-texts.ts'),
+        import('../lib/adapters/sqlite/search-engine.ts'),
+        import('../lib/search/indexing.ts'),
       ]);
+    // The search index's catalogue listing (filtered and deeper listings), one per size, in memory.
+    const engines = new Map<number, Awaited<ReturnType<typeof sqliteSearchEngine>>>();
     // The stores' client, as lib/adapters/aws/clients.ts makes it (from the environment just set), but
     // our own, so that the meter goes away with it.
     const base = new DynamoDBClient({});
@@ -471,6 +488,12 @@ export async function catalogueBench(): Promise<CatalogueReport> {
         { ...keys.catalogueCounts, public: publicCount, private: size - publicCount },
         ...[...privateByOwner].map(([userId, n]) => ({ ...keys.ownerCatalogueCounts(userId), private: n })),
       ]);
+      const engine = await sqliteSearchEngine(':memory:');
+      for (const b of cat.books) {
+        const entry = indexedBook(b);
+        if (entry) await engine.putBook(entry);
+      }
+      engines.set(size, engine);
       const seedMs = performance.now() - seedStart;
       const memberOwn = cat.books.filter((b) => b.userId === member.userId);
       sizeReports.push({
@@ -502,7 +525,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
         const row: Row = { variant: variantName(variant.query), caller: callerName, sizes: {}, flat: Object.keys(variant.query).length === 0 };
         for (const size of sizes) {
           const { db, cat, oracle } = tables.get(size)!;
-          const deps = { catalogue: dynamoCatalogueStore(db), users: dynamoUserStore(db) };
+          const deps = { catalogue: dynamoCatalogueStore(db), listing: engines.get(size)!, bookTexts: dynamoBookTextStore(db), users: dynamoUserStore(db) };
           const times: number[] = [];
           const meters: Meter[] = [];
           let answer: Awaited<ReturnType<typeof listCatalogue>> | undefined;
@@ -559,7 +582,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
     const sweep: CatalogueReport['sweep'] = {};
     for (const size of sizes) {
       const { db, cat, oracle } = tables.get(size)!;
-      const deps = { catalogue: dynamoCatalogueStore(db), users: dynamoUserStore(db) };
+      const deps = { catalogue: dynamoCatalogueStore(db), listing: engines.get(size)!, bookTexts: dynamoBookTextStore(db), users: dynamoUserStore(db) };
       sweep[size] = { checked: 0, wrong: 0 };
       for (const query of sweepQueries) {
         for (const callerName of ['anonymous', 'member', 'editor'] as const) {
@@ -602,7 +625,8 @@ export async function catalogueBench(): Promise<CatalogueReport> {
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
       .slice(0, 20)
       .map((b) => b.bookTextId);
-    const firstPage = (await listCatalogue({ catalogue: dynamoCatalogueStore(large.db), users: dynamoUserStore(large.db) }, callers.anonymous, listing({}))).books.map((b) => b.bookTextId);
+    const largeDeps = { catalogue: dynamoCatalogueStore(large.db), listing: engines.get(largeSize)!, bookTexts: dynamoBookTextStore(large.db), users: dynamoUserStore(large.db) };
+    const firstPage = (await listCatalogue(largeDeps, callers.anonymous, listing({}))).books.map((b) => b.bookTextId);
     // A filtered total counts the matches within the listing window: the newest maxWindow public books.
     const seededEn = large.cat.books
       .filter((b) => b.visibility === 'public')

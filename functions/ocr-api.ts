@@ -11,8 +11,10 @@ import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs/reads.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/jobs/presigned-upload.ts';
 import { createJobFromForm, jobCreationFailed } from '../lib/ocr/jobs/upload.ts';
 import type { Queue } from '../lib/queue.ts';
+import type { SearchEngine } from '../lib/search/engine.ts';
 import { once, onFirstUse } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
+import { searchEngine } from './adapters/search.ts';
 import { bucketObjects } from './buckets.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
@@ -34,6 +36,8 @@ const deps = once(() => {
     }),
     pendingUploads: dynamoUploadStore(core.db),
     books: dynamoBookStore(core.db),
+    // Filtered and deeper catalogue listings (lib/ocr/catalogue/listing.ts): the search index's listing.
+    listing: onFirstUse<SearchEngine>(searchEngine),
   };
 });
 

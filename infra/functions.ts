@@ -78,7 +78,8 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - the search kinds of permissions.ts (`searchGrants`), each on the pages index and the catalogue
  *   listing's index (`<index>-books`) of the OpenSearch domain (search.ts), with the `SEARCH_*`
  *   variables that come with them (stack.ts): `search-query` (search only: no write, and no creating
- *   an index) and `search-writes` (create and write both indexes).
+ *   an index), `catalogue-listing` (search the listing's index only) and `search-writes` (create and
+ *   write both indexes).
  */
 export type Access =
   | 'table'
@@ -108,7 +109,8 @@ export const selfContained: readonly DeployedFunction[] = ['api-docs'];
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],
-  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'ocr-queue', ...httpAnswers],
+  // The catalogue listing's index: GET /ocr/books filtered and past its first pages.
+  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'ocr-queue', 'catalogue-listing', ...httpAnswers],
   // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
   // and never calls Stripe (the billing worker invoices).
   'ocr-callbacks': ['table', 'text-writes', ...httpAnswers],

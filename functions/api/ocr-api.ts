@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { maxClientMetadataBytes, ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
+import { bookFieldLimits, maxClientMetadataBytes, ocrStatuses, tooManyValues, visibilities } from '../../lib/ocr/book-text.ts';
 import { catalogueSorts, defaultCatalogueSort } from '../../lib/ocr/catalogue/listing.ts';
 import { bookUpdated } from '../../lib/ocr/pages/edit.ts';
 import { bookImported } from '../../lib/ocr/export/import.ts';
@@ -31,6 +31,10 @@ const refusedFile = text(
   `A refused file, in plain text (SPEC.md 7, as the spec’s upload parser answered): \`Invalid file type: <type>. Allowed types: ...\` or \`${tooLargeMessage()}\`.`,
 );
 const subscriptionRequired = ocrErrorAnswer('No active subscription: `error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true` (SPEC.md 7).');
+
+/** A listing filter's values: at most as many as a book may carry (400 past it). */
+const filterList = (name: 'tags' | 'categories', description: string) =>
+  v.pipe(queryList(`${description} At most ${bookFieldLimits.listValues} (400 past it).`), v.maxLength(bookFieldLimits.listValues, tooManyValues(name)));
 
 /** The job's optional fields (SPEC.md 4.1 `POST /ocr`): as form fields, or in the presigned path's JSON. */
 const jobFields = (list: v.GenericSchema, metadata: v.GenericSchema) => ({
@@ -325,15 +329,15 @@ export const ocrApiContracts = contracts({
     tag: 'Digitized books',
     summary: 'List digitized books',
     description:
-      'Anonymous callers see public books, members public books and their own, editors and admins all. `userEmail` and `metadata` only on the caller’s own books (on all for editors and admins). A filtered `total` counts the matches within the listing window (README, "`GET /ocr/books` query").',
+      'Anonymous callers see public books, members public books and their own, editors and admins all. `userEmail` and `metadata` only on the caller’s own books (on all for editors and admins). Every `total` is exact; filtered and deeper listings come from the search index, which has a new book or a tag change a second or two after it is written (README, "Data").',
     query: v.object({
       limit: listLimit,
       offset: listOffset,
       status: queryText(`One of ${statusList}; any other value matches no book (an empty list, total 0).`),
       language: queryText('Only books in this language.'),
       sort: queryChoice(catalogueSorts, defaultCatalogueSort, `The order; any other value reads as \`${defaultCatalogueSort}\`.`),
-      tags: queryList('Books with any of these tags: comma-separated or repeated.'),
-      categories: queryList('Books in any of these categories: comma-separated or repeated.'),
+      tags: filterList('tags', 'Books with any of these tags: comma-separated or repeated.'),
+      categories: filterList('categories', 'Books in any of these categories: comma-separated or repeated.'),
     }),
     responses: {
       200: json(

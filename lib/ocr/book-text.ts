@@ -18,6 +18,29 @@ export function splitList(value: unknown): string[] {
   return parts.map((part) => part.trim()).filter(Boolean);
 }
 
+/**
+ * The most tags, and the most categories, a book carries, each of at most `chars` characters, and
+ * the most a `GET /ocr/books` filter names (README, caps): a listing entry and a filter stay small
+ * whatever a client sends. `language` is a short code too. Books written before these caps may hold
+ * more; the search index lists what fits its own limits (lib/search/indexing.ts).
+ */
+export const bookFieldLimits = { listValues: 100, listValueChars: 200, languageChars: 100 } as const;
+
+export const tooManyValues = (name: string) => `${name} must have at most ${bookFieldLimits.listValues} values`;
+export const valueTooLong = (name: string) => `each of ${name} must be at most ${bookFieldLimits.listValueChars} characters`;
+export const languageTooLong = `language must be at most ${bookFieldLimits.languageChars} characters`;
+
+/** Why tags or categories about to be stored break the caps, or undefined when they do not. */
+export function listFieldProblem(values: readonly string[], name: 'tags' | 'categories'): string | undefined {
+  if (values.length > bookFieldLimits.listValues) return tooManyValues(name);
+  if (values.some((value) => [...value].length > bookFieldLimits.listValueChars)) return valueTooLong(name);
+  return undefined;
+}
+
+/** Why a language about to be stored breaks its cap, or undefined. */
+export const languageProblem = (language: string | undefined): string | undefined =>
+  language !== undefined && [...language].length > bookFieldLimits.languageChars ? languageTooLong : undefined;
+
 /** The uploaded file (SPEC.md 2.5). */
 export interface FileRecord {
   fileId: string;

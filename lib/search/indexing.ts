@@ -2,7 +2,10 @@ import type { BookText, BookTextStore } from '../ocr/book-text.ts';
 import type { BookTextPage } from '../ocr/pages/page.ts';
 import type { PageStore } from '../ocr/pages/store.ts';
 import { analyze } from './analysis.ts';
-import type { IndexedBookFields, IndexedPage, SearchEngine } from './engine.ts';
+import { logger } from '../log.ts';
+import { catalogueSortKeys } from '../ocr/catalogue/sort-keys.ts';
+import type { IndexedBook, IndexedBookFields, IndexedPage, SearchEngine } from './engine.ts';
+import { maxListingChars, maxListValues } from './rules.ts';
 
 /**
  * Keeping the search index in step with the table (issue 17). The table is the truth: a change only
@@ -16,8 +19,12 @@ import type { IndexedBookFields, IndexedPage, SearchEngine } from './engine.ts';
  * items too (lib/search/search.ts).
  */
 
-/** What changed: a page (its text, replaced or updated) or a book (its indexed fields, or the book itself). */
-export type IndexChange = { kind: 'page'; bookTextId: string; pageNumber: number } | { kind: 'bookText'; bookTextId: string };
+/**
+ * What changed: a page (its text, replaced or updated) or a book (its indexed fields, or the book
+ * itself). `listingOnly`: only fields of its catalogue listing changed (tags, name, ...), none that
+ * its pages carry, so its pages are left alone (on OpenSearch, setting them is a write per page).
+ */
+export type IndexChange = { kind: 'page'; bookTextId: string; pageNumber: number } | { kind: 'bookText'; bookTextId: string; listingOnly?: boolean };
 
 export interface IndexingDeps {
   engine: SearchEngine;
@@ -57,6 +64,36 @@ export const indexedFields = (book: BookText): IndexedBookFields => ({
   language: book.language,
 });
 
+/**
+ * A BookText's entry in the catalogue listing (GET /ocr/books, lib/ocr/catalogue/listing.ts), or
+ * undefined for a book the index cannot list: a language or status longer than the index holds
+ * (lib/search/rules.ts maxListingChars; the service caps what it writes far below: lib/ocr/book-text.ts
+ * bookFieldLimits). Tags and categories past the index's limits (books written before the service's
+ * caps) are left out of the entry: no filter of GET /ocr/books can name them.
+ */
+export function indexedBook(book: BookText): IndexedBook | undefined {
+  const fits = (value: string) => [...value].length <= maxListingChars;
+  if (!fits(book.language) || !fits(book.status) || book.language === '') return undefined;
+  const listable = (values: readonly string[]) => values.filter((value) => value !== '' && fits(value)).slice(0, maxListValues);
+  return {
+    ...indexedFields(book),
+    bookTextId: book.bookTextId,
+    tags: listable(book.tags),
+    categories: listable(book.categories),
+    ...catalogueSortKeys(book),
+  };
+}
+
+/**
+ * Puts a book's listing entry, or leaves the book out of the listing when it cannot be listed (only a
+ * book written before the service's caps can be: no write since can make a listed book unlistable).
+ */
+async function putListing(engine: SearchEngine, book: BookText): Promise<void> {
+  const entry = indexedBook(book);
+  if (entry) return engine.putBook(entry);
+  logger.warn('Book left out of the catalogue listing: a field is past what the index holds', { bookTextId: book.bookTextId });
+}
+
 const sameFields = (a: IndexedBookFields, b: IndexedBookFields): boolean =>
   a.userId === b.userId && a.visibility === b.visibility && a.status === b.status && a.language === b.language;
 
@@ -77,7 +114,8 @@ async function readBooks(deps: Pick<IndexingDeps, 'bookTexts'>, ids: readonly st
 /**
  * Applies changes to the index: duplicates count once; the named BookTexts and pages are read as they
  * are now (batch reads of at most 100), each page analyzed and put with its book's current fields, and
- * each changed book's fields set on its indexed pages, or the book removed when it is no longer stored.
+ * each changed book's fields set on its indexed pages and its listing entry put (`indexedBook`), or
+ * the book removed when it is no longer stored.
  * The work is bounded by the changes given: no read or write covers a whole book (a field change is one
  * engine call, whatever the book's size).
  *
@@ -91,12 +129,13 @@ async function readBooks(deps: Pick<IndexingDeps, 'bookTexts'>, ids: readonly st
 export async function indexChanges(deps: IndexingDeps, changes: readonly IndexChange[]): Promise<IndexingReport> {
   const report: IndexingReport = { pagesIndexed: 0, booksUpdated: 0, booksRemoved: 0, pagesSkipped: 0 };
   const pages = new Map<string, { bookTextId: string; pageNumber: number }>();
-  const changedBooks = new Set<string>();
+  // Per changed book: whether every change named only its listing.
+  const changedBooks = new Map<string, boolean>();
   for (const change of changes) {
     if (change.kind === 'page') pages.set(`${change.bookTextId}#${change.pageNumber}`, { bookTextId: change.bookTextId, pageNumber: change.pageNumber });
-    else changedBooks.add(change.bookTextId);
+    else changedBooks.set(change.bookTextId, (changedBooks.get(change.bookTextId) ?? true) && change.listingOnly === true);
   }
-  const books = await readBooks(deps, [...new Set([...changedBooks, ...[...pages.values()].map((p) => p.bookTextId)])]);
+  const books = await readBooks(deps, [...new Set([...changedBooks.keys(), ...[...pages.values()].map((p) => p.bookTextId)])]);
 
   // Only pages of stored books are read; the others are skipped (their book's removal, if any, is its own change).
   const wanted = [...pages.values()].filter((p) => books.has(p.bookTextId));
@@ -112,10 +151,11 @@ export async function indexChanges(deps: IndexingDeps, changes: readonly IndexCh
     report.pagesIndexed += entries.length;
   }
 
-  for (const bookTextId of changedBooks) {
+  for (const [bookTextId, listingOnly] of changedBooks) {
     const book = books.get(bookTextId);
     if (book) {
-      await deps.engine.setBookFields(bookTextId, indexedFields(book));
+      if (!listingOnly) await deps.engine.setBookFields(bookTextId, indexedFields(book));
+      await putListing(deps.engine, book);
       report.booksUpdated++;
     } else {
       await deps.engine.removeBook(bookTextId);
@@ -130,7 +170,7 @@ export async function indexChanges(deps: IndexingDeps, changes: readonly IndexCh
  * existed, or an index rebuilt). A book no longer stored is removed from the index. The book is read
  * again once its pages are put: a field change that a live indexer applied meanwhile (before these
  * pages were put with the older fields) is set again, so a backfill running beside the indexer cannot
- * leave a book's pages with stale fields.
+ * leave a book's pages with stale fields; its listing entry is put from that second read.
  */
 export async function reindexBookText(deps: ReindexDeps, bookTextId: string): Promise<IndexingReport> {
   const report: IndexingReport = { pagesIndexed: 0, booksUpdated: 0, booksRemoved: 0, pagesSkipped: 0 };
@@ -149,9 +189,12 @@ export async function reindexBookText(deps: ReindexDeps, bookTextId: string): Pr
   if (!now) {
     await deps.engine.removeBook(bookTextId);
     report.booksRemoved++;
-  } else if (!sameFields(indexedFields(now), fields)) {
-    await deps.engine.setBookFields(bookTextId, indexedFields(now));
-    report.booksUpdated++;
+  } else {
+    if (!sameFields(indexedFields(now), fields)) {
+      await deps.engine.setBookFields(bookTextId, indexedFields(now));
+      report.booksUpdated++;
+    }
+    await putListing(deps.engine, now);
   }
   return report;
 }

@@ -6,10 +6,11 @@ import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
-import { newBookText, type BookText, type OcrStatus, type Visibility } from '../../lib/ocr/book-text.ts';
+import { bookFieldLimits, newBookText, tooManyValues, type BookText, type OcrStatus, type Visibility } from '../../lib/ocr/book-text.ts';
 import { maxImportPages } from '../../lib/ocr/export/import.ts';
 import { newPage as pageRecord } from '../../lib/ocr/pages/page.ts';
 import { seed } from '../../infra/local/seed.ts';
+import { drainStream } from '../../infra/local/stream-poller.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
@@ -109,6 +110,8 @@ describe('GET /ocr/books', () => {
     ];
     moPrivate = await book(mo, { fileName: 'delta.pdf', pageCount: 7, tags: ['hadith'] });
     otherPrivate = await book(other, { fileName: 'epsilon.pdf', pageCount: 1 });
+    // Filtered listings are the search index's (README, "Catalogue"): index what the stream holds.
+    await drainStream({ bookTextIds: [...pub, moPrivate, otherPrivate].map((b) => b.bookTextId) });
   });
 
   it('shows anonymous callers the public books only, newest first, without email or metadata', async () => {
@@ -206,6 +209,15 @@ describe('GET /ocr/books', () => {
 
   it('answers an invalid token with a plain-text 403', async () => {
     expect(await api.call('GET', '/ocr/books', { token: 'x.y.z' })).toMatchObject({ status: 403, body: 'Forbidden: Invalid token' });
+  });
+
+  it('refuses a filter naming more tags or categories than a book may carry', async () => {
+    const many = Array.from({ length: bookFieldLimits.listValues + 1 }, (_, i) => `t${i}`).join(',');
+    for (const name of ['tags', 'categories'] as const) {
+      const res = await api.call('GET', `/ocr/books?${name}=${many}`);
+      expect(res, name).toMatchObject({ status: 400, body: { success: false, message: tooManyValues(name) } });
+    }
+    expect((await list(`?tags=${many.split(',').slice(1).join(',')}`)).total).toBe(0);
   });
 });
 

@@ -10,6 +10,7 @@ import { maxLimit, maxOffset } from '../../lib/paging.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
+import { drainStream } from '../../infra/local/stream-poller.ts';
 
 /**
  * Absurd and odd paging values on every list endpoint (issue 12, finding 4): never a 5xx; values
@@ -53,6 +54,7 @@ beforeAll(async () => {
   );
   const at = new Date().toISOString();
   const mo = fixture.users.mo!.userId;
+  const made: string[] = [];
   for (let i = 0; i < 3; i++) {
     const fileId = newObjectId();
     const text = newBookText(
@@ -63,7 +65,10 @@ beforeAll(async () => {
     expect(await stores.ocr.create(text, file)).toBe(true);
     await stores.ocr.putPages([newPage(text.bookTextId, 1, { text: 'one' }, at), newPage(text.bookTextId, 2, { text: 'two' }, at)]);
     bookTextId = text.bookTextId;
+    made.push(bookTextId);
   }
+  // Filtered and deep catalogue listings are the search index's (README, "Catalogue").
+  await drainStream({ bookTextIds: made });
 }, 120_000);
 afterAll(() => api?.close());
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { splitPages } from '../../lib/billing/usage.ts';
 import { splitList } from '../../lib/ocr/book-text.ts';
 import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
+import { bookFieldLimits, languageTooLong, tooManyValues, valueTooLong } from '../../lib/ocr/book-text.ts';
 
 describe('page credits (SPEC.md section 1)', () => {
   it.each([
@@ -39,6 +40,15 @@ describe('upload fields (SPEC.md 4.1 POST /ocr)', () => {
     expect(splitList(' a, b ,,c ')).toEqual(['a', 'b', 'c']);
     expect(parseJobFields({ visibility: 'public' }).visibility).toBe('public');
     expect(parseJobFields({ visibility: 'everyone' }).visibility).toBe('private');
+  });
+
+  it('refuses more tags or categories than a book carries, a longer one, or a longer language, with a 400', () => {
+    const { listValues, listValueChars, languageChars } = bookFieldLimits;
+    const many = Array.from({ length: listValues + 1 }, (_, i) => `t${i}`).join(',');
+    expect(() => parseJobFields({ tags: many })).toThrow(expect.objectContaining({ kind: 'bad_request', message: tooManyValues('tags') }));
+    expect(() => parseJobFields({ categories: `a,${'b'.repeat(listValueChars + 1)}` })).toThrow(expect.objectContaining({ kind: 'bad_request', message: valueTooLong('categories') }));
+    expect(() => parseJobFields({ language: 'x'.repeat(languageChars + 1) })).toThrow(expect.objectContaining({ kind: 'bad_request', message: languageTooLong }));
+    expect(parseJobFields({ tags: many.split(',').slice(1).join(',') }).tags).toHaveLength(listValues);
   });
 
   it('refuses jobMetadata that is not a JSON object (a 500, as the spec says)', () => {

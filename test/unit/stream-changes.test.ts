@@ -61,12 +61,21 @@ describe('decodeStreamRecords', () => {
     }
   });
 
-  it('names no change when a BookText’s indexed fields stay the same (progress, text, tags, file name)', () => {
+  it('names no change when no field the index holds changes (progress, text, dates)', () => {
     const { changes, ignored } = decode(
-      record('MODIFY', { old: bookImage(), new: bookImage({ pagesProcessed: 4, extractedText: 'new text', tags: ['x'], fileName: 'b.pdf', updatedAt: '2026-03-02T00:00:00.000Z' }) }),
+      record('MODIFY', { old: bookImage(), new: bookImage({ pagesProcessed: 4, extractedText: 'new text', updatedAt: '2026-03-02T00:00:00.000Z' }) }),
     );
     expect(changes).toEqual([]);
     expect(ignored).toEqual([]);
+  });
+
+  it('names only the listing when a field of the catalogue listing alone changes (tags, categories, name, page count)', () => {
+    for (const change of [{ tags: ['x'] }, { categories: ['law'] }, { fileName: 'b.pdf' }, { pageCount: 12 }]) {
+      const { changes } = decode(record('MODIFY', { old: bookImage(), new: bookImage(change) }));
+      expect(changes, JSON.stringify(change)).toEqual([{ kind: 'bookText', bookTextId: 'bt1', listingOnly: true }]);
+    }
+    // With a field the pages carry too, the whole book.
+    expect(decode(record('MODIFY', { old: bookImage(), new: bookImage({ tags: ['x'], visibility: 'public' }) })).changes).toEqual([{ kind: 'bookText', bookTextId: 'bt1' }]);
   });
 
   it('names the book when a modification comes without both images (another view type)', () => {

@@ -1,18 +1,19 @@
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { maxWindow } from '../../paging.ts';
 import type { BookText, BookTextList, FileRecord } from '../../ocr/book-text.ts';
-import type { CatalogueFilter, CatalogueQuery, CatalogueStore } from '../../ocr/catalogue/store.ts';
+import { compareSortKeys } from '../../ocr/catalogue/sort-keys.ts';
+import type { CatalogueQuery, CatalogueStore } from '../../ocr/catalogue/store.ts';
 import { keys } from './keys.ts';
 import { batchGet, type Db } from './table.ts';
 
 /**
- * GET /ocr/books over the catalogue indexes (schema.ts). Each view is one or two sorted sources:
- * anonymous callers read the public partition; editors merge the public and private partitions;
- * members merge the public partition with their own private books (gsi1, the owner's list). A page
- * is the merge of the first `offset + limit` entries of each source, then one BatchGetItem for the
- * records. Unfiltered totals come from counters kept with every create and visibility change, so
- * the common listing costs the same whatever the catalogue's size; filtered totals are counted
- * within the listing window, so no request reads more than a bounded number of entries.
+ * The first pages of the unfiltered GET /ocr/books over the catalogue indexes (schema.ts); filtered
+ * and deeper listings come from the search index (lib/ocr/catalogue/listing.ts). Each view is one or
+ * two sorted sources: anonymous callers read the public partition; editors merge the public and
+ * private partitions; members merge the public partition with their own private books (gsi1, the
+ * owner's list). A page is the merge of the first `offset + limit` entries of each source, then one
+ * BatchGetItem for the records. Totals come from counters kept with every create and visibility
+ * change, so these listings cost the same whatever the catalogue's size, and a new book is listed at once.
  */
 
 interface Entry {
@@ -31,31 +32,6 @@ interface Source {
 const sortAttribute = { date: 'byDate', name: 'byName', pages: 'byPages' } as const;
 const indexName = { date: 'catalogueByDate', name: 'catalogueByName', pages: 'catalogueByPages' } as const;
 
-const isFiltered = (f: CatalogueFilter) => Boolean(f.status || f.language || f.tags.length || f.categories.length);
-
-/** The filter as a FilterExpression; `extra` adds conditions (the owner source's visibility). */
-function filterExpression(filter: CatalogueFilter, extra: Record<string, unknown> = {}) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const parts: string[] = [];
-  const equals = { ...extra, ...(filter.status ? { status: filter.status } : {}), ...(filter.language ? { language: filter.language } : {}) };
-  for (const [name, value] of Object.entries(equals)) {
-    names[`#${name}`] = name;
-    values[`:${name}`] = value;
-    parts.push(`#${name} = :${name}`);
-  }
-  for (const name of ['tags', 'categories'] as const) {
-    if (!filter[name].length) continue;
-    names[`#${name}`] = name;
-    const any = filter[name].map((value, i) => {
-      values[`:${name}${i}`] = value;
-      return `contains(#${name}, :${name}${i})`;
-    });
-    parts.push(`(${any.join(' OR ')})`);
-  }
-  return parts.length ? { FilterExpression: parts.join(' AND '), names, values } : { names, values };
-}
-
 type KeyQuery = Pick<QueryCommandInput, 'IndexName' | 'KeyConditionExpression' | 'FilterExpression'> & {
   names: Record<string, string>;
   values: Record<string, unknown>;
@@ -73,8 +49,8 @@ async function readEntries(
   const entries: Entry[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   let examined = 0;
-  // Limit counts entries examined, not matched: a filtered read looks further ahead on each call,
-  // so a rare value is found in a few calls, not one per hundred entries; never past the budget.
+  // Limit counts entries examined, not matched: a filtered read (the owner's list, filtered on
+  // visibility) looks further ahead on each call, never past the budget.
   let lookAhead = Math.max(read.n * 4, 100);
   while (entries.length < read.n && examined < read.budget) {
     const wanted = query.FilterExpression ? lookAhead : read.n - entries.length;
@@ -117,15 +93,13 @@ function indexSource(db: Db, query: KeyQuery, sortKey: string, descending: boole
 
 /** One visibility partition of a catalogue index. */
 function partition(db: Db, q: CatalogueQuery, visibility: 'public' | 'private'): Source {
-  const f = filterExpression(q.filter);
   return indexSource(
     db,
     {
       IndexName: indexName[q.order],
       KeyConditionExpression: '#catalogue = :catalogue',
-      FilterExpression: f.FilterExpression,
-      names: { ...f.names, '#catalogue': 'catalogue' },
-      values: { ...f.values, ':catalogue': keys.catalogue(visibility) },
+      names: { '#catalogue': 'catalogue' },
+      values: { ':catalogue': keys.catalogue(visibility) },
     },
     sortAttribute[q.order],
     q.descending,
@@ -138,13 +112,12 @@ function partition(db: Db, q: CatalogueQuery, visibility: 'public' | 'private'):
  * the window, are read and sorted here: that grows with the caller's own books, never with the catalogue.
  */
 function ownPrivate(db: Db, q: CatalogueQuery, ownerId: string): Source {
-  const f = filterExpression(q.filter, { visibility: 'private' });
   const query: KeyQuery = {
     IndexName: 'gsi1',
     KeyConditionExpression: '#owner = :owner',
-    FilterExpression: f.FilterExpression,
-    names: { ...f.names, '#owner': 'gsi1pk' },
-    values: { ...f.values, ':owner': keys.ownerJobsIndex(ownerId) },
+    FilterExpression: '#visibility = :private',
+    names: { '#owner': 'gsi1pk', '#visibility': 'visibility' },
+    values: { ':owner': keys.ownerJobsIndex(ownerId), ':private': 'private' },
   };
   if (q.order === 'date') return indexSource(db, query, 'gsi1sk', q.descending);
   return {
@@ -167,7 +140,7 @@ function ownPrivate(db: Db, q: CatalogueQuery, ownerId: string): Source {
 /** In DynamoDB's order: sort keys compare as UTF-8 bytes. */
 function sortEntries(entries: Entry[], descending: boolean): Entry[] {
   const sign = descending ? -1 : 1;
-  return entries.sort((a, b) => sign * Buffer.compare(Buffer.from(a.sortKey), Buffer.from(b.sortKey)));
+  return entries.sort((a, b) => sign * compareSortKeys(a.sortKey, b.sortKey));
 }
 
 interface Counts {
@@ -195,10 +168,9 @@ async function getBookTexts(db: Db, ids: string[]): Promise<BookText[]> {
 }
 
 /**
- * One page of the catalogue. No source is read past `window` entries (paging.ts maxWindow): an
- * unfiltered page reads `offset + limit` entries and takes its total from the counters; a filtered
- * one reads the window of each source once and counts the matches in it, so its total is at most
- * the matches among the first `window` entries of the order (README, Choices).
+ * One window of the unfiltered catalogue (lib/ocr/catalogue/listing.ts asks only for the first
+ * pages: the search index serves the rest). Each source is read for `offset + limit` entries, never
+ * past `window` (paging.ts maxWindow); the total comes from the counters.
  */
 export async function catalogue(db: Db, q: CatalogueQuery, window = maxWindow): Promise<BookTextList> {
   const sources =
@@ -207,16 +179,12 @@ export async function catalogue(db: Db, q: CatalogueQuery, window = maxWindow): 
       : q.view.kind === 'all'
         ? [partition(db, q, 'public'), partition(db, q, 'private')]
         : [partition(db, q, 'public'), ownPrivate(db, q, q.view.ownerId)];
-  const filtered = isFiltered(q.filter);
-  const wanted = filtered ? window : Math.min(q.offset + q.limit, window);
-  const [lists, counted] = await Promise.all([
-    Promise.all(sources.map((s) => s.first(wanted, window))),
-    filtered ? undefined : unfilteredTotal(db, q),
-  ]);
+  const wanted = Math.min(q.offset + q.limit, window);
+  const [lists, total] = await Promise.all([Promise.all(sources.map((s) => s.first(wanted, window))), unfilteredTotal(db, q)]);
   // The sources are disjoint (a book is in one visibility partition), so merging needs no dedupe.
   const merged = sortEntries(lists.flat(), q.descending);
   const page = merged.slice(q.offset, q.offset + q.limit);
-  return { total: counted ?? merged.length, items: await getBookTexts(db, page.map((e) => e.bookTextId)) };
+  return { total, items: await getBookTexts(db, page.map((e) => e.bookTextId)) };
 }
 
 /** The book listing (lib/ocr/catalogue/store.ts). */

@@ -1,3 +1,5 @@
+import { catalogueSortKeys } from '../../ocr/catalogue/sort-keys.ts';
+
 /**
  * Every key of the single table is built here; the physical schema (key attributes, GSIs) is in
  * schema.ts. The list of records, their keys and indexes is the README's table ("Data: one DynamoDB
@@ -71,15 +73,10 @@ export const keys = {
   ownerJobsByStatusIndex: (userId: string, status: string) => `OWNER#${userId}#${status}`,
   /**
    * The catalogue indexes of GET /ocr/books: a BookText is in the partition of its visibility, and
-   * sorted there by creation, by name (case-folded, so the order does not depend on capitals) and by
-   * page count. The id ends every sort key, so equal values keep a stable order.
+   * sorted there by each of the catalogue's sort keys (lib/ocr/catalogue/sort-keys.ts).
    */
   catalogue: (visibility: string) => `CATALOGUE#${visibility}`,
-  catalogueSort: (book: { bookTextId: string; createdAt: string; fileName: string | null; pageCount: number }) => ({
-    byDate: `${book.createdAt}#${book.bookTextId}`,
-    byName: `${(book.fileName ?? '').normalize('NFKC').toLowerCase().slice(0, 200)}#${book.bookTextId}`,
-    byPages: `${String(Math.max(0, Math.trunc(book.pageCount || 0))).padStart(10, '0')}#${book.bookTextId}`,
-  }),
+  catalogueSort: catalogueSortKeys,
   catalogueCounts: { pk: 'CATALOGUE', sk: 'COUNTS' } as Key,
   ownerCatalogueCounts: (userId: string): Key => ({ pk: user(userId), sk: 'CATALOGUE' }),
   ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),

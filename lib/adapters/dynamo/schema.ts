@@ -4,8 +4,9 @@
  */
 
 /**
- * What the catalogue indexes carry besides their keys: enough to filter a listing (status, language,
- * tags, categories) and to fetch the page's records, and nothing that a page callback rewrites often.
+ * What the catalogue indexes carry besides their keys, and nothing that a page callback rewrites
+ * often. Only `bookTextId` is read now (filtered listings moved to the search index, issue 17); the
+ * filter fields stay projected, since changing a deployed index's projection means rebuilding it.
  */
 export const catalogueProjection = ['bookTextId', 'fileId', 'userId', 'status', 'language', 'tags', 'categories'] as const;
 

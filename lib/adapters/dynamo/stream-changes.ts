@@ -17,6 +17,8 @@ export const indexedEntities = [entities.bookText.name, entities.bookTextPage.na
 
 /** What a BookText's index entries carry (lib/search/engine.ts, IndexedBookFields): a change of one of these moves its pages. */
 const indexedBookFields = ['userId', 'visibility', 'status', 'language'] as const;
+/** What its catalogue listing entry carries besides (lib/search/indexing.ts indexedBook: filters and sort keys). */
+const listingFields = ['tags', 'categories', 'fileName', 'pageCount', 'createdAt'] as const;
 
 type Image = Record<string, unknown>;
 type Raw = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
@@ -32,7 +34,7 @@ function picked(image: Raw | undefined, names: readonly string[]): Image | undef
   return unmarshall(chosen, { wrapNumbers: false });
 }
 
-const attributes = ['entity', 'bookTextId', 'pageNumber', ...indexedBookFields] as const;
+const attributes = ['entity', 'bookTextId', 'pageNumber', ...indexedBookFields, ...listingFields] as const;
 
 const isIndexed = (entity: unknown): entity is (typeof indexedEntities)[number] => (indexedEntities as readonly unknown[]).includes(entity);
 
@@ -53,15 +55,16 @@ function pageOf(image: Image): IndexChange {
   return { kind: 'page', bookTextId: bookTextIdOf(image), pageNumber };
 }
 
-const fieldsDiffer = (before: Image, after: Image): boolean =>
-  indexedBookFields.some((name) => JSON.stringify(before[name] ?? null) !== JSON.stringify(after[name] ?? null));
+const differ = (names: readonly string[], before: Image, after: Image): boolean =>
+  names.some((name) => JSON.stringify(before[name] ?? null) !== JSON.stringify(after[name] ?? null));
 
 /**
  * The change a record names, or null for none:
  * - a BookTextPage inserted, modified or removed: that page;
  * - a BookText inserted or removed, or modified in a field its index entries carry (owner, visibility,
- *   status, language): that book. Other modifications of a BookText (progress, text, tags) change nothing
- *   the index holds;
+ *   status, language): that book; modified only in a field of its catalogue listing (tags, categories,
+ *   name, page count): that book's listing. Other modifications of a BookText (progress, text) change
+ *   nothing the index holds;
  * - any other item: none.
  * Throws Malformed for an indexed item it cannot read (an image not a map, an attribute missing or of
  * the wrong type); decodeStreamRecords logs and skips those.
@@ -85,9 +88,10 @@ function decode(record: DynamoDBRecord): IndexChange | null {
 
   if (image.entity === entities.bookTextPage.name) return pageOf(image);
   const bookTextId = bookTextIdOf(image);
-  if (name === 'MODIFY') {
+  if (name === 'MODIFY' && before && after && isIndexed(before.entity) && isIndexed(after.entity)) {
     // Both images are needed to tell; a stream without them (another view type) names the book.
-    if (before && after && isIndexed(before.entity) && isIndexed(after.entity) && !fieldsDiffer(before, after)) return null;
+    if (differ(indexedBookFields, before, after)) return { kind: 'bookText', bookTextId };
+    return differ(listingFields, before, after) ? { kind: 'bookText', bookTextId, listingOnly: true } : null;
   }
   return { kind: 'bookText', bookTextId };
 }

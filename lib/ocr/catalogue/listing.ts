@@ -1,15 +1,28 @@
 import type { Caller } from '../../auth/caller.ts';
 import { isStaff, type UserStore } from '../../auth/users.ts';
 import { managedBy } from '../access.ts';
-import { isOcrStatus } from '../book-text.ts';
+import { maxLimit } from '../../paging.ts';
+import type { SearchEngine } from '../../search/engine.ts';
+import { isOcrStatus, type BookText, type BookTextList, type BookTextStore } from '../book-text.ts';
 import { listItem } from './list-item.ts';
-import type { CatalogueOrder, CatalogueStore, CatalogueView } from './store.ts';
+import type { CatalogueFilter, CatalogueOrder, CatalogueQuery, CatalogueStore, CatalogueView } from './store.ts';
 
 /** Listing digitized books (SPEC.md 4.1 `GET /ocr/books`). */
 export interface CatalogueDeps {
+  /** Unfiltered first pages, from the table (counted totals, a new book listed at once). */
   catalogue: CatalogueStore;
+  /** Every other listing: the search index's listing (lib/search/engine.ts), exact totals in one call. */
+  listing: Pick<SearchEngine, 'listBooks'>;
+  bookTexts: Pick<BookTextStore, 'getMany'>;
   users: UserStore;
 }
+
+/**
+ * How far into an unfiltered listing the table serves: one Query page of each source, so its cost is
+ * the same whatever the catalogue's size. Deeper pages, and every filtered listing, come from the
+ * index, whose one call costs the same at 1,000 books as at 100,000 (issue 17, README "Catalogue").
+ */
+export const tableWindow = maxLimit;
 
 /** SPEC.md 4.1's `sort` values; any other reads as `date_desc`. */
 export const catalogueSorts = ['date_asc', 'date_desc', 'name_asc', 'name_desc', 'pages_asc', 'pages_desc'] as const;
@@ -45,20 +58,43 @@ export function catalogueView(caller: Caller): CatalogueView {
   return isStaff(caller.user) ? { kind: 'all' } : { kind: 'publicAndOwn', ownerId: caller.user.userId };
 }
 
+const isFiltered = (f: CatalogueFilter) => Boolean(f.status || f.language || f.tags.length || f.categories.length);
+
+/** Whether a stored BookText passes the filter now (the index may lag behind a change). */
+const passes = (b: BookText, f: CatalogueFilter) =>
+  (!f.status || b.status === f.status) &&
+  (!f.language || b.language === f.language) &&
+  (!f.tags.length || f.tags.some((tag) => b.tags.includes(tag))) &&
+  (!f.categories.length || f.categories.some((category) => b.categories.includes(category)));
+
+/**
+ * A window of the index's listing, each book read from the table (one BatchGetItem): a book the
+ * caller may no longer see, or that no longer passes the filter, is left out, and the total less the
+ * books left out, as search does (lib/search/search.ts).
+ */
+async function fromIndex(deps: CatalogueDeps, caller: Caller, query: CatalogueQuery & { filter: CatalogueFilter }): Promise<BookTextList> {
+  const found = await deps.listing.listBooks(query);
+  const stored = await deps.bookTexts.getMany(found.bookTextIds);
+  const items = found.bookTextIds.flatMap((id) => {
+    const bookText = stored.get(id);
+    return bookText && visibleTo(caller, bookText) && passes(bookText, query.filter) ? [bookText] : [];
+  });
+  return { total: Math.max(0, found.total - (found.bookTextIds.length - items.length)), items };
+}
+
+const visibleTo = (caller: Caller, bookText: BookText) => bookText.visibility === 'public' || managedBy(caller, bookText);
+
 export async function listCatalogue(deps: CatalogueDeps, caller: Caller, query: CatalogueListing) {
   const { status, language, tags, categories, limit, offset } = query;
   // No book has a status outside the five, so nothing matches it.
   if (status !== undefined && !isOcrStatus(status)) return { success: true, total: 0, limit, offset, books: [] };
 
-  const { total, items } = await deps.catalogue.list({
-    view: catalogueView(caller),
-    ...sorts[query.sort ?? defaultCatalogueSort],
-    filter: { status, language, tags, categories },
-    limit,
-    offset,
-  });
-  // The indexes are eventually consistent: a book made private a moment ago must not be shown.
-  const visible = items.filter((bookText) => bookText.visibility === 'public' || managedBy(caller, bookText));
+  const filter: CatalogueFilter = { status, language, tags, categories };
+  const listing: CatalogueQuery = { view: catalogueView(caller), ...sorts[query.sort ?? defaultCatalogueSort], limit, offset };
+  const { total, items } =
+    isFiltered(filter) || offset + limit > tableWindow ? await fromIndex(deps, caller, { ...listing, filter }) : await deps.catalogue.list(listing);
+  // The table's indexes are eventually consistent too: a book made private a moment ago must not be shown.
+  const visible = items.filter((bookText) => visibleTo(caller, bookText));
   const [files, owners] = await Promise.all([deps.catalogue.getFiles(visible.map((b) => b.fileId)), deps.users.getMany(visible.map((b) => b.userId))]);
   return {
     success: true,

@@ -4,6 +4,7 @@ import type { BookTextList, FileRecord, OcrStatus } from '../book-text.ts';
 export type CatalogueView = { kind: 'public' } | { kind: 'all' } | { kind: 'publicAndOwn'; ownerId: string };
 export type CatalogueOrder = 'date' | 'name' | 'pages';
 
+/** A listing's filter (any filter is served by the search index's listing: listing.ts). */
 export interface CatalogueFilter {
   status?: OcrStatus;
   language?: string;
@@ -12,18 +13,18 @@ export interface CatalogueFilter {
   categories: string[];
 }
 
+/** An unfiltered listing window. */
 export interface CatalogueQuery {
   view: CatalogueView;
   order: CatalogueOrder;
   descending: boolean;
-  filter: CatalogueFilter;
   limit: number;
   offset: number;
 }
 
-/** The book listing (SPEC.md 4.1 `GET /ocr/books`). */
+/** The book listing (SPEC.md 4.1 `GET /ocr/books`) as the table keeps it. */
 export interface CatalogueStore {
-  /** One page of the catalogue and the size of the whole (filtered) listing. */
+  /** One window of the unfiltered catalogue, and the size of the whole (the view's counters). */
   list(query: CatalogueQuery): Promise<BookTextList>;
   /** Files by id; missing ids are absent from the map. */
   getFiles(fileIds: readonly string[]): Promise<Map<string, FileRecord>>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest, internal } from '../../errors.ts';
-import { clientMetadata, splitList, type Visibility } from '../book-text.ts';
+import { clientMetadata, languageProblem, listFieldProblem, splitList, type Visibility } from '../book-text.ts';
 
 /** The optional form fields of `POST /ocr` (SPEC.md 4.1), as sent: strings, except a JSON client may send objects. */
 export interface RawJobFields {
@@ -48,13 +48,22 @@ function jobMetadata(value: unknown): Record<string, unknown> {
   return clientMetadata(parsed as Record<string, unknown>, (message) => badRequest(`Invalid jobMetadata: ${message}`));
 }
 
+/** `value` unless `problem` names what is wrong with it (a 400 with its words). */
+function within<T>(value: T, problem: string | undefined): T {
+  if (problem) throw badRequest(problem);
+  return value;
+}
+
 export function parseJobFields(raw: RawJobFields): JobFields {
+  const language = text(raw.language);
+  const tags = splitList(raw.tags);
+  const categories = splitList(raw.categories);
   return {
     fileName: text(raw.fileName),
-    language: text(raw.language) ?? jobFieldDefaults.language,
+    language: within(language, languageProblem(language)) ?? jobFieldDefaults.language,
     author: text(raw.author) ?? jobFieldDefaults.author,
-    tags: splitList(raw.tags),
-    categories: splitList(raw.categories),
+    tags: within(tags, listFieldProblem(tags, 'tags')),
+    categories: within(categories, listFieldProblem(categories, 'categories')),
     visibility: raw.visibility === 'public' ? 'public' : jobFieldDefaults.visibility,
     customPrompt: text(raw.customPrompt),
     metadata: jobMetadata(raw.jobMetadata),

@@ -2,7 +2,7 @@ import type { User } from '../../auth/users.ts';
 import { forbidden, internal } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
 import { canManage, findBookText } from '../access.ts';
-import { splitList, type BookTextEdit, type BookTextStore, type Visibility } from '../book-text.ts';
+import { languageProblem, listFieldProblem, splitList, type BookTextEdit, type BookTextStore, type Visibility } from '../book-text.ts';
 import type { PageChange, PageStore } from './store.ts';
 import { checkPageCount, checkPageRange, checkPageText, newPage, pageIdOf, pageNumberOf, type BookTextPage, type PageFields } from './page.ts';
 import { writeWithText } from '../text-storage.ts';
@@ -26,10 +26,22 @@ function nonEmptyString(value: unknown, name: string): string | undefined {
   return value.trim();
 }
 
-function list(value: unknown, name: string): string[] | undefined {
+function list(value: unknown, name: 'tags' | 'categories'): string[] | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === 'string' || (Array.isArray(value) && value.every((v) => typeof v === 'string'))) return splitList(value);
-  throw invalid(`${name} must be an array of strings or a comma-separated string`);
+  if (typeof value !== 'string' && !(Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
+    throw invalid(`${name} must be an array of strings or a comma-separated string`);
+  }
+  const values = splitList(value);
+  const problem = listFieldProblem(values, name);
+  if (problem) throw invalid(problem);
+  return values;
+}
+
+function language(value: unknown): string | undefined {
+  const given = nonEmptyString(value, 'language');
+  const problem = languageProblem(given);
+  if (problem) throw invalid(problem);
+  return given;
 }
 
 /** The page fields an edit may supply, checked; absent ones stay absent. */
@@ -84,7 +96,7 @@ function readEdit(body: Body, bookTextId: string, at: string) {
   return {
     fileName: nonEmptyString(body.fileName, 'fileName'),
     author: nonEmptyString(body.author, 'author'),
-    language: nonEmptyString(body.language, 'language'),
+    language: language(body.language),
     extractedText: body.extractedText as string | undefined,
     visibility,
     tags: list(body.tags, 'tags'),

@@ -1,4 +1,5 @@
 import type { BookText, BookTextEdit, BookTextList, BookTextStore, FileRecord, OcrStatus, TextPlacement, TextWrite } from '../../../lib/ocr/book-text.ts';
+import { catalogueSortKeys, compareSortKeys } from '../../../lib/ocr/catalogue/sort-keys.ts';
 import type { CatalogueQuery, CatalogueStore } from '../../../lib/ocr/catalogue/store.ts';
 import type { OcrJobStore, PageProgress, ResultUpdate, UsageOutcome } from '../../../lib/ocr/jobs/store.ts';
 import type { PageChange, PageStore } from '../../../lib/ocr/pages/store.ts';
@@ -8,11 +9,11 @@ import { copy } from './copy.ts';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/** The catalogue's sort keys (README, "listing order"): ties go by the BookText's id. */
+/** The catalogue's sort keys (lib/ocr/catalogue/sort-keys.ts), by order. */
 const sortKey: Record<CatalogueQuery['order'], (b: BookText) => string> = {
-  date: (b) => `${b.createdAt}#${b.bookTextId}`,
-  name: (b) => `${(b.fileName ?? '').normalize('NFKC').toLowerCase().slice(0, 200)}#${b.bookTextId}`,
-  pages: (b) => `${String(Math.max(0, Math.trunc(b.pageCount || 0))).padStart(10, '0')}#${b.bookTextId}`,
+  date: (b) => catalogueSortKeys(b).byDate,
+  name: (b) => catalogueSortKeys(b).byName,
+  pages: (b) => catalogueSortKeys(b).byPages,
 };
 
 /**
@@ -186,18 +187,11 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   }
 
   async list(query: CatalogueQuery): Promise<BookTextList> {
-    const { view, filter } = query;
+    const { view } = query;
     const visible = (b: BookText) =>
       view.kind === 'all' || b.visibility === 'public' || (view.kind === 'publicAndOwn' && b.userId === view.ownerId);
-    const matches = (b: BookText) =>
-      (!filter.status || b.status === filter.status) &&
-      (!filter.language || b.language === filter.language) &&
-      (!filter.tags.length || filter.tags.some((t) => b.tags.includes(t))) &&
-      (!filter.categories.length || filter.categories.some((c) => b.categories.includes(c)));
     const key = sortKey[query.order];
-    const sorted = [...this.bookTexts.values()]
-      .filter((b) => visible(b) && matches(b))
-      .sort((a, b) => (query.descending ? compare(key(b), key(a)) : compare(key(a), key(b))));
+    const sorted = [...this.bookTexts.values()].filter(visible).sort((a, b) => (query.descending ? -1 : 1) * compareSortKeys(key(a), key(b)));
     return { total: sorted.length, items: sorted.slice(query.offset, query.offset + query.limit).map(copy) };
   }
 

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { User } from '../../../lib/auth/users.ts';
-import type { BookText } from '../../../lib/ocr/book-text.ts';
+import { bookFieldLimits, languageTooLong, tooManyValues, valueTooLong, type BookText } from '../../../lib/ocr/book-text.ts';
 import { bookUpdated, editBookText } from '../../../lib/ocr/pages/edit.ts';
 import { newPage, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { textKey } from '../../../lib/ocr/text-storage.ts';
@@ -114,6 +114,20 @@ describe('book fields', () => {
     expect((await stored()).tags).toEqual([]);
     await expect(edit({ tags: [1, 2] })).rejects.toMatchObject({ kind: 'internal', message: 'tags must be an array of strings or a comma-separated string' });
     await expect(edit({ categories: { a: 1 } })).rejects.toMatchObject({ kind: 'internal' });
+  });
+
+  it('refuses more tags or categories than a book carries, a longer one, or a longer language, changing nothing', async () => {
+    const { listValues, listValueChars, languageChars } = bookFieldLimits;
+    const before = await stored();
+    const many = Array.from({ length: listValues + 1 }, (_, i) => `t${i}`);
+    await expect(edit({ tags: many })).rejects.toMatchObject({ kind: 'internal', message: tooManyValues('tags') });
+    await expect(edit({ categories: many.join(',') })).rejects.toMatchObject({ kind: 'internal', message: tooManyValues('categories') });
+    await expect(edit({ tags: ['x'.repeat(listValueChars + 1)] })).rejects.toMatchObject({ kind: 'internal', message: valueTooLong('tags') });
+    await expect(edit({ language: 'x'.repeat(languageChars + 1) })).rejects.toMatchObject({ kind: 'internal', message: languageTooLong });
+    expect(await stored()).toEqual(before);
+    // At the caps exactly, and with characters past the BMP counted once each.
+    await edit({ tags: many.slice(1), categories: ['𝔸'.repeat(listValueChars)], language: 'x'.repeat(languageChars) });
+    expect(await stored()).toMatchObject({ tags: many.slice(1), categories: ['𝔸'.repeat(listValueChars)] });
   });
 
   it('refuses empty names with the validation 500', async () => {
