@@ -417,3 +417,25 @@ describe('POST /ocr/books/:bookTextId/import', () => {
     expect((await stores.books.get(res.body.bookId))!.lineCount).toBe(maxImportPages);
   }, 120_000);
 });
+
+describe('GET /ocr/books filtered, as books change (README, "Data")', () => {
+  const patch = (id: string, body: unknown, account: Account) => api.call('PATCH', `/ocr/books/${id}`, { token: account.token, body });
+  const indexed = (...books: BookText[]) => drainStream({ bookTextIds: books.map((b) => b.bookTextId) });
+
+  it('follows a tag edit once indexed, and hides a book made private at once, before the index has it', async () => {
+    const a = await book(mo, { visibility: 'public', language: 'x-change', tags: ['draft'] });
+    const b = await book(mo, { visibility: 'public', language: 'x-change', tags: ['draft'] });
+    await indexed(a, b);
+    expect(await list('?language=x-change&tags=draft')).toMatchObject({ total: 2, books: [{ bookTextId: b.bookTextId }, { bookTextId: a.bookTextId }] });
+
+    expect((await patch(a.bookTextId, { tags: 'final' }, mo)).status).toBe(200);
+    expect((await patch(b.bookTextId, { visibility: 'private' }, mo)).status).toBe(200);
+    // Not indexed yet: the table decides what is shown, and the total drops with it.
+    expect(await list('?language=x-change&tags=draft')).toMatchObject({ total: 0, books: [] });
+    expect(ids((await list('?language=x-change&tags=draft', mo)).books)).toEqual([b.bookTextId]);
+    await indexed(a, b);
+    expect(ids((await list('?language=x-change&tags=final')).books)).toEqual([a.bookTextId]);
+    expect((await list('?language=x-change', other)).total).toBe(1);
+    expect((await list('?language=x-change', ed)).total).toBe(2);
+  });
+});

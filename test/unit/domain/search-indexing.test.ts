@@ -107,6 +107,43 @@ describe('indexChanges', () => {
     expect(await indexChanges(deps, [page(kept.bookTextId, 9)])).toMatchObject({ pagesIndexed: 0, pagesSkipped: 1 });
   });
 
+  it('keeps each book’s catalogue listing entry: put on a change, moved with its tags, gone with the book', async () => {
+    const { world, engine, deps, book, bookChange } = await setup();
+    const listed = async (tags: string[]) =>
+      (await engine.listBooks({ view: { kind: 'public' }, filter: { tags, categories: [] }, order: 'name', descending: false, limit: 100, offset: 0 })).bookTextIds;
+    const b = await book({ tags: ['hadith'], fileName: 'Zad.pdf' });
+    await indexChanges(deps, [bookChange(b.bookTextId)]);
+    expect(await listed(['hadith'])).toEqual([b.bookTextId]);
+    expect(engine.books.get(b.bookTextId)).toMatchObject({ byName: `zad.pdf#${b.bookTextId}`, tags: ['hadith'] });
+
+    // Only a listing field changed (the stream says so): the pages are left alone, the entry is put.
+    await world.ocr.edit((await world.ocr.get(b.bookTextId))!, { at, tags: ['fiqh'], fileName: 'Bidaya.pdf' });
+    const setFields: string[] = [];
+    const watched = { ...deps, engine: Object.assign(Object.create(engine) as FakeSearchEngine, { setBookFields: async (id: string) => void setFields.push(id) }) };
+    await indexChanges(watched, [{ kind: 'bookText', bookTextId: b.bookTextId, listingOnly: true }]);
+    expect(setFields).toEqual([]);
+    expect(await listed(['hadith'])).toEqual([]);
+    expect(await listed(['fiqh'])).toEqual([b.bookTextId]);
+    expect(engine.books.get(b.bookTextId)?.byName).toBe(`bidaya.pdf#${b.bookTextId}`);
+    // A duplicate naming the whole book wins over one naming its listing only.
+    await indexChanges(watched, [{ kind: 'bookText', bookTextId: b.bookTextId, listingOnly: true }, bookChange(b.bookTextId)]);
+    expect(setFields).toEqual([b.bookTextId]);
+
+    world.ocr.bookTexts.delete(b.bookTextId);
+    await indexChanges(deps, [bookChange(b.bookTextId)]);
+    expect(await listed(['fiqh'])).toEqual([]);
+  });
+
+  it('lists what fits the index of a book written before the caps, and leaves out one it cannot list', async () => {
+    const { engine, deps, book, bookChange } = await setup();
+    const old = await book({ tags: ['ok', 'x'.repeat(5_000), ...Array.from({ length: 1_500 }, (_, i) => `t${i}`)] });
+    const unlistable = await book({ language: 'l'.repeat(5_000) });
+    await indexChanges(deps, [bookChange(old.bookTextId), bookChange(unlistable.bookTextId)]);
+    expect(engine.books.get(old.bookTextId)?.tags).toHaveLength(1_000);
+    expect(engine.books.get(old.bookTextId)?.tags[0]).toBe('ok');
+    expect(engine.books.has(unlistable.bookTextId)).toBe(false);
+  });
+
   it('reads and writes in bounded calls: at most 100 BookTexts and 100 pages per read, 100 pages per putPages', async () => {
     const { world, engine, book, writePage } = await setup();
     const books = await Promise.all(Array.from({ length: 3 }, () => book()));
@@ -153,6 +190,8 @@ describe('reindexBookText', () => {
     expect(puts).toEqual([100, 100, 50]);
     expect(await find('colophon', { kind: 'public' })).toEqual([]);
     expect(await find('colophon', { kind: 'publicAndOwn', ownerId: 'owner-1' })).toEqual([`${b.bookTextId}#42`]);
+    // The backfill lists the book too (filtered GET /ocr/books).
+    expect(engine.books.get(b.bookTextId)).toMatchObject({ visibility: 'private', userId: 'owner-1' });
   });
 
   it('sets the fields again when the book changed while its pages were put (a backfill beside the live indexer)', async () => {
