@@ -10,7 +10,7 @@ import type { BookText, FileRecord, OcrStatus, Visibility } from '../lib/ocr/boo
 import { tableWindow, type CatalogueListing } from '../lib/ocr/catalogue/listing.ts';
 import { catalogueSortKeys } from '../lib/ocr/catalogue/sort-keys.ts';
 import { maxOffset } from '../lib/paging.ts';
-import type { SearchEngine } from '../lib/search/engine.ts';
+import type { BookListQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
 import * as v from 'valibot';
 import { ocrApiContracts } from '../functions/api/ocr-api.ts';
 import { openBenchStack } from './env.ts';
@@ -43,6 +43,9 @@ const listing = (query: Record<string, string>): CatalogueListing => v.parse(ocr
  * data of the books listed, not from what the code read: a page read twice, or a book read and then
  * dropped, counts against the budget. Raw numbers are printed beside them. Every answer must be right.
  * Latency is reported, not budgeted: DynamoDB Local is a stand-in, not DynamoDB.
+ *
+ * A last section times the SQLite listing alone on the large catalogue: every view x order x
+ * direction of a range of filters, at offset 0 and at the deepest page (p50, p95, max).
  */
 
 const smallSize = Number(process.env.BENCH_BOOKS_SMALL ?? 1000);
@@ -52,6 +55,8 @@ const runs = Number(process.env.BENCH_RUNS ?? 5);
 const withFiles = (process.env.BENCH_FILES ?? '1') !== '0';
 /** batchPut calls in flight while seeding (each keeps 4 BatchWriteItems in flight). */
 const seedLanes = Number(process.env.BENCH_SEED_LANES ?? 2);
+/** The listing-latency section: each query's time is its fastest of this many runs (a shared machine's noise is not the engine's). */
+const latencyRounds = Number(process.env.BENCH_LISTING_ROUNDS ?? 3);
 /** The issue's budget: at most this many times the small catalogue's calls and items read. */
 const budgetFactor = 1.5;
 
@@ -441,6 +446,102 @@ function wrongness(want: { total: number; ids: string[] }, got: { total: number;
 }
 
 // ---------------------------------------------------------------------------------------------
+// The SQLite listing's own latency on the large catalogue (no DynamoDB): filters x views x orders.
+
+const latencyFilters: [string, Partial<BookListQuery['filter']>][] = [
+  ['no filter', {}],
+  ['status completed', { status: 'completed' }],
+  ['status failed', { status: 'failed' }],
+  ['status submission_failed', { status: 'submission_failed' }],
+  ['language ar', { language: 'ar' }],
+  ['language ur', { language: 'ur' }],
+  ['status + language', { status: 'completed', language: 'en' }],
+  [`tag ${commonTag}`, { tags: [commonTag] }],
+  [`tag ${rareTag}`, { tags: [rareTag] }],
+  ['3 tags (any)', { tags: tagPool.slice(0, 3) }],
+  ['12 tags (any)', { tags: tagPool.slice(0, 12) }],
+  // Past the engine's 32 merged lists (lib/adapters/sqlite/search-engine.ts maxMergedLists): one sorted IN list.
+  [`${tagPool.length + 3} tags (any; 2 on no book)`, { tags: [...tagPool, rareTag, 'no-such-tag-1', 'no-such-tag-2'] }],
+  ['category history', { categories: ['history'] }],
+  ['2 categories (any)', { categories: ['religion', 'law'] }],
+  [`tag ${commonTag} + category religion`, { tags: [commonTag], categories: ['religion'] }],
+  ['3 tags + 2 categories', { tags: tagPool.slice(0, 3), categories: ['religion', 'law'] }],
+  ['status + language + 2 tags + category', { status: 'completed', language: 'ar', tags: ['hadith', 'seerah'], categories: ['religion'] }],
+  [`tag ${rareTag} + status failed`, { tags: [rareTag], status: 'failed' }],
+];
+const latencyPagings = [
+  { name: 'offset 0', limit: 20, offset: 0 },
+  { name: `offset ${maxOffset}`, limit: 100, offset: maxOffset },
+];
+
+interface Spread {
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+const spread = (times: number[]): Spread => {
+  const s = [...times].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))]!;
+  return { p50: at(50), p95: at(95), max: s.at(-1)! };
+};
+
+export interface ListingLatency {
+  books: number;
+  rounds: number;
+  views: string[];
+  filters: ({ name: string; matches: number; worstOf: string } & Spread)[];
+  pagings: ({ name: string } & Spread)[];
+  all: { queries: number } & Spread;
+}
+
+/** The fastest of `latencyRounds` runs of one query, in ms. */
+async function fastest(engine: Pick<SearchEngine, 'listBooks'>, query: BookListQuery): Promise<number> {
+  let best = Infinity;
+  for (let round = 0; round < latencyRounds; round++) {
+    const started = performance.now();
+    await engine.listBooks(query);
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
+}
+
+/** Every filter x view x order x direction x paging, each query's fastest run. */
+async function listingLatency(engine: Pick<SearchEngine, 'listBooks'>, books: number, views: [string, SearchView][]): Promise<ListingLatency> {
+  const all: number[] = [];
+  const byPaging = new Map<string, number[]>(latencyPagings.map((p) => [p.name, []]));
+  const filters: ListingLatency['filters'] = [];
+  for (const [name, partial] of latencyFilters) {
+    const filter = { tags: [], categories: [], ...partial };
+    const times: number[] = [];
+    let worst = { ms: 0, of: '' };
+    for (const paging of latencyPagings) {
+      for (const [who, view] of views) {
+        for (const order of ['date', 'name', 'pages'] as const) {
+          for (const descending of [false, true]) {
+            const ms = await fastest(engine, { view, order, descending, limit: paging.limit, offset: paging.offset, filter });
+            times.push(ms);
+            byPaging.get(paging.name)!.push(ms);
+            if (ms > worst.ms) worst = { ms, of: `${who}, ${order} ${descending ? 'desc' : 'asc'}, ${paging.name}` };
+          }
+        }
+      }
+    }
+    all.push(...times);
+    const { total: matches } = await engine.listBooks({ view: { kind: 'all' }, order: 'date', descending: false, limit: 1, offset: 0, filter });
+    filters.push({ name, matches, worstOf: worst.of, ...spread(times) });
+  }
+  return {
+    books,
+    rounds: latencyRounds,
+    views: views.map(([who]) => who),
+    filters,
+    pagings: [...byPaging].map(([name, times]) => ({ name, ...spread(times) })),
+    all: { queries: all.length, ...spread(all) },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 
 export interface SizeReport {
   books: number;
@@ -497,6 +598,7 @@ export interface CatalogueReport {
   checks: { name: string; expected: unknown; got: unknown; ok: boolean }[];
   /** Untimed answers checked against the seeded data (every sort, caller and filter), per size. */
   sweep: Record<number, { checked: number; wrong: number }>;
+  latency: ListingLatency;
   problems: string[];
   setupMs: number;
   ok: boolean;
@@ -837,6 +939,18 @@ export async function catalogueBench(): Promise<CatalogueReport> {
     const checks = await namedChecks(bench, large, rows);
     for (const c of checks) if (!c.ok) problems.push(`check failed: ${c.name}: expected ${c.expected}, got ${c.got}`);
 
+    // A member owning few books (the bench's member: 50 at every size) and one owning many (every other
+    // owner rotates over the 199 others: about 500 at 100,000 books).
+    const reader = users[2]!;
+    const readerOwns = large.cat.books.filter((book) => book.userId === reader.userId).length;
+    log(`timing the SQLite listing alone at ${largeSize} books`);
+    const latency = await listingLatency(large.engine, largeSize, [
+      ['anonymous', { kind: 'public' }],
+      [`member (${large.report.memberPublic + large.report.memberPrivate} own)`, { kind: 'publicAndOwn', ownerId: member.userId }],
+      [`member (${readerOwns} own)`, { kind: 'publicAndOwn', ownerId: reader.userId }],
+      ['editor', { kind: 'all' }],
+    ]);
+
     return {
       sizes: sizes.map((size) => seeded.get(size)!.report),
       runs,
@@ -845,6 +959,7 @@ export async function catalogueBench(): Promise<CatalogueReport> {
       rows,
       checks,
       sweep: sweeps,
+      latency,
       problems,
       setupMs,
       ok: problems.length === 0,
@@ -862,6 +977,21 @@ function printTable(header: string[], lines: string[][], leftColumns: number): v
   console.log(format(header));
   console.log(`|${widths.map((w, i) => (i < leftColumns ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`);
   for (const line of lines) console.log(format(line));
+}
+
+function printLatency(l: ListingLatency): void {
+  const ms = (s: Spread) => `${s.p50.toFixed(2)} / ${s.p95.toFixed(2)} / ${s.max.toFixed(2)}`;
+  console.log(
+    `\nthe SQLite listing alone at ${l.books} books (in memory, listBooks called directly): each filter for ${l.views.join(', ')}; ` +
+      `3 orders x 2 directions; at ${latencyPagings.map((p) => `${p.name} (limit ${p.limit})`).join(' and ')}; each query the fastest of ${l.rounds} runs`,
+  );
+  printTable(
+    ['filter', 'matches', 'p50 / p95 / max ms', 'slowest'],
+    l.filters.map((f) => [f.name, `${f.matches} (${((f.matches / l.books) * 100).toFixed(1)}%)`, ms(f), f.worstOf]),
+    1,
+  );
+  for (const p of l.pagings) console.log(`${p.name}: p50 / p95 / max ${ms(p)} ms`);
+  console.log(`all ${l.all.queries} queries: p50 ${l.all.p50.toFixed(2)} ms, p95 ${l.all.p95.toFixed(2)} ms, max ${l.all.max.toFixed(2)} ms`);
 }
 
 export function printCatalogue(report: CatalogueReport): void {
@@ -907,6 +1037,7 @@ export function printCatalogue(report: CatalogueReport): void {
     `budget: every row's calls and items read beyond the page's own records at ${large.books} books at most ${report.budgetFactor}x those at ${small.books}; every answer right (exact total and page). ` +
       'No latency budget: DynamoDB Local is a stand-in.',
   );
+  printLatency(report.latency);
   for (const problem of report.problems) console.log(`PROBLEM: ${problem}`);
   console.log(report.ok ? 'ok' : 'OVER BUDGET');
   console.log(JSON.stringify({ bench: 'catalogue', ...report }));
