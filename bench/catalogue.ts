@@ -680,12 +680,12 @@ async function writeItems(m: Modules, db: Db, items: Record<string, unknown>[], 
   await Promise.all(Array.from({ length: seedLanes }, lane));
 }
 
-/** Books put into the index between two turns of the event loop (about 0.1 s of SQLite work at 100,000 books). */
+/** Books put into the index between two turns of the event loop (0.1 to 0.2 s of SQLite work at 100,000 books). */
 const indexSlice = 200;
 
 /**
  * Puts every book's listing entry, as the indexer builds it (`indexedBook`). The engine writes one
- * transaction per putBook and has no batch put (about 0.2 ms each at 20,000 books, 0.7 ms at 100,000,
+ * transaction per putBook and has no batch put (about 0.2 ms each at 20,000 books, 0.7 to 1 ms at 100,000,
  * synchronous), so the entries go in slices with the event loop let through between them: seeded
  * beside the table, this work fills the time the process otherwise waits on DynamoDB Local (another
  * process). Returns how many books were listed and the time spent in putBook.
