@@ -42,7 +42,7 @@ import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchable
  * the number of pages holding a term; only the order of close scores can differ from the fake's.
  *
  * The catalogue listing (putBook, listBooks: GET /ocr/books filtered, with exact totals) is kept
- * apart from the pages, in posting lists (bench/catalogue-sqlite-probe.ts measures it):
+ * apart from the pages, in posting lists (bench/catalogue.ts measures it):
  * - `listing_postings`: one list per term (every book; each status, language, tag and category) and
  *   order (date, name, pages), a book in each list of its terms, keyed by the order's sort key
  *   (BLOB: UTF-8 bytes compared by memcmp, DynamoDB's order; every string is bound as a BLOB, so no
@@ -175,7 +175,7 @@ const countOrd = ords.byPages;
 const maxMergedLists = 32;
 /**
  * Reading a posting of another group (EXISTS, a b-tree seek) against reading the next one of the
- * driving list: about 1 µs against 0.2 µs at 100,000 books (bench/catalogue-sqlite-probe.ts).
+ * driving list: about 1 µs against 0.2 µs at 100,000 books (bench/catalogue.ts).
  */
 const seekCost = 5;
 
