@@ -17,15 +17,17 @@ import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf
  * directory, as the indexer does it: `analyze` on each page's text, one putPages per book.
  *
  * Measured per size: the distinct exact forms (normalized words as indexed) per language; the text
- * (UTF-8) against the index file; the build time, analysis included and alone; the latency p50/p95 of each kind of search (`BENCH_SEARCH_QUERIES` queries a kind, 300 by
- * default; each run 3 times and its fastest run counted, as this shared 2-core machine's other work
- * shows as noise in single runs), every query made by `matchOf` from what a reader types (1 to 3
- * words of a page, no diacritics); and the known-item accuracy: `BENCH_SEARCH_FRAGMENTS` (200)
- * three-word fragments of random pages, typed without diacritics and with alef, yeh and teh marbuta
- * forms changed in some, searched in the default mode as staff (phrase hits first): the page they
- * come from must be the first hit; BM25 alone (the same query without `phraseFirst`) and the
- * OpenSearch adapter are counted beside it. Then, on the smallest size, the parity of the SQLite engine with the OpenSearch adapter
- * over its in-memory fake (test/support/fake-opensearch.ts): 50 queries, totals equal, and the first
+ * (UTF-8) against the index file; the build time, analysis included and alone; the latency p50/p95
+ * of each kind of search (`BENCH_SEARCH_QUERIES` queries a kind, 300 by default; each run 3 times
+ * and its fastest run counted, as this shared 2-core machine's other work shows as noise in single
+ * runs), every query made by `matchOf` from what a reader types (1 to 3 words of a page, no
+ * diacritics), the all-words and any-word kinds also without `phraseFirst` (what ranking phrase
+ * hits first costs); and the known-item accuracy: `BENCH_SEARCH_FRAGMENTS` (200) three-word fragments of random
+ * pages, typed without diacritics and with alef, yeh and teh marbuta forms changed in some, searched
+ * in the default mode as staff (phrase hits first): the page they come from must be the first hit;
+ * BM25 alone (the same query without `phraseFirst`) and the OpenSearch adapter are counted beside
+ * it. Then, on the smallest size, the parity of the SQLite engine with the OpenSearch adapter over
+ * its in-memory fake (test/support/fake-opensearch.ts): 50 queries, totals equal, and the first
  * page's hits the same where the fake's scores are not tied at its end.
  *
  * Budget: accuracy at least 95% at every size; in-book search p95 under 5 ms at 20,000 pages;
@@ -160,6 +162,8 @@ interface Latency {
   p95Ms: number;
   medianTotal: number;
   p95Total: number;
+  /** Kinds with `phraseFirst` (all words, any word): the same queries without it (BM25 alone), timed in the same rounds. */
+  bm25Alone?: { p50Ms: number; p95Ms: number };
 }
 
 async function latencies(engine: SearchEngine, c: Corpus): Promise<Latency[]> {
@@ -167,19 +171,33 @@ async function latencies(engine: SearchEngine, c: Corpus): Promise<Latency[]> {
   for (const kind of queryKinds(c)) {
     const random = seeded(17);
     const queries = Array.from({ length: queriesPerKind }, () => pageQuery(kind.make(random)));
+    const compared = queries.some((q) => q.phraseFirst !== undefined);
     const best = queries.map(() => Infinity);
+    const bestAlone = queries.map(() => Infinity);
     const totals: number[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const [i, query] of queries.entries()) {
-        const start = performance.now();
+        let start = performance.now();
         const { total } = await engine.search(query);
         best[i] = Math.min(best[i]!, performance.now() - start);
         if (round === 0) totals.push(total);
+        if (!compared) continue;
+        start = performance.now();
+        await engine.search({ ...query, phraseFirst: undefined });
+        bestAlone[i] = Math.min(bestAlone[i]!, performance.now() - start);
       }
     }
     best.sort((x, y) => x - y);
+    bestAlone.sort((x, y) => x - y);
     totals.sort((x, y) => x - y);
-    result.push({ kind: kind.name, p50Ms: percentile(best, 50), p95Ms: percentile(best, 95), medianTotal: percentile(totals, 50), p95Total: percentile(totals, 95) });
+    result.push({
+      kind: kind.name,
+      p50Ms: percentile(best, 50),
+      p95Ms: percentile(best, 95),
+      medianTotal: percentile(totals, 50),
+      p95Total: percentile(totals, 95),
+      ...(compared ? { bm25Alone: { p50Ms: percentile(bestAlone, 50), p95Ms: percentile(bestAlone, 95) } } : {}),
+    });
   }
   return result;
 }
@@ -552,9 +570,9 @@ export function printSearch(report: SearchReport): void {
       ['index file', ...column((s) => `${mb(s.indexBytes)} (${s.ratio.toFixed(2)}x)`)],
       ['build, analysis included', ...column((s) => `${(s.buildMs / 1000).toFixed(1)} s (${s.buildUsPerPage.toFixed(0)} µs/page)`)],
       ['analysis alone', ...column((s) => `${(s.analysisMs / 1000).toFixed(1)} s (${s.analysisUsPerPage.toFixed(0)} µs/page)`)],
-      ...sizes[0]!.latencies.map((l, i) => [
-        `${l.kind}: p50 / p95 (median total)`,
-        ...column((s) => `${ms(s.latencies[i]!.p50Ms)} / ${ms(s.latencies[i]!.p95Ms)} (${s.latencies[i]!.medianTotal})`),
+      ...sizes[0]!.latencies.flatMap((l, i) => [
+        [`${l.kind}: p50 / p95 (median total)`, ...column((s) => `${ms(s.latencies[i]!.p50Ms)} / ${ms(s.latencies[i]!.p95Ms)} (${s.latencies[i]!.medianTotal})`)],
+        ...(l.bm25Alone ? [['  the same by BM25 alone (no phraseFirst)', ...column((s) => `${ms(s.latencies[i]!.bm25Alone!.p50Ms)} / ${ms(s.latencies[i]!.bm25Alone!.p95Ms)}`)]] : []),
       ]),
       ['distinct exact forms: Arabic / English (stems)', ...column((s) => `${s.forms.ar} / ${s.forms.en} (${s.forms.stems})`)],
       ['known item first (default search)', ...column((s) => `${s.accuracy.first}/${s.accuracy.fragments} ${pct(s.accuracy.rate)}`)],
