@@ -5,8 +5,9 @@ import type { ArabicKind, ArabicWord } from './arabic-words.ts';
  * The surface forms of the corpus's Arabic words (bench/corpus/generate.ts): real texts write most
  * words with clitics and endings attached, so a page holds far more distinct forms than its words
  * have lemmas. Each time a word is drawn, `inflect` attaches what its kind (arabic-words.ts) allows,
- * with these shares (plausible for running text, of the order reported for Arabic treebanks: about a
- * third of the words carry a proclitic, about one noun in six a pronoun; not measured on a corpus):
+ * with the shares below, chosen as plausible for running text, not measured on a corpus: in the
+ * generated pages about a fifth of the words get a proclitic here (besides the listed words that have
+ * one already, such as وقد or بالكتاب) and about one noun in six a pronoun.
  *
  * - every kind: the conjunction و or ف, unless the word has one already (it is another listed word
  *   with و or ف before it, or a particle beginning with و or ف) or never takes one (ثم أو بل ...);
