@@ -2,11 +2,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import sqlite3 from 'node-sqlite3-wasm';
-import { matchExpression, sqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts';
+import { sqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts';
 import { analyze } from '../lib/search/analysis.ts';
 import type { IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
-import { matchOf } from '../lib/search/query.ts';
+import { defaultSearchMode, matchOf } from '../lib/search/query.ts';
 import { seeded } from '../ocr-worker/fixtures/random.ts';
 import { openSearchOverFake } from '../test/support/fake-opensearch.ts';
 import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf, type CorpusBook } from './corpus/generate.ts';
@@ -17,15 +16,18 @@ import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf
  * indexed into a fresh SQLite engine file (lib/adapters/sqlite/search-engine.ts) in a temporary
  * directory, as the indexer does it: `analyze` on each page's text, one putPages per book.
  *
- * Measured per size: the text (UTF-8) against the index file; the build time, analysis included and
- * alone; the latency p50/p95 of each kind of search (`BENCH_SEARCH_QUERIES` queries a kind, 300 by
- * default; each run 3 times and its fastest run counted, as this shared 2-core machine's other work
- * shows as noise in single runs), every query made by `matchOf` from what a reader types (1 to 3
- * words of a page, no diacritics); and the known-item accuracy: `BENCH_SEARCH_FRAGMENTS` (200)
- * three-word fragments of random pages, typed without diacritics and with alef, yeh and teh marbuta
- * forms changed in some, searched in the default mode as staff: the page they come from must be the
- * first hit. Then, on the smallest size, the parity of the SQLite engine with the OpenSearch adapter
- * over its in-memory fake (test/support/fake-opensearch.ts): 50 queries, totals equal, and the first
+ * Measured per size: the distinct exact forms (normalized words as indexed) per language; the text
+ * (UTF-8) against the index file; the build time, analysis included and alone; the latency p50/p95
+ * of each kind of search (`BENCH_SEARCH_QUERIES` queries a kind, 300 by default; each run 3 times
+ * and its fastest run counted, as this shared 2-core machine's other work shows as noise in single
+ * runs), every query made by `matchOf` from what a reader types (1 to 3 words of a page, no
+ * diacritics), the all-words and any-word kinds also without `phraseFirst` (what ranking phrase
+ * hits first costs); and the known-item accuracy: `BENCH_SEARCH_FRAGMENTS` (200) three-word fragments of random
+ * pages, typed without diacritics and with alef, yeh and teh marbuta forms changed in some, searched
+ * in the default mode as staff (phrase hits first): the page they come from must be the first hit;
+ * BM25 alone (the same query without `phraseFirst`) and the OpenSearch adapter are counted beside
+ * it. Then, on the smallest size, the parity of the SQLite engine with the OpenSearch adapter over
+ * its in-memory fake (test/support/fake-opensearch.ts): 50 queries, totals equal, and the first
  * page's hits the same where the fake's scores are not tied at its end.
  *
  * Budget: accuracy at least 95% at every size; in-book search p95 under 5 ms at 20,000 pages;
@@ -160,6 +162,8 @@ interface Latency {
   p95Ms: number;
   medianTotal: number;
   p95Total: number;
+  /** Kinds with `phraseFirst` (all words, any word): the same queries without it (BM25 alone), timed in the same rounds. */
+  bm25Alone?: { p50Ms: number; p95Ms: number };
 }
 
 async function latencies(engine: SearchEngine, c: Corpus): Promise<Latency[]> {
@@ -167,19 +171,33 @@ async function latencies(engine: SearchEngine, c: Corpus): Promise<Latency[]> {
   for (const kind of queryKinds(c)) {
     const random = seeded(17);
     const queries = Array.from({ length: queriesPerKind }, () => pageQuery(kind.make(random)));
+    const compared = queries.some((q) => q.phraseFirst !== undefined);
     const best = queries.map(() => Infinity);
+    const bestAlone = queries.map(() => Infinity);
     const totals: number[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const [i, query] of queries.entries()) {
-        const start = performance.now();
+        let start = performance.now();
         const { total } = await engine.search(query);
         best[i] = Math.min(best[i]!, performance.now() - start);
         if (round === 0) totals.push(total);
+        if (!compared) continue;
+        start = performance.now();
+        await engine.search({ ...query, phraseFirst: undefined });
+        bestAlone[i] = Math.min(bestAlone[i]!, performance.now() - start);
       }
     }
     best.sort((x, y) => x - y);
+    bestAlone.sort((x, y) => x - y);
     totals.sort((x, y) => x - y);
-    result.push({ kind: kind.name, p50Ms: percentile(best, 50), p95Ms: percentile(best, 95), medianTotal: percentile(totals, 50), p95Total: percentile(totals, 95) });
+    result.push({
+      kind: kind.name,
+      p50Ms: percentile(best, 50),
+      p95Ms: percentile(best, 95),
+      medianTotal: percentile(totals, 50),
+      p95Total: percentile(totals, 95),
+      ...(compared ? { bm25Alone: { p50Ms: percentile(bestAlone, 50), p95Ms: percentile(bestAlone, 95) } } : {}),
+    });
   }
   return result;
 }
@@ -212,81 +230,77 @@ const rankOf = (hits: PageHit[], source: PageHit) => hits.findIndex((h) => same(
 
 interface Accuracy {
   fragments: number;
-  /** Source page first: the default search (all words, BM25). */
+  /** Source page first: the default search (all words, phrase hits first). */
   first: number;
   rate: number;
   /** Source page within the first page of hits, and within the first 100 (its median rank there, from 1). */
   inFirstPage: number;
   inFirst100: number;
   medianRank: number;
-  /** The same default search on the OpenSearch adapter over its fake (Lucene's BM25), when it holds this size. */
+  /** Source page first by BM25 alone (the same query without `phraseFirst`), for comparison. */
+  bm25First: number;
+  /** The default search on the OpenSearch adapter over its fake (Lucene's BM25), when it holds this size. */
   luceneFirst?: number;
-  /** What a phrase-first merge would give: the phrase's hits, then the other all-words hits. */
-  phraseFirst: number;
-  phraseFirstRate: number;
   /** Fragments whose three words stand together on other pages too: no ranking by them can tell their page. */
   ambiguous: number;
+  /** Misses whose phrase is on their page only (a ranking fault, not the corpus's). */
+  unambiguousMisses: number;
   /** Pages holding all three words (median, p95), and the fragment's phrase (median, p95). */
   allWordsTotal: [number, number];
   phraseTotal: [number, number];
-  byLanguage: Record<string, { fragments: number; first: number; phraseFirst: number }>;
-  misses: { q: string; rank: number; total: number; phraseTotal: number; phraseFirstRank: number }[];
-  /** Per fragment, in order: the pages holding its phrase. */
-  phraseTotals: number[];
+  byLanguage: Record<string, { fragments: number; first: number }>;
+  misses: { q: string; rank: number; total: number; phraseTotal: number }[];
 }
 
 async function accuracy(engine: SearchEngine, c: Corpus, lucene?: SearchEngine): Promise<Accuracy> {
   const all = fragments(c, fragmentCount);
+  const staff: SearchView = { kind: 'all' };
   let first = 0;
   let inFirstPage = 0;
   let inFirst100 = 0;
+  let bm25First = 0;
   let luceneFirst = 0;
+  let unambiguousMisses = 0;
   const ranks: number[] = [];
-  let phraseFirst = 0;
   const totals: number[] = [];
   const phraseTotals: number[] = [];
   const byLanguage: Accuracy['byLanguage'] = {};
   const misses: Accuracy['misses'] = [];
   for (const f of all) {
-    const staff: SearchView = { kind: 'all' };
-    const words = await engine.search(pageQuery({ q: f.q, mode: 'all', view: staff }, 0, 100));
-    const phrase = await engine.search(pageQuery({ q: f.q, mode: 'phrase', view: staff }));
-    if (lucene && same((await lucene.search(pageQuery({ q: f.q, mode: 'all', view: staff }, 0, 1))).hits[0], f.source)) luceneFirst++;
-    const merged = [...phrase.hits, ...words.hits.filter((h) => !phrase.hits.some((p) => same(p, h)))].slice(0, limit);
-    const rank = rankOf(words.hits, f.source);
-    const mergedRank = rankOf(merged, f.source);
-    const lang = (byLanguage[f.language] ??= { fragments: 0, first: 0, phraseFirst: 0 });
+    const query = pageQuery({ q: f.q, mode: defaultSearchMode, view: staff }, 0, 100);
+    const found = await engine.search(query);
+    const phrase = await engine.search(pageQuery({ q: f.q, mode: 'phrase', view: staff }, 0, 1));
+    if (same((await engine.search({ ...query, phraseFirst: undefined, limit: 1 })).hits[0], f.source)) bm25First++;
+    if (lucene && same((await lucene.search({ ...query, limit: 1 })).hits[0], f.source)) luceneFirst++;
+    const rank = rankOf(found.hits, f.source);
+    const lang = (byLanguage[f.language] ??= { fragments: 0, first: 0 });
     lang.fragments++;
     if (rank === 0) {
       first++;
       lang.first++;
+    } else {
+      misses.push({ q: f.q, rank, total: found.total, phraseTotal: phrase.total });
+      if (phrase.total === 1) unambiguousMisses++;
     }
     if (rank >= 0 && rank < limit) inFirstPage++;
     if (rank >= 0) inFirst100++;
     ranks.push(rank < 0 ? Infinity : rank + 1);
-    if (mergedRank === 0) {
-      phraseFirst++;
-      lang.phraseFirst++;
-    }
-    totals.push(words.total);
+    totals.push(found.total);
     phraseTotals.push(phrase.total);
-    if (rank !== 0) misses.push({ q: f.q, rank, total: words.total, phraseTotal: phrase.total, phraseFirstRank: mergedRank });
   }
-  const perFragment = [...phraseTotals];
   totals.sort((x, y) => x - y);
   phraseTotals.sort((x, y) => x - y);
   return {
-    phraseTotals: perFragment,
     fragments: all.length,
     first,
     rate: first / all.length,
     inFirstPage,
     inFirst100,
-    ambiguous: phraseTotals.filter((n) => n > 1).length,
     medianRank: percentile(ranks.sort((x, y) => x - y), 50),
+    bm25First,
     ...(lucene ? { luceneFirst } : {}),
-    phraseFirst,
-    phraseFirstRate: phraseFirst / all.length,
+    ambiguous: phraseTotals.filter((n) => n > 1).length,
+    unambiguousMisses,
     allWordsTotal: [percentile(totals, 50), percentile(totals, 95)],
     phraseTotal: [percentile(phraseTotals, 50), percentile(phraseTotals, 95)],
     byLanguage,
@@ -338,108 +352,6 @@ async function writes(engine: SearchEngine, c: Corpus): Promise<Writes> {
     putBookReplacedMs: await median(books.length, (i) => engine.putPages(analyzed[i]!)),
     pagesPerBook: percentile(books.map((b) => b.pageCount).sort((x, y) => x - y), 50),
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The proposal: phrase hits first
-
-/**
- * The change this bench proposes (README, "Tests and benchmarks"): an all-words search of two words
- * or more ranks the pages holding its words as a phrase (unstemmed, in order) before the others,
- * then by BM25 as now, in the one ranked query; totals do not change (every phrase hit is an
- * all-words hit). Prototyped on the engine's own file, once the engine has closed it: the engine's
- * two statements for a staff search, and the same ranked statement with the one ORDER BY term
- * added, so both are timed on the same connection.
- */
-function phraseFirstPrototype(file: string) {
-  const db = new sqlite3.Database(file);
-  db.exec('PRAGMA locking_mode = EXCLUSIVE');
-  const statements = new Map<string, sqlite3.Statement>();
-  const all = (sql: string, values: (string | number)[]) => {
-    let found = statements.get(sql);
-    if (!found) statements.set(sql, (found = db.prepare(sql)));
-    return found.all(values);
-  };
-  const pageBits = 20;
-  const span = 2 ** pageBits;
-  return {
-    /** A staff search (view all), in one book or all: its total and first page. */
-    search(request: Request, phraseFirst: boolean): { total: number; hits: PageHit[] } {
-      const words = matchOf(request.q, 'all');
-      const phrase = matchOf(request.q, 'phrase');
-      const match = matchExpression(words);
-      if (match === null) return { total: 0, hits: [] };
-      const range: number[] = [];
-      if (request.bookTextId !== undefined) {
-        const seq = Number(all('SELECT seq FROM books WHERE bookTextId = ?', [request.bookTextId])[0]?.seq);
-        range.push(seq * span, seq * span + span - 1);
-      }
-      const within = (table: string) => (range.length > 0 ? ` AND ${table}.rowid BETWEEN ? AND ?` : '');
-      const total = Number(all(`SELECT count(*) AS n FROM stemmed WHERE stemmed MATCH ?${within('stemmed')}`, [match, ...range])[0]!.n);
-      const phraseMatch = phraseFirst && phrase.terms.length >= 2 ? matchExpression(phrase) : null;
-      const first = phraseMatch === null ? '' : `stemmed.rowid IN (SELECT rowid FROM exact WHERE exact MATCH ?${within('exact')}) DESC, `;
-      const rows = all(
-        `SELECT b.bookTextId AS bookTextId, stemmed.rowid & ${span - 1} AS pageNumber FROM stemmed JOIN books b ON b.seq = stemmed.rowid >> ${pageBits}
-         WHERE stemmed MATCH ?${within('stemmed')} ORDER BY ${first}bm25(stemmed), b.bookTextId, pageNumber LIMIT ? OFFSET 0`,
-        [match, ...range, ...(phraseMatch === null ? [] : [phraseMatch, ...range]), limit],
-      );
-      return { total, hits: rows.map((row) => ({ bookTextId: String(row.bookTextId), pageNumber: Number(row.pageNumber) })) };
-    },
-    close() {
-      for (const found of statements.values()) found.finalize();
-      db.close();
-    },
-  };
-}
-
-interface Proposal {
-  /** Known items first with phrase hits ranked first (the same fragments as the default search). */
-  first: number;
-  rate: number;
-  /** Fragments not first although their phrase is on their page only. */
-  unambiguousMisses: number;
-  /** Staff searches timed as the engine runs them and with phrase hits first: p50/p95 each. */
-  latencies: { kind: string; nowP50Ms: number; nowP95Ms: number; phraseFirstP50Ms: number; phraseFirstP95Ms: number }[];
-}
-
-async function proposal(file: string, c: Corpus, phraseTotals: number[]): Promise<Proposal> {
-  const prototype = phraseFirstPrototype(file);
-  try {
-    let first = 0;
-    let unambiguousMisses = 0;
-    const all = fragments(c, fragmentCount);
-    for (const [i, f] of all.entries()) {
-      if (same(prototype.search({ q: f.q, mode: 'all', view: { kind: 'all' } }, true).hits[0], f.source)) first++;
-      else if (phraseTotals[i] === 1) unambiguousMisses++;
-    }
-    const latencies: Proposal['latencies'] = [];
-    const kinds = queryKinds(c).filter((k) => k.name.startsWith('in one book') || k.name.startsWith('catalogue, staff, all'));
-    for (const kind of kinds) {
-      const random = seeded(17);
-      const requests = Array.from({ length: queriesPerKind }, () => kind.make(random));
-      const best = { now: requests.map(() => Infinity), phraseFirst: requests.map(() => Infinity) };
-      for (let round = 0; round < rounds; round++) {
-        for (const [i, request] of requests.entries()) {
-          for (const variant of ['now', 'phraseFirst'] as const) {
-            const start = performance.now();
-            prototype.search(request, variant === 'phraseFirst');
-            best[variant][i] = Math.min(best[variant][i]!, performance.now() - start);
-          }
-        }
-      }
-      const [now, phraseFirst] = [best.now.sort((x, y) => x - y), best.phraseFirst.sort((x, y) => x - y)];
-      latencies.push({
-        kind: kind.name,
-        nowP50Ms: percentile(now, 50),
-        nowP95Ms: percentile(now, 95),
-        phraseFirstP50Ms: percentile(phraseFirst, 50),
-        phraseFirstP95Ms: percentile(phraseFirst, 95),
-      });
-    }
-    return { first, rate: first / all.length, unambiguousMisses, latencies };
-  } finally {
-    prototype.close();
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -512,6 +424,8 @@ interface SizeReport {
   arabicPages: number;
   englishPages: number;
   words: number;
+  /** Distinct exact terms (normalized words as indexed) per language, and distinct stems. */
+  forms: { ar: number; en: number; stems: number };
   textBytes: number;
   indexBytes: number;
   /** Index file size over text size. */
@@ -522,7 +436,6 @@ interface SizeReport {
   analysisUsPerPage: number;
   latencies: Latency[];
   accuracy: Accuracy;
-  proposal: Proposal;
   writes: Writes;
 }
 
@@ -558,6 +471,7 @@ export async function searchBench(): Promise<SearchReport> {
         let analysisMs = 0;
         let putMs = 0;
         let done = 0;
+        const forms = { ar: new Set<string>(), en: new Set<string>(), stems: new Set<string>() };
         for (const book of c.books) {
           const pages: IndexedPage[] = [];
           for (let n = 0; n < book.pageCount; n++) {
@@ -567,6 +481,8 @@ export async function searchBench(): Promise<SearchReport> {
             const page = indexedPage(book, n, text);
             analysisMs += performance.now() - start;
             words += page.exact.length;
+            for (const term of page.exact) forms[book.language].add(term);
+            for (const term of page.stemmed) forms.stems.add(term);
             pages.push(page);
           }
           const start = performance.now();
@@ -587,11 +503,7 @@ export async function searchBench(): Promise<SearchReport> {
           parityReport = await parity(engine, c, openSearch);
           log(`parity: ${parityReport.totalsEqual}/${parityReport.queries} totals equal`);
         }
-        engine.close();
-        const phraseFirst = await proposal(file, c, acc.phraseTotals);
-        log(`${size}: phrase hits first ${(phraseFirst.rate * 100).toFixed(1)}%`);
-        const reopened = sqliteSearchEngine(file);
-        const written = await writes(reopened, c).finally(() => reopened.close());
+        const written = await writes(engine, c);
         const arabicPages = c.books.filter((b) => b.language === 'ar').reduce((s, b) => s + b.pageCount, 0);
         sizeReports.push({
           pages: size,
@@ -599,6 +511,7 @@ export async function searchBench(): Promise<SearchReport> {
           arabicPages,
           englishPages: size - arabicPages,
           words,
+          forms: { ar: forms.ar.size, en: forms.en.size, stems: forms.stems.size },
           textBytes,
           indexBytes,
           ratio: indexBytes / textBytes,
@@ -608,7 +521,6 @@ export async function searchBench(): Promise<SearchReport> {
           analysisUsPerPage: (analysisMs / size) * 1000,
           latencies: lat,
           accuracy: acc,
-          proposal: phraseFirst,
           writes: written,
         });
       } finally {
@@ -658,35 +570,26 @@ export function printSearch(report: SearchReport): void {
       ['index file', ...column((s) => `${mb(s.indexBytes)} (${s.ratio.toFixed(2)}x)`)],
       ['build, analysis included', ...column((s) => `${(s.buildMs / 1000).toFixed(1)} s (${s.buildUsPerPage.toFixed(0)} µs/page)`)],
       ['analysis alone', ...column((s) => `${(s.analysisMs / 1000).toFixed(1)} s (${s.analysisUsPerPage.toFixed(0)} µs/page)`)],
-      ...sizes[0]!.latencies.map((l, i) => [
-        `${l.kind}: p50 / p95 (median total)`,
-        ...column((s) => `${ms(s.latencies[i]!.p50Ms)} / ${ms(s.latencies[i]!.p95Ms)} (${s.latencies[i]!.medianTotal})`),
+      ...sizes[0]!.latencies.flatMap((l, i) => [
+        [`${l.kind}: p50 / p95 (median total)`, ...column((s) => `${ms(s.latencies[i]!.p50Ms)} / ${ms(s.latencies[i]!.p95Ms)} (${s.latencies[i]!.medianTotal})`)],
+        ...(l.bm25Alone ? [['  the same by BM25 alone (no phraseFirst)', ...column((s) => `${ms(s.latencies[i]!.bm25Alone!.p50Ms)} / ${ms(s.latencies[i]!.bm25Alone!.p95Ms)}`)]] : []),
       ]),
+      ['distinct exact forms: Arabic / English (stems)', ...column((s) => `${s.forms.ar} / ${s.forms.en} (${s.forms.stems})`)],
       ['known item first (default search)', ...column((s) => `${s.accuracy.first}/${s.accuracy.fragments} ${pct(s.accuracy.rate)}`)],
+      ...['ar', 'en'].map((lang) => [
+        `  ${lang}`,
+        ...column((s) => {
+          const l = s.accuracy.byLanguage[lang];
+          return l ? `${l.first}/${l.fragments}` : '-';
+        }),
+      ]),
       ['  known item in the first 20 / 100', ...column((s) => `${s.accuracy.inFirstPage} / ${s.accuracy.inFirst100} (median rank ${s.accuracy.medianRank})`)],
-      ['  first with Lucene BM25 (OpenSearch fake)', ...column((s) => (s.accuracy.luceneFirst === undefined ? '-' : `${s.accuracy.luceneFirst}/${s.accuracy.fragments}`))],
-      ['  phrase hits first, merged from 2 queries', ...column((s) => `${s.accuracy.phraseFirst}/${s.accuracy.fragments} ${pct(s.accuracy.phraseFirstRate)}`)],
-      [
-        '  phrase hits first, in one SQLite query',
-        ...column((s) => `${s.proposal.first}/${s.accuracy.fragments} ${pct(s.proposal.rate)} (${s.proposal.unambiguousMisses} missed with the phrase on 1 page)`),
-      ],
+      ['  first by BM25 alone (no phraseFirst)', ...column((s) => `${s.accuracy.bm25First}/${s.accuracy.fragments} ${pct(s.accuracy.bm25First / s.accuracy.fragments)}`)],
+      ['  first on OpenSearch (adapter over the fake)', ...column((s) => (s.accuracy.luceneFirst === undefined ? '-' : `${s.accuracy.luceneFirst}/${s.accuracy.fragments}`))],
       ['  pages with all 3 words (median/p95)', ...column((s) => s.accuracy.allWordsTotal.join(' / '))],
       ['  pages with the phrase (median/p95)', ...column((s) => s.accuracy.phraseTotal.join(' / '))],
       ['  phrase on more than one page', ...column((s) => `${s.accuracy.ambiguous}/${s.accuracy.fragments}`)],
-      ...sizes[0]!.proposal.latencies.map((l, i) => [
-        `${l.kind}: now / phrase hits first (p50, p95)`,
-        ...column((s) => {
-          const x = s.proposal.latencies[i]!;
-          return `${ms(x.nowP50Ms)}, ${ms(x.nowP95Ms)} / ${ms(x.phraseFirstP50Ms)}, ${ms(x.phraseFirstP95Ms)}`;
-        }),
-      ]),
-      ...['ar', 'en'].map((lang) => [
-        `  ${lang}: first / phrase hits first (2 queries)`,
-        ...column((s) => {
-          const l = s.accuracy.byLanguage[lang];
-          return l ? `${l.first}/${l.fragments} / ${l.phraseFirst}/${l.fragments}` : '-';
-        }),
-      ]),
+      ['  missed with the phrase on its page only', ...column((s) => String(s.accuracy.unambiguousMisses))],
       ['setBookFields (one book), median', ...column((s) => ms(s.writes.setBookFieldsMs))],
       ['removeBook, median', ...column((s) => `${ms(s.writes.removeBookMs)} (${s.writes.pagesPerBook} pages)`)],
       ['putPages, a new book / replaced, median', ...column((s) => `${ms(s.writes.putBookNewMs)} / ${ms(s.writes.putBookReplacedMs)}`)],
@@ -702,12 +605,12 @@ export function printSearch(report: SearchReport): void {
     );
     for (const m of p.mismatches.slice(0, 5)) console.log(`  mismatch: ${m.kind} "${m.q}": totals ${m.sqliteTotal} / ${m.openSearchTotal}, ${m.missing} untied hits missing`);
   }
-  for (const s of sizes) for (const m of s.accuracy.misses.slice(0, 5)) console.log(`  ${s.pages}: missed "${m.q}": rank ${m.rank}, ${m.total} pages with all words, ${m.phraseTotal} with the phrase, phrase-first rank ${m.phraseFirstRank}`);
+  for (const s of sizes) for (const m of s.accuracy.misses.slice(0, 5)) console.log(`  ${s.pages}: missed "${m.q}": rank ${m.rank}, ${m.total} pages with all words, ${m.phraseTotal} with the phrase`);
   console.log(`load average before ${report.load.before.map((l) => l.toFixed(2)).join(' ')}, after ${report.load.after.map((l) => l.toFixed(2)).join(' ')}; CPU ${report.cpu.userS.toFixed(0)} s user + ${report.cpu.systemS.toFixed(0)} s system in ${report.cpu.wallS.toFixed(0)} s`);
   console.log(`budget: known item first in at least ${accuracyBudget * 100}% at every size; in-book p95 under ${inBookP95BudgetMs} ms at ${inBookBudgetAt} pages; totals equal on every parity query`);
   for (const problem of report.problems) console.log(`PROBLEM: ${problem}`);
   console.log(report.ok ? 'ok' : 'OVER BUDGET');
-  console.log(JSON.stringify({ bench: 'search', ...report, sizes: report.sizes.map((s) => ({ ...s, accuracy: { ...s.accuracy, misses: s.accuracy.misses.length, phraseTotals: undefined } })) }));
+  console.log(JSON.stringify({ bench: 'search', ...report, sizes: report.sizes.map((s) => ({ ...s, accuracy: { ...s.accuracy, misses: s.accuracy.misses.length } })) }));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

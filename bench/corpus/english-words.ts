@@ -165,6 +165,107 @@ professions office offices duty duties task tasks role roles responsibility serv
 institution institutions organization administration minister ministers governor governors
 official officials judge magistrate police guard guards prison prisoner prisoners crime crimes
 punishment punishments penalty sentence trial trials witness court verdict pardon
+kitchen kitchens cellar cellars attic stable stables barn barns shed sheds fence fences hedge hedges
+orchard orchards vineyard vineyards meadow meadows pasture pastures marsh marshes swamp swamps pond ponds
+lake lakes stream streams brook spring springs waterfall cliff cliffs cave caves hill hills slope slopes
+plain plains forest forests wood woods grove groves thicket bush bushes vine vines oak oaks pine pines
+cedar cedars palm palms willow olive olives fig figs date dates grape grapes apple apples pear pears
+lemon lemons orange oranges pomegranate pomegranates melon melons wheat barley rice corn grain grains
+flour dough oven ovens loaf loaves cheese butter oil vinegar sugar pepper spice spices herb herbs
+onion onions garlic bean beans lentil lentils pea peas nut nuts almond almonds cup cups bowl bowls plate
+plates dish dishes jar jars jug jugs pot pots pan pans knife knives spoon spoons fork basket baskets
+sack sacks box boxes chest chests barrel barrels rope ropes chain chains nail nails hammer hammers saw
+axe axes spade plough ploughs sickle wheel wheels cart carts wagon wagons saddle saddles bridle
+harness whip sword swords spear spears bow bows arrow arrows shield shields helmet armor dagger daggers
+banner banners flag flags drum drums trumpet trumpets tent tents camp camps fortress fortresses castle
+castles citadel moat trench trenches mine mines quarry harbor harbors port ports dock anchor sail sails
+oar oars mast deck cargo voyage voyages sailor sailors captain captains pirate pirates fleet fleets
+storm storms wave waves tide tides current currents shore shores beach bay gulf strait cape peninsula
+continent continents province provinces region regions district districts county counties capital
+capitals suburb suburbs street streets lane lanes square squares alley quarter quarters neighborhood
+neighbor neighbors citizen citizens resident residents inhabitant inhabitants native natives foreigner
+foreigners immigrant immigrants refugee refugees exile exiles colony colonies border borders frontier
+mayor mayors council councils senate senator senators parliament assembly election elections vote votes
+voter voters candidate candidates campaign campaigns party parties leader leaders follower followers
+member rebel rebels revolution revolutions reform reforms policy policies program programs project
+projects budget budgets tax revenue revenues treasury bank banks banker bankers loan loans interest
+market merchant shop shops shopkeeper customer customers goods product products factory factories
+machine machines engine engines tool tools device devices invention inventions inventor inventors
+engineer engineers architect architects builder builders mason masons carpenter carpenters smith
+smiths weaver weavers tailor tailors potter potters baker bakers butcher butchers miller millers
+fisherman fishermen hunter hunters farmer peasant peasants laborer laborers servant maid maids cook
+cooks nurse nurses doctor doctors lawyer lawyers clerk clerks scribe scribes secretary secretaries
+scientist scientists physicist chemist chemists astronomer astronomers mathematician mathematicians
+geometry algebra arithmetic astronomy chemistry physics biology geography history historian historians
+economics economy politics politician politicians diplomat diplomats ambassador ambassadors embassy
+envoy envoys messenger messengers letter courier post journey pilgrimage road highway railway station
+stations train trains carriage carriages coach coaches horseman horsemen rider riders traveler
+newspaper newspapers magazine magazines journal journals article articles essay essays novel novels
+novelist novelists poet playwright play plays theater theaters actor actors audience audiences stage
+painting paintings painter painters sculpture sculptures sculptor statue statues portrait portraits
+museum museums gallery galleries exhibition collection archive archives record records document
+documents diary diaries memoir memoirs autobiography lecture lectures lecturer professor
+professors student students classroom classrooms examination examinations degree degrees diploma
+university universities college colleges academy academies institute seminary curriculum textbook
+textbooks dictionary dictionaries encyclopedia grammar vocabulary alphabet letters syllable syllables
+verb verbs noun nouns adjective adjectives pronoun pronouns clause clauses accent dialect dialects
+translation translations translator translators interpreter interpreters commentator commentators
+jurisprudence theologian theologians mystic mystics mysticism saint saints hermit hermits monk monks
+priest priests bishop bishops rabbi rabbis imam imams preacher preachers sermon sermons fast feast
+feasts holiday holidays sabbath calendar calendars almanac eclipse eclipses comet comets planet planets
+orbit orbits telescope compass map maps chart charts globe atlas latitude longitude degree horizon
+equator north pole mountain peak peaks summit ridge ridges canyon dune dunes oasis oases well
+illness fever fevers cough wound healing cure cures remedy remedies herbalist pharmacy drug drugs
+poison poisons surgery operation operations recovery recovered recovering suffering suffered suffers
+walking talking writing reading speaking thinking working living dying fighting building making
+taking giving coming going seeing hearing knowing teaching learning praying fasting traveling ruling
+opened opening opens closing closes burned burning burns broke breaking breaks built builds planted
+planting plants sowed sowing reaped reaping harvested harvesting gathered gathering gathers counted
+counting counts measured measuring weighed weighing sold selling sells bought buying buys paid paying
+pays owed owing borrowed borrowing lent lending saved saving saves spent spending spends wasted
+wasting earned earning earns hired hiring worked working works labored laboring rested resting rests
+slept sleeping sleeps woke waking wakes dreamed dreaming dreams ate eating eats drank drinking drinks
+cooked cooking cooks baked baking bakes washed washing washes cleaned cleaning cleans dressed
+dressing wore wearing wears sewed sewing wove weaving painted painting paints drew drawing draws
+carved carving carves wrote writing copied copying copies signed signing signs sealed sealing
+printed prints published publishing publishes translated translating translates explained explaining
+argued arguing argues proved proving proves refuted refuting doubted doubting doubts trusted trusting
+trusts promised promising promises warned warning warns advised advising advises urged urging urges
+invited inviting invites welcomed welcoming welcomes thanked thanking thanks blamed blaming blames
+praised praising praises honored honoring honors insulted insulting insults mocked mocking mocks
+laughed laughing laughs wept weeping weeps smiled smiling smiles cried crying cries shouted shouting
+shouts whispered whispering whispers sang singing sings danced dancing dances played playing plays
+marched marching marches sailed sailing sails rode riding rides climbed climbing climbs crossed
+crossing crosses wandered wandering wanders traveled traveling travels arrived arriving arrives
+departed departing departs entered entering enters returned returning returns stayed staying stays
+settled settling settles moved moving moves fled fleeing flees escaped escaping escapes hid hiding
+hides sought seeking seeks found finding finds searched searching searches lost losing loses won
+winning wins fought fighting fights defended defending defends attacked attacking attacks besieged
+besieging conquered conquering conquers ruled ruling rules governed governing governs reigned
+reigning reigns obeyed obeying obeys served serving serves commanded commanding commands appointed
+appointing appoints dismissed dismissing dismisses chose choosing chooses elected electing elects
+judged judging judges punished punishing punishes pardoned pardoning pardons freed freeing frees
+captured capturing captures imprisoned imprisoning released releasing releases killed killing kills
+buried burying buries mourned mourning mourns married marrying marries divorced raised raising raises
+fed feeding feeds taught teaching teaches studied studying studies memorized memorizing recited
+reciting recites prayed praying prays worshipped worshipping blessed blessing blesses forgave
+forgiving forgives repented repenting repents believed believing believes hoped hoping hopes feared
+fearing fears loved loving loves hated hating hates wished wishing wishes wanted wanting wants
+needed needing needs asked asking asks answered answering answers told telling tells said saying
+spoke speaking speaks heard hearing hears listened listening listens saw seeing sees watched watching
+watches looked looking looks noticed noticing notices remembered remembering remembers forgot
+forgetting forgets understood understanding understands knew knowing knows thought thinking thinks
+beautiful lovely pleasant charming graceful elegant splendid magnificent glorious humble modest simple
+plain rough smooth soft hard sharp blunt thick thin broad narrow tall tiny huge vast immense enormous
+little petty minor major chief principal main central distant remote nearby local foreign strange
+familiar ordinary usual unusual regular frequent constant steady sudden gradual slow swift rapid quick
+early late ancient medieval modern recent current present former previous next following final
+sacred profane pure impure clean dirty fresh stale ripe rotten sweet sour salty bitter bright dim pale
+golden silver red blue green yellow white black brown gray purple crimson scarlet dark light heavy
+loud quiet silent noisy calm wild tame fierce gentle cruel merciful generous greedy honest dishonest
+faithful faithless loyal disloyal brave cowardly wise foolish clever stupid learned ignorant skillful
+careful careless patient impatient grateful ungrateful proud humble happy unhappy joyful sorrowful
+angry peaceful restless weary eager anxious curious jealous envious ashamed guilty innocent
 `;
 
 /** The most frequent words, most frequent first. */

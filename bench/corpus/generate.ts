@@ -1,5 +1,6 @@
 import { seeded } from '../../ocr-worker/fixtures/random.ts';
 import { normalize, wordPattern } from '../../lib/search/analysis.ts';
+import { inflect, shapeOf } from './arabic-forms.ts';
 import { arabicBody, arabicHead } from './arabic-words.ts';
 import { englishBody, englishHead } from './english-words.ts';
 
@@ -17,6 +18,9 @@ import { englishBody, englishHead } from './english-words.ts';
  * - Words drawn with a Zipf-Mandelbrot law (weight 1 / (rank + 2.7), as in English text): the head
  *   words of the lists first, then the others in a seeded order. A book also has 30 topic words of
  *   its own, drawn for 8% of its words (words cluster by book in real libraries).
+ * - Each Arabic word drawn is written with the clitics and endings texts attach to a word of its kind
+ *   (arabic-forms.ts: و ف ب ل ك ال, possessive pronouns, ة ات ون ين ان, س), so a listed word is many
+ *   surface forms; English words are written as listed (the list holds their inflected forms).
  * - Arabic books are written as real ones are, each in its own style: fully vocalized (20%: the
  *   lists' diacritics kept), partly (45%: on about a third of the words) or not at all (35%);
  *   hamza on alef dropped (أ إ آ → ا) in 30% of books, final ي written ى in 10%, final ة written ه
@@ -70,11 +74,11 @@ export function corpusBooks(totalPages: number): CorpusBook[] {
 }
 
 /** Words of a list once each (by their normalized form, the first spelling kept), ranked. */
-function ranked(head: readonly string[], body: readonly string[], seed: number): string[] {
+function ranked<T extends { word: string }>(head: readonly T[], body: readonly T[], seed: number): T[] {
   const seen = new Set<string>();
-  const once = (list: readonly string[]) =>
-    list.filter((w) => {
-      const key = normalize(w);
+  const once = (list: readonly T[]) =>
+    list.filter(({ word }) => {
+      const key = normalize(word);
       if (seen.has(key)) return false;
       seen.add(key);
       return true;
@@ -89,13 +93,19 @@ function ranked(head: readonly string[], body: readonly string[], seed: number):
   return [...top, ...rest];
 }
 
+/** A listed word, and the form a text writes it in each time it is drawn. */
+interface Entry {
+  word: string;
+  form: (random: () => number) => string;
+}
+
 interface Vocabulary {
-  words: string[];
+  words: Entry[];
   /** Cumulative Zipf-Mandelbrot weights, the last 1. */
   cumulative: Float64Array;
 }
 
-function vocabulary(words: string[]): Vocabulary {
+function vocabulary(words: Entry[]): Vocabulary {
   const cumulative = new Float64Array(words.length);
   let sum = 0;
   for (let r = 0; r < words.length; r++) cumulative[r] = sum += 1 / (r + 1 + 2.7);
@@ -103,9 +113,21 @@ function vocabulary(words: string[]): Vocabulary {
   return { words, cumulative };
 }
 
+/** Arabic words take clitics and endings as their kind allows (arabic-forms.ts). */
+function arabicEntries(): Entry[] {
+  const words = ranked(arabicHead, arabicBody, 1701);
+  const listed = new Set(words.map(({ word }) => normalize(word)));
+  return words.map((entry) => {
+    const shape = shapeOf(entry, listed);
+    return { word: entry.word, form: (random) => inflect(shape, random) };
+  });
+}
+
+const asIs = (word: string): Entry => ({ word, form: () => word });
+
 const vocabularies: Record<CorpusLanguage, Vocabulary> = {
-  ar: vocabulary(ranked(arabicHead, arabicBody, 1701)),
-  en: vocabulary(ranked(englishHead, englishBody, 1702)),
+  ar: vocabulary(arabicEntries()),
+  en: vocabulary(ranked(englishHead.map(asIs), englishBody.map(asIs), 1702)),
 };
 
 /** The vocabulary's words in rank order (for reports). */
@@ -128,7 +150,7 @@ interface Style {
   finalYehAsAlefMaqsura: boolean;
   finalTehAsHeh: boolean;
   tatweel: boolean;
-  topic: string[];
+  topic: Entry[];
 }
 
 function styleOf(book: CorpusBook): Style {
@@ -202,8 +224,8 @@ export function pageText(book: CorpusBook, pageNumber: number): string {
         const n = String(1 + Math.floor(random() * 999));
         word = book.language === 'ar' ? [...n].map((d) => arabicDigits[Number(d)]).join('') : n;
       } else {
-        const raw = random() < 0.08 ? style.topic[Math.floor(random() * style.topic.length)]! : v.words[zipfRank(v, random())]!;
-        word = spell(raw, style, random);
+        const entry = random() < 0.08 ? style.topic[Math.floor(random() * style.topic.length)]! : v.words[zipfRank(v, random())]!;
+        word = spell(entry.form(random), style, random);
       }
       if (i === 0 && book.language === 'en') word = word[0]!.toUpperCase() + word.slice(1);
       sentence += (i === 0 ? '' : ' ') + word;

@@ -64,6 +64,15 @@ export interface PageQuery {
    * literally, so it is in no page: never an error, never query syntax.
    */
   terms: string[];
+  /**
+   * Phrase hits first: the pages whose `exact` field holds these terms consecutively, in order,
+   * rank before all other matching pages; each group is ranked as without it (BM25, then the
+   * tie-break). It changes the order only: which pages match, and the total, are `mode`'s and
+   * `terms`'. 2..32 unstemmed terms (a RangeError otherwise), each checked like `terms`: a term
+   * that is not an index term is in no page, so no page is a phrase hit. lib/search/query.ts
+   * `matchOf` sets it to the words of an all-words or any-word search of two words or more.
+   */
+  phraseFirst?: string[];
   /** Only this BookText's pages (search within a book). */
   bookTextId?: string;
   /** Only books of this language. */
@@ -86,9 +95,10 @@ export interface SearchEngine {
   /** Removes a book's pages and its listing entry. */
   removeBook(bookTextId: string): Promise<void>;
   /**
-   * Matching pages, best first (BM25; ties by bookTextId, then pageNumber), and how many match in
-   * all (exact). Scores are each engine's own: the hits and totals are the contract, not the order
-   * of differently scored pages across engines.
+   * Matching pages, best first (the phrase hits of `phraseFirst` first, if given; then BM25; ties
+   * by bookTextId, then pageNumber), and how many match in all (exact). Scores are each engine's
+   * own: the hits, the totals and the phrase hits first are the contract, not the order of
+   * differently scored pages across engines.
    */
   search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }>;
   /**

@@ -1,6 +1,7 @@
 import { badRequest } from '../errors.ts';
 import { analyze } from './analysis.ts';
 import type { MatchMode, PageQuery } from './engine.ts';
+import { maxQueryTerms } from './rules.ts';
 
 /** How a search's words must appear on a page (README, "Search"). */
 export const searchModes = ['all', 'any', 'phrase'] as const satisfies readonly MatchMode[];
@@ -8,19 +9,21 @@ export const defaultSearchMode: MatchMode = 'all';
 
 /** A query's length in characters, and its words once analyzed: bounded work per request. */
 export const maxQueryLength = 256;
-export const maxQueryWords = 32;
+export const maxQueryWords = maxQueryTerms;
 
 export const queryRequired = 'q is required: the words to search for';
 export const queryTooLong = `q must be at most ${maxQueryLength} characters`;
 export const queryWithoutWords = 'q has no word to search for (letters or digits)';
 export const queryTooManyWords = `q must have at most ${maxQueryWords} words`;
 
-/** What a query asks the engine: the field, the mode and the analyzed terms. */
-export type Match = Pick<PageQuery, 'field' | 'mode' | 'terms'>;
+/** What a query asks the engine: the field, the mode, the analyzed terms and the phrase ranked first. */
+export type Match = Pick<PageQuery, 'field' | 'mode' | 'terms' | 'phraseFirst'>;
 
 /**
  * The engine's match for `q`. A phrase is matched on the unstemmed terms (exact words, in order);
- * all-words and any-word on the stems, each stem once. Either way the words are normalized first
+ * all-words and any-word on the stems, each stem once, and of two words or more, the pages holding
+ * the words as typed, in order (the unstemmed terms as a phrase), rank first: a reader who types a
+ * run of words from a page finds that page first. Either way the words are normalized first
  * (lib/search/analysis.ts): diacritics, alef and yeh forms, presentation forms and digits do not
  * matter. `q` wholly in double quotes is a phrase whatever the mode.
  */
@@ -33,5 +36,7 @@ export function matchOf(q: string | undefined, mode: MatchMode = defaultSearchMo
   const { exact, stemmed } = analyze(quoted ? text.slice(1, -1) : text);
   if (exact.length === 0) throw badRequest(queryWithoutWords);
   if (exact.length > maxQueryWords) throw badRequest(queryTooManyWords);
-  return effective === 'phrase' ? { field: 'exact', mode: 'phrase', terms: exact } : { field: 'stemmed', mode: effective, terms: [...new Set(stemmed)] };
+  if (effective === 'phrase') return { field: 'exact', mode: 'phrase', terms: exact };
+  const terms = [...new Set(stemmed)];
+  return exact.length >= 2 ? { field: 'stemmed', mode: effective, terms, phraseFirst: exact } : { field: 'stemmed', mode: effective, terms };
 }

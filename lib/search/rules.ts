@@ -9,6 +9,8 @@ import type { BookListQuery, IndexedBook, IndexedPage, PageQuery, SearchView } f
 
 /** The longest term, in characters (code points). */
 export const maxTermLength = 64;
+/** The most terms a query (or its `phraseFirst`) holds: lib/search/query.ts refuses more words. */
+export const maxQueryTerms = 32;
 
 const letterMarkDigit = /^[\p{L}\p{M}\p{N}]+$/u;
 
@@ -77,6 +79,17 @@ export function matchableTerms(query: Pick<PageQuery, 'mode' | 'terms'>): string
   const terms = query.terms.filter((term) => typeof term === 'string' && isIndexTerm(term));
   if (terms.length === 0 || (query.mode !== 'any' && terms.length < query.terms.length)) return null;
   return terms;
+}
+
+/**
+ * The terms of a query's `phraseFirst` (lib/search/engine.ts), or null when there is none or it can
+ * be on no page (a term that is not an index term). A RangeError when it is not 2..maxQueryTerms terms.
+ */
+export function phraseFirstTerms(query: Pick<PageQuery, 'phraseFirst'>): string[] | null {
+  const phrase: unknown = query.phraseFirst;
+  if (phrase === undefined) return null;
+  if (!Array.isArray(phrase) || phrase.length < 2 || phrase.length > maxQueryTerms) throw new RangeError(`phraseFirst holds 2 to ${maxQueryTerms} terms`);
+  return matchableTerms({ mode: 'phrase', terms: phrase as string[] });
 }
 
 /** Refuses (RangeError) a query's paging out of range: 1..maxLimit results from 0..maxOffset. */

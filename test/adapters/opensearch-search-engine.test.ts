@@ -7,6 +7,7 @@ import {
   OpenSearchError,
   pageIndexMapping,
   pageIndexSettings,
+  phraseFirstBoost,
   setBookFieldsScript,
 } from '../../lib/adapters/opensearch/search-engine.ts';
 import type { BookListQuery, IndexedBookFields, IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
@@ -157,6 +158,21 @@ describe('OpenSearch search engine: requests', () => {
         5,
       ),
     );
+
+    // Phrase hits first: a should of a constant score, the phrase on the exact field, beside the must.
+    const phraseFirst = { should: [{ constant_score: { filter: { match_phrase: { exact: { query: 'reading books' } } }, boost: phraseFirstBoost } }] };
+    for (const mode of ['all', 'any'] as const) {
+      await engine.search(query({ mode, terms: ['read', 'book'], phraseFirst: ['reading', 'books'], view: { kind: 'public' } }));
+      expect(lastBody(engine.fake.requests, '_search')).toEqual({
+        ...expected([{ term: { visibility: { value: 'public' } } }], { match: { stemmed: { query: 'read book', operator: mode === 'all' ? 'and' : 'or' } } }),
+        query: {
+          bool: { filter: [{ term: { visibility: { value: 'public' } } }], must: [{ match: { stemmed: { query: 'read book', operator: mode === 'all' ? 'and' : 'or' } } }], ...phraseFirst },
+        },
+      });
+    }
+    // A phrase that is on no page (a term that is no index term) is not sent.
+    await engine.search(query({ terms: ['read', 'book'], phraseFirst: ['reading', 'books*'] }));
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(expected([], { match: { stemmed: { query: 'read book', operator: 'and' } } }));
     for (const r of requestsTo(engine.fake.requests, '_search')) {
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.query).toEqual({});
@@ -554,6 +570,34 @@ describe('the fake OpenSearch', () => {
     expect([23, 24, 39, 40, 41, 100, 1000].map(luceneLength)).toEqual([23, 24, 39, 40, 40, 96, 984]);
   });
 
+  it('adds a matching constant_score should’s boost to the must’s score; the should matches no page on its own', async () => {
+    const engine = openSearchOverFake();
+    const b = book('b');
+    await engine.putPages([page(b, 1, 'a b'), page(b, 2, 'b a a'), page(b, 3, 'd'), page(b, 4, 'a x b')]);
+    await engine.search(query({ mode: 'any', field: 'exact', terms: ['a'] }));
+    const plain = new Map(engine.fake.lastSearchHits().map((h) => [h.id, h.score]));
+    await engine.search(query({ mode: 'any', field: 'exact', terms: ['a'], phraseFirst: ['a', 'b'] }));
+    expect(engine.fake.lastSearchHits()).toEqual([
+      { id: 'b:1', score: plain.get('b:1')! + phraseFirstBoost },
+      { id: 'b:2', score: plain.get('b:2')! },
+      { id: 'b:4', score: plain.get('b:4')! },
+    ]);
+    // `d` is on no page with `a b`: the should adds nothing and finds nothing.
+    expect(await engine.search(query({ mode: 'any', field: 'exact', terms: ['d'], phraseFirst: ['a', 'b'] }))).toEqual({ total: 1, hits: [{ bookTextId: 'b', pageNumber: 3 }] });
+    expect(engine.fake.lastSearchHits()[0]!.score).toBeLessThan(phraseFirstBoost);
+    // The boost defaults to 1, as OpenSearch's.
+    const body = {
+      query: { bool: { filter: [], must: [{ match: { exact: { query: 'a', operator: 'or' } } }], should: [{ constant_score: { filter: { match_phrase: { exact: { query: 'b a' } } } } }] } },
+      track_total_hits: true,
+      from: 0,
+      size: 10,
+      sort,
+      _source: ['bookTextId', 'pageNumber'],
+    };
+    expect((await engine.fake.rawSigned('POST', '/pages/_search', JSON.stringify(body))).status).toBe(200);
+    expect(engine.fake.lastSearchHits().find((h) => h.id === 'b:2')!.score).toBe(plain.get('b:2')! + 1);
+  });
+
   it('refuses bodies outside the documented shapes with a 400', async () => {
     const engine = openSearchOverFake();
     await engine.ensureIndex();
@@ -569,8 +613,18 @@ describe('the fake OpenSearch', () => {
       { ...valid, query: { bool: { filter: [{ term: { visibility: 'public' } }], must: valid.query.bool.must } } },
       { ...valid, sort: [{ _score: { order: 'desc' } }] },
       { ...valid, from: 10_000, size: 101 },
+      ...[
+        [{ match_phrase: { exact: { query: 'x y' } } }],
+        [{ constant_score: { filter: { match: { exact: { query: 'x y', operator: 'and' } } }, boost: 1000 } }],
+        [{ constant_score: { filter: { match_phrase: { userId: { query: 'x y' } } }, boost: 1000 } }],
+        [{ constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: -1 } }],
+        [{ constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 1000, extra: 1 } }],
+        [0, 1].map(() => ({ constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 1000 } })),
+      ].map((should) => ({ ...valid, query: { bool: { ...valid.query.bool, should } } })),
     ];
-    for (const body of invalid) expect((await send('/pages/_search', body)).status).toBe(400);
+    for (const body of invalid) expect((await send('/pages/_search', body)).status, JSON.stringify(body)).toBe(400);
+    const should = [{ constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 1000 } }];
+    expect((await send('/pages/_search', { ...valid, query: { bool: { ...valid.query.bool, should } } })).status).toBe(200);
     const script = (source: string) => ({
       query: { bool: { filter: [{ term: { bookTextId: { value: 'b' } } }] } },
       script: { lang: 'painless', source, params: { v: 'public' } },

@@ -14,9 +14,11 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  *   or a listing entry: keywords, `tags` and `categories` arrays of keywords), a keyword of more
  *   than 32,766 bytes of UTF-8 refused as Lucene refuses an immense term;
  * - `POST /{index}/_search` of pages: `bool` with `filter` (`term`, and `bool.should` of `term`s
- *   with `minimum_should_match: 1`) and one `must` (`match` with `operator` and/or, or
- *   `match_phrase`), `track_total_hits: true`, `from`/`size` (within `max_result_window`), the sort
- *   `_score` desc, `bookTextId` asc, `pageNumber` asc, `_source` of those two fields;
+ *   with `minimum_should_match: 1`), one `must` (`match` with `operator` and/or, or
+ *   `match_phrase`) and at most one `should`, a `constant_score` of a `match_phrase` filter (with a
+ *   `must`, a `should` need not match: it only adds its boost to the score of the pages it matches),
+ *   `track_total_hits: true`, `from`/`size` (within `max_result_window`), the sort `_score` desc,
+ *   `bookTextId` asc, `pageNumber` asc, `_source` of those two fields;
  * - `POST /{index}/_search` of the listing: `bool` with `filter` only (those clauses, and `terms`
  *   of `tags` or `categories`: any value of the array among the filter's), `track_total_hits: true`,
  *   `from`/`size`, one sort on a single-valued keyword field of the mapping, asc or desc, by its
@@ -29,7 +31,9 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  * with `idf = ln(1 + (N − n + 0.5) / (n + 0.5))`, N the documents with the field, n those with the
  * term, avgdl the field's mean length; a document's length dl as Lucene stores it, in one byte
  * (SmallFloat.intToByte4: exact up to 40 terms, rounded down to 4 significant bits beyond). A phrase scores as one term whose
- * frequency is the phrase's and whose idf is the sum of its terms'. `match` sums its terms' scores.
+ * frequency is the phrase's and whose idf is the sum of its terms'. `match` sums its terms' scores,
+ * a `bool` its `must`'s and its matching `should`s' (a `constant_score`: its boost), in doubles
+ * (Lucene: float32, so Lucene ties some scores the fake tells apart).
  * Unlike Lucene the statistics never count deleted documents (Lucene does until segments merge), and
  * a write is searchable at once (OpenSearch: after the next refresh).
  *
@@ -68,9 +72,19 @@ export const MatchClause = v.union([
   v.strictObject({ match_phrase: oneField(textFields, v.strictObject({ query: text })) }),
 ]);
 
+/** A `should` scoring its boost for each document the filter matches (`boost` defaults to 1). */
+export const ConstantScoreClause = v.strictObject({
+  constant_score: v.strictObject({
+    filter: v.strictObject({ match_phrase: oneField(textFields, v.strictObject({ query: text })) }),
+    boost: v.optional(v.pipe(v.number(), v.minValue(0))),
+  }),
+});
+
 /** `POST /{index}/_search`. */
 export const SearchRequest = v.strictObject({
-  query: v.strictObject({ bool: v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([MatchClause]) }) }),
+  query: v.strictObject({
+    bool: v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([MatchClause]), should: v.optional(v.strictTuple([ConstantScoreClause])) }),
+  }),
   track_total_hits: v.literal(true),
   from: count,
   size: v.pipe(count, v.minValue(1)),
@@ -431,10 +445,13 @@ export class FakeOpenSearch {
     const bool = body.query.bool;
     const matches: { id: string; doc: Stored; score: number }[] = [];
     const scorer = this.scorer(index, bool.must[0]);
+    // A bool's score is the sum of its matching must and should clauses' scores (filters score 0).
+    const should = bool.should?.map(({ constant_score: { filter, boost = 1 } }) => ({ matches: this.scorer(index, filter), boost })) ?? [];
     for (const [id, doc] of index.docs) {
       if (!bool.filter.every((clause) => filterMatches(clause, doc.source))) continue;
       const score = scorer(doc);
-      if (score !== undefined) matches.push({ id, doc, score });
+      if (score === undefined) continue;
+      matches.push({ id, doc, score: should.reduce((sum, clause) => sum + (clause.matches(doc) === undefined ? 0 : clause.boost), score) });
     }
     const pageNumber = (doc: Stored) => (doc.source as PageDoc).pageNumber;
     matches.sort(

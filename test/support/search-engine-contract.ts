@@ -346,6 +346,101 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
       });
     });
 
+    describe('phrase hits first', () => {
+      /**
+       * `ancient manuscripts` (stems `anci manu`) as a phrase on z#5 (once, on a long page) and y#3
+       * (twice); both words on other pages, apart, in reverse order, or as other words of the same
+       * stems (a#1 repeats them, on a short page: the best BM25 by far), one of them on e#6; filler
+       * pages keep the words' idf positive in every engine.
+       */
+      const at = (bookTextId: string, n: number, text: string) => page({ ...enPublic, bookTextId }, n, text);
+      const corpus = [
+        at('book-z', 5, 'the keeper of ancient manuscripts sat here alone with his lamp and his long patient work of copying them'),
+        at('book-y', 3, 'ancient manuscripts and more ancient manuscripts in the hall of the old library'),
+        at('book-a', 1, 'manuscripts manuscripts manuscripts ancient ancient ancient'),
+        at('book-b', 2, 'ancient stones and old manuscripts'),
+        at('book-c', 0, 'ancients manuscript in a modern hand today'),
+        at('book-d', 4, 'manuscript of the ancient world'),
+        at('book-e', 6, 'an ancient tale'),
+        ...Array.from({ length: 16 }, (_, n) => at('book-f', n, `filler page ${n} with other words only`)),
+      ];
+      const words = ['ancient', 'manuscripts'];
+      const stems = (mode: MatchMode, rest: Partial<PageQuery> = {}) => query([...new Set(words.map(stem))], { field: 'stemmed', mode, ...rest });
+      const first = (mode: MatchMode, rest: Partial<PageQuery> = {}) => ({ ...stems(mode, rest), phraseFirst: words });
+
+      it('ranks the pages holding the words as a phrase before a page with far better BM25, each group by BM25; totals unchanged', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        for (const mode of ['all', 'any'] as const) {
+          const plain = await engine.search(stems(mode));
+          // Without it, the page repeating the words comes first.
+          expect(ids(plain.hits)[0], mode).toBe('book-a#1');
+          const found = await engine.search(first(mode));
+          expect(found.total, mode).toBe(plain.total);
+          expect(ids(found.hits).slice(0, 2), mode).toEqual(['book-y#3', 'book-z#5']);
+          // The others as without it, in the same order: the group is ranked as before.
+          expect(ids(found.hits).slice(2), mode).toEqual(ids(plain.hits).filter((id) => id !== 'book-y#3' && id !== 'book-z#5'));
+        }
+        expect((await engine.search(first('all'))).total).toBe(6);
+        expect((await engine.search(first('any'))).total).toBe(7);
+      });
+
+      it('pages through the phrase hits and the others: each window a slice of the whole list', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const whole = await engine.search(first('any'));
+        expect(ids(whole.hits).slice(0, 3)).toEqual(['book-y#3', 'book-z#5', 'book-a#1']);
+        for (const [offset, limit] of [[0, 1], [1, 1], [1, 2], [2, 3], [5, 5]] as const) {
+          expect(await engine.search(first('any', { offset, limit }))).toEqual({ total: whole.total, hits: whole.hits.slice(offset, offset + limit) });
+        }
+      });
+
+      it('within one book, and only among the pages the view may see', async () => {
+        const engine = await make();
+        await engine.putPages([
+          ...corpus,
+          page(enPrivate, 7, 'ancient manuscripts once'),
+          page(enPrivate, 1, 'manuscripts ancient manuscripts and some other words'), // `ancient manuscripts` in the middle
+          page(enPrivate, 2, 'ancient ancient manuscript manuscripts manuscripts'),
+          page(enPrivate, 3, 'manuscripts ancient'),
+        ]);
+        const inBook = await engine.search(first('all', { bookTextId: enPrivate.bookTextId }));
+        expect(inBook.total).toBe(4);
+        expect(ids(inBook.hits).slice(0, 2).sort()).toEqual(['book-en-private#1', 'book-en-private#7']);
+        const plainInBook = await engine.search(stems('all', { bookTextId: enPrivate.bookTextId }));
+        expect(ids(plainInBook.hits)[0]).toBe('book-en-private#2');
+        // Anonymous readers: the private book's pages neither found nor counted.
+        const anonymous = await engine.search(first('all', { view: views.anonymous! }));
+        expect(anonymous.total).toBe(6);
+        expect(ids(anonymous.hits).slice(0, 2)).toEqual(['book-y#3', 'book-z#5']);
+        expect((await engine.search(first('all', { view: views.staff! }))).total).toBe(10);
+      });
+
+      it('matches the phrase on the unstemmed terms, in order: other words of the same stems or the words reversed are no phrase hit', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const reversed = await engine.search({ ...stems('all'), phraseFirst: ['manuscripts', 'ancient'] });
+        expect(ids(reversed.hits)[0]).toBe('book-a#1'); // `manuscripts ancient` is on a#1
+        expect(reversed.hits.slice(1)).toEqual((await engine.search(stems('all'))).hits.filter((h) => h.bookTextId !== 'book-a'));
+        const stemmedForms = await engine.search({ ...stems('all'), phraseFirst: ['ancients', 'manuscript'] });
+        expect(ids(stemmedForms.hits)[0]).toBe('book-c#0');
+        expect(await engine.search({ ...stems('all'), phraseFirst: ['anci', 'manu'] })).toEqual(await engine.search(stems('all')));
+      });
+
+      it('a phrase of terms that are no index terms, or on no page, changes nothing; fewer than 2 or more than 32 terms are refused', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const plain = await engine.search(stems('all'));
+        for (const phrase of [['ancient', '"'], ['ancient', 'manuscripts*'], ['NEAR', 'ancient'], ['ancient', 'zzz'], ['ancient', 'manuscripts', 'zzz']]) {
+          expect(await engine.search({ ...stems('all'), phraseFirst: phrase }), phrase.join(' ')).toEqual(plain);
+        }
+        for (const phrase of [[], ['ancient'], Array.from({ length: 33 }, () => 'ancient')]) {
+          await expect(engine.search({ ...stems('all'), phraseFirst: phrase })).rejects.toThrow(RangeError);
+        }
+        expect((await engine.search({ ...stems('all'), phraseFirst: Array.from({ length: 32 }, () => 'ancient') })).total).toBe(plain.total);
+      });
+    });
+
     describe('hostile terms', () => {
       const corpus = [
         page(enPublic, 0, 'a b near or and not'),
@@ -410,6 +505,9 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
             const result = await engine.search(q);
             expect(result.total).toBe(expected.length);
             expect(sorted(ids(result.hits))).toEqual(sorted(expected));
+            // Phrase hits of phraseFirst before every other hit.
+            const phraseHits = result.hits.map((h) => (q.phraseFirst ? holdsPhrase(model.get(`${h.bookTextId}#${h.pageNumber}`)!.exact, q.phraseFirst) : false));
+            expect(phraseHits).toEqual([...phraseHits].sort((x, y) => Number(y) - Number(x)));
             // A window of the list is that slice of it.
             const window = await engine.search({ ...q, offset: 1, limit: 2 });
             expect(window).toEqual({ total: expected.length, hits: result.hits.slice(1, 3) });
@@ -423,6 +521,9 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
   });
 }
 
+/** Whether `terms` hold `phrase` consecutively, in order. */
+const holdsPhrase = (terms: string[], phrase: string[]): boolean => terms.some((_, start) => phrase.every((t, i) => terms[start + i] === t));
+
 /** The pages matching `q`, by scanning: written apart from any engine. */
 function bruteForce(pages: IndexedPage[], q: PageQuery): string[] {
   return pages
@@ -434,7 +535,7 @@ function bruteForce(pages: IndexedPage[], q: PageQuery): string[] {
       const terms = p[q.field];
       if (q.mode === 'any') return q.terms.some((t) => terms.includes(t));
       if (q.mode === 'all') return q.terms.every((t) => terms.includes(t));
-      return terms.some((_, start) => q.terms.every((t, i) => terms[start + i] === t));
+      return holdsPhrase(terms, q.terms);
     })
     .map((p) => `${p.bookTextId}#${p.pageNumber}`);
 }
@@ -486,6 +587,7 @@ const randomQuery: fc.Arbitrary<PageQuery> = fc.record(
     field: fc.constantFrom('exact' as const, 'stemmed' as const),
     terms: fc.array(fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...words, ...words.map(stem)) }, { weight: 1, arbitrary: fc.constantFrom(...hostileTerms, 'zzz') }), { minLength: 1, maxLength: 3 }),
     view: fc.oneof(fc.constant<SearchView>({ kind: 'public' }), fc.constant<SearchView>({ kind: 'all' }), fc.constantFrom(...users).map((ownerId): SearchView => ({ kind: 'publicAndOwn', ownerId }))),
+    phraseFirst: fc.array(fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...words) }, { weight: 1, arbitrary: fc.constantFrom(...hostileTerms) }), { minLength: 2, maxLength: 3 }),
     language: fc.constantFrom(...languages),
     bookTextId: fc.constantFrom(...bookIds, 'b-none'),
     limit: fc.constant(100),

@@ -5,7 +5,7 @@ import { onceAsync } from '../../lazy.ts';
 import { maxWindow } from '../../paging.ts';
 import { policies, retry, type RetryClock } from '../../retry.ts';
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../search/engine.ts';
-import { checkIndexedPages, listingBook, listingQuery, matchableTerms, type ListingQuery } from '../../search/rules.ts';
+import { checkIndexedPages, listingBook, listingQuery, matchableTerms, maxQueryTerms, phraseFirstTerms, type ListingQuery } from '../../search/rules.ts';
 import { booksIndexOf } from './index-names.ts';
 
 /**
@@ -260,28 +260,44 @@ export function listBooksBody(query: BookListQuery) {
 }
 
 /**
+ * The score of a phrase hit of `phraseFirst`: a `should` clause, `constant_score` (its score is its
+ * boost, whatever the phrase's frequency), added to the `must`'s BM25 score. It must exceed any BM25
+ * score of the `must`, so that every phrase hit ranks before every other page: Lucene's BM25 gives a
+ * term less than its idf (idf · f / (f + k1 · norm)), an idf is at most ln(1 + (N − 0.5) / 1.5) < 21.1
+ * for a shard's N of at most 2^31 documents, and a `must` holds at most 32 terms (a phrase's weight
+ * is the sum of its terms' idf): under 675. Within the phrase hits the order is still the `must`'s
+ * BM25. Lucene adds the two as float32: from 1,000 its step is 6e-5 to 1.2e-4, so phrase hits whose
+ * BM25 scores differ by less than that tie (and go by bookTextId and pageNumber).
+ */
+export const phraseFirstBoost = 1_000;
+
+/**
  * The `_search` body of a query (validated first: out-of-contract values throw a RangeError), or
  * null when no page can match it: a term that is not an index term is in no page
- * (lib/search/rules.ts `matchableTerms`), so it is never sent, and the answer is known.
+ * (lib/search/rules.ts `matchableTerms`), so it is never sent, and the answer is known. With
+ * `phraseFirst`, a `should` ranks its phrase hits first (phraseFirstBoost); a `bool` with a `must`
+ * needs no `should` to match (minimum_should_match is 0 then), so hits and totals are the `must`'s.
  */
 export function searchBody(query: PageQuery) {
   const { mode, field, terms, limit, offset } = query;
   if (field !== 'exact' && field !== 'stemmed') throw new RangeError('Unknown search field');
   if (mode !== 'phrase' && mode !== 'all' && mode !== 'any') throw new RangeError('Unknown match mode');
-  if (!Array.isArray(terms) || terms.length > 32) throw new RangeError('A query has at most 32 terms');
+  if (!Array.isArray(terms) || terms.length > maxQueryTerms) throw new RangeError(`A query has at most ${maxQueryTerms} terms`);
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new RangeError('limit is 1 to 100');
   if (!Number.isInteger(offset) || offset < 0 || offset > 10_000) throw new RangeError('offset is 0 to 10000');
+  const phrase = phraseFirstTerms(query);
   const filter = viewFilter(query.view);
   const kept = matchableTerms(query);
   if (!kept) return null;
-  for (const t of kept) checkTerm(t, 64);
+  for (const t of [...kept, ...(phrase ?? [])]) checkTerm(t, 64);
   const text = kept.join(' ');
   const must =
     mode === 'phrase' ? { match_phrase: { [field]: { query: text } } } : { match: { [field]: { query: text, operator: mode === 'all' ? 'and' : 'or' } } };
   if (query.bookTextId !== undefined) filter.push(term('bookTextId', checkString(query.bookTextId, 'bookTextId')));
   if (query.language !== undefined) filter.push(term('language', checkString(query.language, 'language')));
+  const should = phrase ? { should: [{ constant_score: { filter: { match_phrase: { exact: { query: phrase.join(' ') } } }, boost: phraseFirstBoost } }] } : {};
   return {
-    query: { bool: { filter, must: [must] } },
+    query: { bool: { filter, must: [must], ...should } },
     track_total_hits: true,
     from: offset,
     size: limit,

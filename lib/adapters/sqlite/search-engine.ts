@@ -1,6 +1,6 @@
 import sqlite3 from 'node-sqlite3-wasm';
 import type { IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine } from '../../search/engine.ts';
-import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, type ListingQuery } from '../../search/rules.ts';
+import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, phraseFirstTerms, type ListingQuery } from '../../search/rules.ts';
 
 /**
  * The search engine on SQLite FTS5 (issue 17), for the laptop: node-sqlite3-wasm is SQLite built to
@@ -31,8 +31,8 @@ import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchable
  *   2.6 ms, its ranked page 20 ms against 10 ms. A whole-index search ranked without the join was
  *   no faster than with it.
  *
- * A search is two statements: a count (no ranking) and the ranked page of hits (bm25, then the
- * tie-break). One statement counting with a window function over the ranked rows was slower.
+ * A search is two statements: a count (no ranking) and the ranked page of hits (the phrase hits of
+ * `phraseFirst` first, then bm25, then the tie-break). One statement counting with a window function over the ranked rows was slower.
  * Ranking is the cost of a broad search: bm25 runs on every matching visible page, about 1 µs each
  * (a term on all of 20,000 pages: about 15 ms).
  *
@@ -333,6 +333,15 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     return { table, values, joined, counted: bookFiltered ? joined : `FROM ${table} WHERE ${filters.join(' AND ')}` };
   };
 
+  /** The ORDER BY term ranking the pages of `exact` that hold `phrase` first, and its parameters. */
+  const phraseFirstOrder = (table: string, phrase: string[], seq: number | undefined): { sql: string; values: Value[] } => {
+    const range = seq === undefined ? [] : [seq * pageSpan, seq * pageSpan + pageSpan - 1];
+    return {
+      sql: `${table}.rowid IN (SELECT rowid FROM exact WHERE exact MATCH ?${range.length > 0 ? ' AND exact.rowid BETWEEN ? AND ?' : ''}) DESC, `,
+      values: [matchExpression({ mode: 'phrase', terms: phrase })!, ...range],
+    };
+  };
+
   // -------------------------------------------------------------------------------------------
   // The catalogue listing
   // -------------------------------------------------------------------------------------------
@@ -542,6 +551,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
 
     async search(query) {
       checkPageQuery(query);
+      const phrase = phraseFirstTerms(query);
       const none = { total: 0, hits: [] };
       const match = matchExpression(query);
       if (match === null) return none;
@@ -554,11 +564,14 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       // Counted without ranking (cheaper than one ranked query counting with a window: measured).
       const total = Number(row(`SELECT count(*) AS n ${where.counted}`, where.values)!.n);
       if (query.offset >= total) return { total, hits: [] };
-      // bm25() is lower for better pages; ties by bookTextId (BINARY: ids are ASCII), then page number.
+      // Phrase hits first: the pages of `exact` holding the phrase (in the book's rowid range, if
+      // any), one uncorrelated subquery SQLite runs once; then bm25(), lower for better pages; ties
+      // by bookTextId (BINARY: ids are ASCII), then page number.
+      const first = phrase ? phraseFirstOrder(where.table, phrase, seq) : { sql: '', values: [] };
       const rows = statement(
         `SELECT b.bookTextId AS bookTextId, ${where.table}.rowid & ${pageSpan - 1} AS pageNumber ${where.joined}
-         ORDER BY bm25(${where.table}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
-      ).all([...where.values, query.limit, query.offset]);
+         ORDER BY ${first.sql}bm25(${where.table}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
+      ).all([...where.values, ...first.values, query.limit, query.offset]);
       const hits: PageHit[] = rows.map((row) => ({ bookTextId: String(row.bookTextId), pageNumber: Number(row.pageNumber) }));
       return { total, hits };
     },

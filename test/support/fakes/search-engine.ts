@@ -1,5 +1,5 @@
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../../lib/search/engine.ts';
-import { checkIndexedPages, checkPageQuery, listingBook, listingQuery } from '../../../lib/search/rules.ts';
+import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, phraseFirstTerms } from '../../../lib/search/rules.ts';
 import { copy } from './copy.ts';
 
 const k1 = 1.2;
@@ -28,9 +28,10 @@ const byUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a), 
  * Ranking is Okapi BM25 (k1 1.2, b 0.75) as FTS5's bm25() computes it: one part per phrase (the
  * whole phrase in `phrase` mode, each term otherwise), idf = ln((N - n + 0.5) / (n + 0.5)) or
  * 1e-6 when that is not positive, N every indexed page and n those holding the phrase in the
- * field, visible or not, and a page's length against the average over every page. (The SQLite
- * engine's N and average length also count pages since replaced or removed, so after such writes
- * its order of close scores can differ: the contract is the hits and totals.)
+ * field, visible or not, and a page's length against the average over every page; the phrase
+ * hits of `phraseFirst` before the others. (The SQLite engine's N and average length also count
+ * pages since replaced or removed, so after such writes its order of close scores can differ: the
+ * contract is the hits and totals.)
  */
 export class FakeSearchEngine implements SearchEngine {
   /** By `${bookTextId} ${pageNumber}`. */
@@ -81,6 +82,7 @@ export class FakeSearchEngine implements SearchEngine {
 
   async search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }> {
     checkPageQuery(query);
+    const phraseFirst = phraseFirstTerms(query);
     if (query.terms.length === 0) return { total: 0, hits: [] };
     const all = [...this.pages.values()];
     const phrases = query.mode === 'phrase' ? [query.terms] : query.terms.map((term) => [term]);
@@ -91,7 +93,7 @@ export class FakeSearchEngine implements SearchEngine {
     });
     const averageLength = all.reduce((sum, page) => sum + page[query.field].length, 0) / all.length;
 
-    const scored: { page: IndexedPage; score: number }[] = [];
+    const scored: { page: IndexedPage; score: number; phraseHit: boolean }[] = [];
     for (const page of all) {
       if (!visibleIn(query.view, page)) continue;
       if (query.language !== undefined && page.language !== query.language) continue;
@@ -101,10 +103,11 @@ export class FakeSearchEngine implements SearchEngine {
       if (!matches) continue;
       const lengthNorm = 1 - b + (b * page[query.field].length) / averageLength;
       const score = counts.reduce((sum, c, i) => sum + (idf[i]! * c * (k1 + 1)) / (c + k1 * lengthNorm), 0);
-      scored.push({ page, score });
+      scored.push({ page, score, phraseHit: phraseFirst !== null && occurrences(page.exact, phraseFirst) > 0 });
     }
     scored.sort(
       (x, y) =>
+        Number(y.phraseHit) - Number(x.phraseHit) ||
         y.score - x.score ||
         (x.page.bookTextId < y.page.bookTextId ? -1 : x.page.bookTextId > y.page.bookTextId ? 1 : 0) ||
         x.page.pageNumber - y.page.pageNumber,

@@ -4,7 +4,7 @@ import type { User } from '../../../lib/auth/users.ts';
 import type { BookText } from '../../../lib/ocr/book-text.ts';
 import { newPage } from '../../../lib/ocr/pages/page.ts';
 import { indexedFields, indexedPage } from '../../../lib/search/indexing.ts';
-import { maxQueryLength, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords } from '../../../lib/search/query.ts';
+import { matchOf, maxQueryLength, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords } from '../../../lib/search/query.ts';
 import { searchBookText, searchCatalogue, type SearchDeps } from '../../../lib/search/search.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { FakeSearchEngine } from '../../support/fakes/search-engine.ts';
@@ -82,6 +82,20 @@ describe('searching the catalogue', () => {
     expect(await pages('"الصالحه الاعمال"', 'any')).toEqual([]);
   });
 
+  it('ranks first the pages holding the words as typed, in order, though others hold them more often', async () => {
+    const { book } = await storedJob(world, owner.userId, { status: 'completed', visibility: 'public', language: 'ar' });
+    await withPages(book, ['العِلْمِ والعلم طلب وطلب', 'ثم خرج في طَلَبِ العِلْمِ إلى بغداد وأقام بها زمنا طويلا يكتب ويقرأ', 'طلب المال']);
+    const pages = async (q: string, mode: 'all' | 'any') => (await searchCatalogue(deps, as(), { q, mode, ...page })).hits.map((h) => h.pageNumber);
+    // By BM25 alone the first page comes first: both stems twice, on a short page.
+    const plain = await engine.search({ ...matchOf('طلب العلم'), phraseFirst: undefined, view: { kind: 'all' }, limit: 20, offset: 0 });
+    expect(plain.hits.map((h) => h.pageNumber)).toEqual([1, 2]);
+    expect(await pages('طلب العلم', 'all')).toEqual([2, 1]);
+    expect(await pages('طلب العلم', 'any')).toEqual([2, 1, 3]);
+    expect((await searchCatalogue(deps, as(), { q: 'طلب العلم', ...page })).total).toBe(2);
+    // Reversed, the words are no phrase on any page: BM25 alone.
+    expect(await pages('العلم طلب', 'all')).toEqual([1, 2]);
+  });
+
   it('filters by language', async () => {
     expect((await searchCatalogue(deps, as(), { q: 'الأعمال', language: 'en', ...page })).total).toBe(0);
     expect((await searchCatalogue(deps, as(), { q: 'الأعمال', language: 'ar', ...page })).total).toBe(1);
@@ -128,5 +142,23 @@ describe('searching one book', () => {
     const third = await searchBookText(deps, as(), open.bookTextId, { q: 'الصلاه', limit: 10, offset: 20 });
     expect([first.total, first.hits.length, third.hits.length]).toEqual([25, 10, 5]);
     expect(new Set([...first.hits, ...third.hits].map((h) => h.pageNumber)).size).toBe(15);
+  });
+});
+
+describe('the engine query of a search (matchOf)', () => {
+  it('ranks the words as typed, in order, first in an all-words or any-word search of two words or more', () => {
+    expect(matchOf('طَلَبِ  العِلْمِ')).toEqual({ field: 'stemmed', mode: 'all', terms: ['طلب', 'علم'], phraseFirst: ['طلب', 'العلم'] });
+    expect(matchOf('Reading the books', 'any')).toEqual({ field: 'stemmed', mode: 'any', terms: ['read', 'the', 'book'], phraseFirst: ['reading', 'the', 'books'] });
+    // Each stem once in the terms; the phrase keeps every word, repeats too.
+    expect(matchOf('books book books')).toEqual({ field: 'stemmed', mode: 'all', terms: ['book'], phraseFirst: ['books', 'book', 'books'] });
+    // ﷺ is four words.
+    expect(matchOf('ﷺ').phraseFirst).toEqual(['صلي', 'الله', 'عليه', 'وسلم']);
+  });
+
+  it('leaves a one-word search and a phrase search as they are', () => {
+    expect(matchOf('العلم')).toEqual({ field: 'stemmed', mode: 'all', terms: ['علم'] });
+    expect(matchOf('العلم', 'any')).toEqual({ field: 'stemmed', mode: 'any', terms: ['علم'] });
+    expect(matchOf('طلب العلم', 'phrase')).toEqual({ field: 'exact', mode: 'phrase', terms: ['طلب', 'العلم'] });
+    expect(matchOf('"طلب العلم"', 'any')).toEqual({ field: 'exact', mode: 'phrase', terms: ['طلب', 'العلم'] });
   });
 });
