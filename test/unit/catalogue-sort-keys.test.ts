@@ -17,7 +17,7 @@ describe('catalogueSortKeys', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', minLength: 150, maxLength: 260 }), (name) => {
         const key = catalogueSortKeys(book(name)).byName;
-        expect(key.isWellFormed()).toBe(true);
+        expect(key).not.toMatch(/\p{Cs}/u); // no lone surrogate
         expect(key.length - '#b1'.length).toBeLessThanOrEqual(200);
       }),
     );
