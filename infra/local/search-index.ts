@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { isCurrentSearchIndex } from '../../lib/adapters/sqlite/search-engine.ts';
 import { dynamoPageStore } from '../../lib/adapters/dynamo/book-text-pages.ts';
 import { scanBookTextIds } from '../../lib/adapters/dynamo/book-text-scan.ts';
 import { reindexBookTexts } from '../../lib/search/indexing.ts';
@@ -16,6 +17,19 @@ import { startStreamPoller } from './stream-poller.ts';
  * so they are applied after the books were read, and the index ends in step with the table. Requests
  * are served all the while; a search finds the books indexed so far.
  */
+/**
+ * Removes a search index this code cannot use as it is (an older layout: it is derived data), and the
+ * stream position that goes with it, so that startSearchIndexer builds it again from the table. Run
+ * before anything opens the index.
+ */
+export function discardStaleSearchIndex(dir: string, log: (line: string) => unknown = (line) => process.stderr.write(`search-indexer: ${line}\n`)): void {
+  const file = searchDbFile(dir);
+  if (isCurrentSearchIndex(file)) return;
+  rmSync(file, { force: true });
+  rmSync(streamCheckpointFile(dir), { force: true });
+  log(`${file} was written by an older version: it is built again from the table`);
+}
+
 export function startSearchIndexer(dir: string, tableName: string, log = (line: string) => process.stderr.write(`search-indexer: ${line}\n`)) {
   const checkpointFile = streamCheckpointFile(dir);
   const build = !existsSync(searchDbFile(dir)) || !existsSync(checkpointFile);

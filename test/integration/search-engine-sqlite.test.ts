@@ -8,6 +8,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { matchExpression, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
 import type { IndexedPage } from '../../lib/search/engine.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
+import { discardStaleSearchIndex } from '../../infra/local/search-index.ts';
+import { searchDbFile, streamCheckpointFile } from '../../infra/local/state.ts';
 
 /** SQLite FTS5 (node-sqlite3-wasm): the contract in memory, then what only a database file shows. */
 const opened: SqliteSearchEngine[] = [];
@@ -49,6 +51,26 @@ describe('SQLite FTS5 search engine', () => {
     other.exec('PRAGMA user_version = 7');
     other.close();
     expect(() => sqliteSearchEngine(path)).toThrow(/layout 7/);
+  });
+
+  it('npm start builds an index of an older layout again: the file and its stream position go, a current one stays', async () => {
+    const local = mkdtempSync(join(dir, 'data-'));
+    const [file, checkpoint] = [searchDbFile(local), streamCheckpointFile(local)];
+    const older = new sqlite3.Database(file);
+    older.exec('PRAGMA user_version = 2');
+    older.close();
+    writeFileSync(checkpoint, '{}');
+    const lines: string[] = [];
+    discardStaleSearchIndex(local, (line) => lines.push(line));
+    expect([existsSync(file), existsSync(checkpoint), lines.length]).toEqual([false, false, 1]);
+
+    const current = open(file);
+    await current.putPages([page(0, 'نور')]);
+    current.close();
+    opened.splice(opened.indexOf(current), 1);
+    writeFileSync(checkpoint, '{}');
+    discardStaleSearchIndex(local, (line) => lines.push(line));
+    expect([existsSync(file), existsSync(checkpoint), lines.length]).toEqual([true, true, 1]);
   });
 
   it('keeps other connections out while open, with what to do if a killed process left its lock', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import sqlite3 from 'node-sqlite3-wasm';
 import type { IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine } from '../../search/engine.ts';
 import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, phraseFirstTerms, type ListingQuery } from '../../search/rules.ts';
@@ -90,8 +91,28 @@ const batchSize = 500;
  * reclaims at least half of it.
  */
 const deleteMergePercent = 50;
-/** The layout this code reads and writes (PRAGMA user_version). 2: the catalogue listing. */
-const schemaVersion = 2;
+/**
+ * The layout this code reads and writes (PRAGMA user_version). 2: the catalogue listing. 3: the same
+ * tables, with the listing kept by the indexer and the backfill (an index of layout 2 may hold pages
+ * and no listing entries, so it is built again: infra/local/search-index.ts).
+ */
+const schemaVersion = 3;
+
+/**
+ * Whether the file at `path` is a search index this code can open as it is: absent, empty, or of
+ * this layout. Read through its own short connection, before the engine opens the file (which keeps
+ * it locked while open).
+ */
+export function isCurrentSearchIndex(path: string): boolean {
+  if (!existsSync(path)) return true;
+  const db = new sqlite3.Database(path, { readOnly: true });
+  try {
+    const version = db.get('PRAGMA user_version')?.user_version;
+    return version === 0 || version === schemaVersion;
+  } finally {
+    db.close();
+  }
+}
 /** The page cache, in KiB (PRAGMA cache_size). */
 const cacheKiB = 65_536;
 /** Prepared statements kept; past it the least recently used is finalized (listing queries come in many shapes). */
