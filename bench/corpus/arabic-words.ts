@@ -1,3 +1,5 @@
+import { normalize } from '../../lib/search/analysis.ts';
+
 /**
  * Real Arabic words as books print them (bench/search.ts, issue 17): classical and modern vocabulary,
  * nouns definite and not, broken and sound plurals (ون ين ات), verbs of forms I to X in the past,
@@ -336,6 +338,82 @@ const verbs = `
 حجوا تابوا آمنت نزلوا سكنوا يسكنون زرعوا يزرعون صنعوا يصنعون دخلت خرجت جلست قامت نظرت سمعت رأت قرأت
 حفظت فهمت علمت عرفت وجدت طلبت أخذت
 `;
+
+/**
+ * The syntactic class of each word, for the generator's model of sentences (syntax.ts): a noun,
+ * adjective, name or verb is of its kind; a particle (kind `particle`, which says only that it takes
+ * no clitic but و or ف) is put by hand in the class of its use, written here unvocalized (words are
+ * matched normalized, so أن stands for أَنْ أَنَّ إِنْ إِنَّ alike, and مَن for مِن when both are listed):
+ *
+ * - preposition: a preposition, or a word that a noun follows as its genitive or vocative (ظرف
+ *   such as بعد قبل فوق, nouns in construct such as مثل دون أجل نحو, بن and أبو between names, يا أيها);
+ * - phrase: a complete adverbial (a preposition with its pronoun: به عليه منهم بذلك; adverbs: أيضا
+ *   الآن جدا هنا; and the words of set formulas: تعالى وسلم عز وجل الحمد لله), which may stand
+ *   before or after nearly anything;
+ * - pronoun: a subject pronoun, alone or on أنّ إنّ (هو نحن أنه) or a noun (بعضهم كلهم);
+ * - demonstrative: هذا هذه ذلك تلك هؤلاء أولئك;
+ * - relative: الذي التي الذين, من and ما (who, what; also ما of negation, its use taken the same:
+ *   a verb follows), and ما after a preposition (مما فيما بما);
+ * - inna: إنّ and its sisters with their subject to come (فإن وأن لأن لعل);
+ * - conjunction: ثم أو بل لكن إما حتى إلا إنما, which a clause or a coordinated word follows;
+ * - subordinator: أن إذا لو لما حيث حين كما كي ... and the interrogatives, which a clause follows,
+ *   mostly verbal;
+ * - negation: لا لم لن ليس ليست;
+ * - preverb: قد لقد سوف ربما, which a verb follows;
+ * - a few particles of the lists are verbs (وكان فقال تكون كانوا رضي رحمه عسى) or nouns (قوله أكثر أقل)
+ *   in use, and are of those classes.
+ */
+export type ArabicClass =
+  | 'noun'
+  | 'adjective'
+  | 'name'
+  | 'verb'
+  | 'preposition'
+  | 'phrase'
+  | 'pronoun'
+  | 'demonstrative'
+  | 'relative'
+  | 'inna'
+  | 'conjunction'
+  | 'subordinator'
+  | 'negation'
+  | 'preverb';
+
+const particleClasses: Record<ArabicClass, string> = {
+  preposition: `
+في من على إلى عن بعد بين قبل مع عند بن أبو نحو دون مثل منذ لدى سوى ذات أي يا أيها وعن وفي وعلى وإلى ففي
+فعلى وكل وبعد وقبل ومع وبين فوق تحت أمام خلف وراء حول خلال أثناء عبر ضمن وفق حسب بسبب نتيجة رغم أجل
+نسبة إضافة حوالي رب بسم`,
+  phrase: `
+به له فيه عليه منه عنه إليه لها بها فيها منها لهم منهم عليهم عنها عليها إليها بهم فيهم عنهم إليهم
+عليك عليكم علينا إلينا منا لنا بنا فينا عنا لك لكم بكم منكم فيكم لي بي مني عني وبه وله وفيه ومنه
+وعليه بعده قبله عنده عندهم معه معهم بينهم بينهما ولذلك لذلك بذلك كذلك وكذلك هكذا كذا إياه إياك
+نفسه أنفسهم ذاته جميعا وحده شيئا أيضا فقط جدا هناك هنا دائما أبدا قط غدا أمس الآن ليلا نهارا صباحا
+مساء تقريبا نعم بلى كلا بالرغم الرغم بالإضافة تعالى وتعالى وسلم سبحانه عز وجل اللهم السلام والسلام
+والصلاة وبركاته آمين الرحمن الرحيم الحمد والحمد لله ربه ربنا ربكم`,
+  pronoun: `هو هي هم نحن أنا أنت أنتم هما هن وهو وهي وهم فهو فهي فهم ونحن وأنا أنه أنها أنهم كأنه لأنه بعضهم
+كلهم أحدهم`,
+  demonstrative: `هذا ذلك هذه تلك هؤلاء أولئك`,
+  relative: `الذي التي الذين ما وما فما ومن فمن ممن مما عما فيما بما`,
+  inna: `فإن وأن لأن لعل`,
+  conjunction: `ثم أو بل لكن ولكن إما حتى وحتى إلا إنما وإنما`,
+  subordinator: `
+أن إذا كما حيث حين إذ لو لولا لما فإذا وإذا فلما ولما ولو فلو عندما بينما كلما طالما كي لكي لئلا
+بأن هل كيف أين متى لماذا ماذا`,
+  negation: `لا لم لن ليس ليست ولا ولم فلا`,
+  preverb: `قد وقد لقد سوف ربما`,
+  verb: `وكان فقال وقال تكون كانوا رضي رحمه عسى`,
+  noun: `قوله أكثر أقل`,
+  adjective: ``,
+  name: ``,
+};
+
+const particleClass = new Map<string, ArabicClass>(
+  (Object.entries(particleClasses) as [ArabicClass, string][]).flatMap(([c, text]) => words(text).map((w) => [normalize(w), c] as const)),
+);
+
+/** A word's syntactic class: its kind, or for a particle the class of its use (undefined for a particle not classed here). */
+export const arabicClassOf = ({ word, kind }: ArabicWord): ArabicClass | undefined => (kind === 'particle' ? particleClass.get(normalize(word)) : kind);
 
 /** The most frequent words, most frequent first. */
 export const arabicHead: readonly ArabicWord[] = words(head).map((tagged) => {

@@ -272,3 +272,34 @@ angry peaceful restless weary eager anxious curious jealous envious ashamed guil
 export const englishHead: readonly string[] = words(head);
 /** The other words, unranked. */
 export const englishBody: readonly string[] = words(body);
+
+/**
+ * The syntactic class of each word, for the generator's model of sentences (syntax.ts): the closed
+ * classes are listed here by hand, each word in the class of its most frequent use in prose (that
+ * as a conjunction, like as a preposition, there as the subject of "there is", up and out as adverbs);
+ * every other word is a content word (noun, verb, adjective or adverb: the lists do not tell them
+ * apart, and many are more than one, such as work, light or rule).
+ */
+export type EnglishClass = 'determiner' | 'preposition' | 'pronoun' | 'conjunction' | 'auxiliary' | 'negation' | 'content';
+
+const closedClasses: Record<Exclude<EnglishClass, 'content'>, string> = {
+  determiner: `the a an this these those his their its my our your thy thine some any no every each all both either
+neither many few several much such another whose`,
+  preposition: `of to in for with by on from at into about over after before through between under during without
+against upon toward towards within among across along around behind above below beneath beside besides beyond amid
+amidst onto unto till per like`,
+  pronoun: `it he they we who which what whatever whoever there me us them himself itself none something nothing
+anything thee thou ye`,
+  conjunction: `and or but so if when as that because while although though since than nor whether until unless
+whereas whereby wherein lest whilst where whenever wherever how why`,
+  auxiliary: `is was be are were been has have had would will can could may might must should shall do did does am
+being having hath doth shalt cannot`,
+  negation: `not never`,
+};
+
+const closedClass = new Map<string, EnglishClass>(
+  (Object.entries(closedClasses) as [EnglishClass, string][]).flatMap(([c, text]) => words(text).map((w) => [w, c] as const)),
+);
+
+/** A word's syntactic class. */
+export const englishClassOf = (word: string): EnglishClass => closedClass.get(word) ?? 'content';
