@@ -7,7 +7,7 @@ import type { SqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts
 import type { Caller } from '../lib/auth/caller.ts';
 import type { User } from '../lib/auth/users.ts';
 import type { BookText, FileRecord, OcrStatus, Visibility } from '../lib/ocr/book-text.ts';
-import { tableWindow, type CatalogueListing } from '../lib/ocr/catalogue/listing.ts';
+import { catalogueSortOrders, tableWindow, type CatalogueListing } from '../lib/ocr/catalogue/listing.ts';
 import { catalogueSortKeys } from '../lib/ocr/catalogue/sort-keys.ts';
 import { maxOffset } from '../lib/paging.ts';
 import type { BookListQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
@@ -407,14 +407,7 @@ function oracleOf(books: readonly BookText[]): Oracle {
   return { byId: new Map(books.map((b) => [b.bookTextId, b])), ascending: { date: inOrder('byDate'), name: inOrder('byName'), pages: inOrder('byPages') } };
 }
 
-const sortOf: Record<string, { order: Order; descending: boolean }> = {
-  date_asc: { order: 'date', descending: false },
-  date_desc: { order: 'date', descending: true },
-  name_asc: { order: 'name', descending: false },
-  name_desc: { order: 'name', descending: true },
-  pages_asc: { order: 'pages', descending: false },
-  pages_desc: { order: 'pages', descending: true },
-};
+const sortOf: Record<string, { order: Order; descending: boolean }> = catalogueSortOrders;
 
 /**
  * What `GET /ocr/books` must answer, from the seeded data alone: every book the caller may see

@@ -29,7 +29,8 @@ export const catalogueSorts = ['date_asc', 'date_desc', 'name_asc', 'name_desc',
 export type CatalogueSort = (typeof catalogueSorts)[number];
 export const defaultCatalogueSort: CatalogueSort = 'date_desc';
 
-const sorts: Record<CatalogueSort, { order: CatalogueOrder; descending: boolean }> = {
+/** What each `sort` orders by, and which way. */
+export const catalogueSortOrders: Record<CatalogueSort, { order: CatalogueOrder; descending: boolean }> = {
   date_asc: { order: 'date', descending: false },
   date_desc: { order: 'date', descending: true },
   name_asc: { order: 'name', descending: false },
@@ -90,7 +91,7 @@ export async function listCatalogue(deps: CatalogueDeps, caller: Caller, query: 
   if (status !== undefined && !isOcrStatus(status)) return { success: true, total: 0, limit, offset, books: [] };
 
   const filter: CatalogueFilter = { status, language, tags, categories };
-  const listing: CatalogueQuery = { view: catalogueView(caller), ...sorts[query.sort ?? defaultCatalogueSort], limit, offset };
+  const listing: CatalogueQuery = { view: catalogueView(caller), ...catalogueSortOrders[query.sort ?? defaultCatalogueSort], limit, offset };
   const { total, items } =
     isFiltered(filter) || offset + limit > tableWindow ? await fromIndex(deps, caller, { ...listing, filter }) : await deps.catalogue.list(listing);
   // The table's indexes are eventually consistent too: a book made private a moment ago must not be shown.
