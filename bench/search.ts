@@ -8,7 +8,8 @@ import type { IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchVi
 import { defaultSearchMode, matchOf } from '../lib/search/query.ts';
 import { seeded } from '../ocr-worker/fixtures/random.ts';
 import { openSearchOverFake } from '../test/support/fake-opensearch.ts';
-import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf, type CorpusBook } from './corpus/generate.ts';
+import { realBooks, type RealBook } from './corpus/real-text.ts';
+import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf, type CorpusBook, type CorpusLanguage } from './corpus/generate.ts';
 
 /**
  * `npm run bench -- search` (issue 17): full-text search on a corpus of real Arabic and English words
@@ -52,10 +53,19 @@ interface Corpus {
   pageCount: number;
   /** Global page index → its book and page number. */
   locate(i: number): { book: CorpusBook; pageNumber: number };
+  /** Page `pageNumber` (from 0) of a book. */
+  text(book: CorpusBook, pageNumber: number): string;
 }
 
-function corpus(pageCount: number): Corpus {
-  const books = corpusBooks(pageCount);
+/** The generated corpus's first `pageCount` pages. */
+const corpus = (pageCount: number): Corpus => corpusOf(corpusBooks(pageCount), pageText);
+
+/** The real-text corpus (bench/corpus/real-text.ts) of some books. */
+const realCorpus = (books: RealBook[]): Corpus =>
+  corpusOf(books, (book, n) => books.find((b) => b.bookTextId === book.bookTextId)!.pages[n]!);
+
+function corpusOf(books: CorpusBook[], text: Corpus['text']): Corpus {
+  const pageCount = books.reduce((sum, b) => sum + b.pageCount, 0);
   const starts = books.map(
     (
       (sum) => (b: CorpusBook) =>
@@ -65,6 +75,7 @@ function corpus(pageCount: number): Corpus {
   return {
     books,
     pageCount,
+    text,
     locate(i) {
       let lo = 0;
       let hi = books.length - 1;
@@ -115,7 +126,7 @@ interface Kind {
 const pick = <T>(random: () => number, values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
 
 function queryKinds(c: Corpus): Kind[] {
-  const pageWords = (book: CorpusBook, n: number) => wordsOf(pageText(book, n));
+  const pageWords = (book: CorpusBook, n: number) => wordsOf(c.text(book, n));
   const somePage = (random: () => number) => {
     const { book, pageNumber } = c.locate(Math.floor(random() * c.pageCount));
     return pageWords(book, pageNumber);
@@ -215,7 +226,7 @@ function fragments(c: Corpus, count: number): Fragment[] {
   const random = seeded(2026);
   return Array.from({ length: count }, () => {
     const { book, pageNumber } = c.locate(Math.floor(random() * c.pageCount));
-    const words = wordsOf(pageText(book, pageNumber));
+    const words = wordsOf(c.text(book, pageNumber));
     const at = Math.floor(random() * (words.length - 2));
     const q = words
       .slice(at, at + 3)
@@ -334,7 +345,7 @@ async function writes(engine: SearchEngine, c: Corpus): Promise<Writes> {
     return percentile(times.sort((x, y) => x - y), 50);
   };
   const books = c.books.slice(0, writeRuns);
-  const pagesOf = (book: CorpusBook) => Array.from({ length: book.pageCount }, (_, n) => indexedPage(book, n, pageText(book, n)));
+  const pagesOf = (book: CorpusBook) => Array.from({ length: book.pageCount }, (_, n) => indexedPage(book, n, c.text(book, n)));
   const analyzed = books.map(pagesOf);
   const fields = (book: CorpusBook, flip: boolean) => ({
     userId: book.userId,
@@ -443,6 +454,8 @@ export interface SearchReport {
   vocabulary: { ar: number; en: number };
   sizes: SizeReport[];
   parity?: Parity;
+  /** Known-item accuracy on real text (the Quran, Arabic and English), measured, not budgeted. */
+  realText: RealTextReport[];
   load: { before: number[]; after: number[] };
   cpu: { userS: number; systemS: number; wallS: number };
   problems: string[];
@@ -451,6 +464,81 @@ export interface SearchReport {
 
 const log = (line: string) => console.log(`[search] ${line}`);
 
+/** Indexes a corpus as the indexer does it: `analyze` on each page's text, one putPages per book. */
+async function build(engine: SearchEngine, c: Corpus, label: string, openSearch?: SearchEngine) {
+  let textBytes = 0;
+  let words = 0;
+  let analysisMs = 0;
+  let putMs = 0;
+  let done = 0;
+  const forms = { ar: new Set<string>(), en: new Set<string>(), stems: new Set<string>() };
+  for (const book of c.books) {
+    const pages: IndexedPage[] = [];
+    for (let n = 0; n < book.pageCount; n++) {
+      const text = c.text(book, n);
+      textBytes += Buffer.byteLength(text);
+      const start = performance.now();
+      const page = indexedPage(book, n, text);
+      analysisMs += performance.now() - start;
+      words += page.exact.length;
+      for (const term of page.exact) forms[book.language].add(term);
+      for (const term of page.stemmed) forms.stems.add(term);
+      pages.push(page);
+    }
+    const start = performance.now();
+    await engine.putPages(pages);
+    putMs += performance.now() - start;
+    await openSearch?.putPages(pages);
+    done += pages.length;
+    if (done % 5000 < pages.length) log(`${label}: ${done} pages indexed`);
+  }
+  return { textBytes, words, analysisMs, putMs, forms };
+}
+
+/** The real text (bench/corpus/real-text.ts) of one language, as measured: no budget. */
+interface RealTextReport {
+  language: CorpusLanguage;
+  books: { bookTextId: string; chapters: [number, number]; pages: number }[];
+  pages: number;
+  words: number;
+  /** Distinct exact terms (normalized words as indexed). */
+  forms: number;
+  accuracy: Accuracy;
+}
+
+/**
+ * Known-item accuracy on real text: the Arabic Quran and its English translation in books and
+ * pages as the generated corpus's, both indexed into one fresh engine, and `fragments` of each
+ * language's pages searched as for the generated corpus.
+ */
+async function realText(dir: string): Promise<RealTextReport[]> {
+  const arabic = realBooks('ar');
+  const english = realBooks('en', arabic.length);
+  const file = join(dir, 'search-real-text.sqlite');
+  const engine = sqliteSearchEngine(file);
+  try {
+    const { forms } = await build(engine, realCorpus([...arabic, ...english]), 'real text');
+    const reports: RealTextReport[] = [];
+    for (const books of [arabic, english]) {
+      const c = realCorpus(books);
+      const language = books[0]!.language;
+      const acc = await accuracy(engine, c);
+      log(`real text, ${language}: accuracy ${(acc.rate * 100).toFixed(1)}%`);
+      reports.push({
+        language,
+        books: books.map((b) => ({ bookTextId: b.bookTextId, chapters: b.chapters, pages: b.pageCount })),
+        pages: c.pageCount,
+        words: books.reduce((sum, b) => sum + b.pages.reduce((s, p) => s + wordsOf(p).length, 0), 0),
+        forms: forms[language].size,
+        accuracy: acc,
+      });
+    }
+    return reports;
+  } finally {
+    engine.close();
+  }
+}
+
 export async function searchBench(): Promise<SearchReport> {
   const wallStart = performance.now();
   const cpuStart = process.cpuUsage();
@@ -458,6 +546,7 @@ export async function searchBench(): Promise<SearchReport> {
   const dir = mkdtempSync(join(tmpdir(), 'search-bench-'));
   const sizeReports: SizeReport[] = [];
   let parityReport: Parity | undefined;
+  let realTextReports: RealTextReport[] = [];
   try {
     for (const size of sizes) {
       const c = corpus(size);
@@ -466,32 +555,7 @@ export async function searchBench(): Promise<SearchReport> {
       // The OpenSearch fake takes the smallest size too, untimed, for the parity check.
       const openSearch = size === Math.min(...sizes) ? openSearchOverFake() : undefined;
       try {
-        let textBytes = 0;
-        let words = 0;
-        let analysisMs = 0;
-        let putMs = 0;
-        let done = 0;
-        const forms = { ar: new Set<string>(), en: new Set<string>(), stems: new Set<string>() };
-        for (const book of c.books) {
-          const pages: IndexedPage[] = [];
-          for (let n = 0; n < book.pageCount; n++) {
-            const text = pageText(book, n);
-            textBytes += Buffer.byteLength(text);
-            const start = performance.now();
-            const page = indexedPage(book, n, text);
-            analysisMs += performance.now() - start;
-            words += page.exact.length;
-            for (const term of page.exact) forms[book.language].add(term);
-            for (const term of page.stemmed) forms.stems.add(term);
-            pages.push(page);
-          }
-          const start = performance.now();
-          await engine.putPages(pages);
-          putMs += performance.now() - start;
-          await openSearch?.putPages(pages);
-          done += pages.length;
-          if (done % 5000 < pages.length) log(`${size}: ${done} pages indexed`);
-        }
+        const { textBytes, words, analysisMs, putMs, forms } = await build(engine, c, String(size), openSearch);
         const indexBytes = statSync(file).size;
         const buildMs = analysisMs + putMs;
         log(`${size}: built in ${(buildMs / 1000).toFixed(1)} s (analysis ${(analysisMs / 1000).toFixed(1)} s), index ${indexBytes} bytes`);
@@ -527,6 +591,7 @@ export async function searchBench(): Promise<SearchReport> {
         engine.close();
       }
     }
+    realTextReports = await realText(dir);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -543,6 +608,7 @@ export async function searchBench(): Promise<SearchReport> {
     vocabulary: { ar: vocabularySize('ar'), en: vocabularySize('en') },
     sizes: sizeReports,
     parity: parityReport,
+    realText: realTextReports,
     load: { before: loadBefore, after: loadavg() },
     cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, wallS: (performance.now() - wallStart) / 1000 },
     problems,
@@ -606,11 +672,33 @@ export function printSearch(report: SearchReport): void {
     for (const m of p.mismatches.slice(0, 5)) console.log(`  mismatch: ${m.kind} "${m.q}": totals ${m.sqliteTotal} / ${m.openSearchTotal}, ${m.missing} untied hits missing`);
   }
   for (const s of sizes) for (const m of s.accuracy.misses.slice(0, 5)) console.log(`  ${s.pages}: missed "${m.q}": rank ${m.rank}, ${m.total} pages with all words, ${m.phraseTotal} with the phrase`);
+  const real = report.realText;
+  if (real.length > 0) {
+    console.log('real text (the Quran: Arabic, Uthmani script; English, Saheeh International; quran-json 3.1.2, CC-BY-4.0), measured, not budgeted:');
+    const realColumn = (f: (r: RealTextReport) => string) => real.map(f);
+    table(
+      ['', ...real.map((r) => (r.language === 'ar' ? 'Arabic' : 'English'))],
+      [
+        ['books (chapters): pages', ...realColumn((r) => r.books.map((b) => `${b.chapters.join('-')}: ${b.pages}`).join(', '))],
+        ['pages / words', ...realColumn((r) => `${r.pages} / ${r.words}`)],
+        ['distinct exact forms', ...realColumn((r) => String(r.forms))],
+        ['known item first (default search)', ...realColumn((r) => `${r.accuracy.first}/${r.accuracy.fragments} ${pct(r.accuracy.rate)}`)],
+        ['  known item in the first 20 / 100', ...realColumn((r) => `${r.accuracy.inFirstPage} / ${r.accuracy.inFirst100} (median rank ${r.accuracy.medianRank})`)],
+        ['  first by BM25 alone (no phraseFirst)', ...realColumn((r) => `${r.accuracy.bm25First}/${r.accuracy.fragments} ${pct(r.accuracy.bm25First / r.accuracy.fragments)}`)],
+        ['  pages with all 3 words (median/p95)', ...realColumn((r) => r.accuracy.allWordsTotal.join(' / '))],
+        ['  pages with the phrase (median/p95)', ...realColumn((r) => r.accuracy.phraseTotal.join(' / '))],
+        ['  phrase on more than one page', ...realColumn((r) => `${r.accuracy.ambiguous}/${r.accuracy.fragments}`)],
+        ['  missed with the phrase on its page only', ...realColumn((r) => String(r.accuracy.unambiguousMisses))],
+      ],
+    );
+    for (const r of real) for (const m of r.accuracy.misses.slice(0, 5)) console.log(`  real ${r.language}: missed "${m.q}": rank ${m.rank}, ${m.total} pages with all words, ${m.phraseTotal} with the phrase`);
+  }
   console.log(`load average before ${report.load.before.map((l) => l.toFixed(2)).join(' ')}, after ${report.load.after.map((l) => l.toFixed(2)).join(' ')}; CPU ${report.cpu.userS.toFixed(0)} s user + ${report.cpu.systemS.toFixed(0)} s system in ${report.cpu.wallS.toFixed(0)} s`);
   console.log(`budget: known item first in at least ${accuracyBudget * 100}% at every size; in-book p95 under ${inBookP95BudgetMs} ms at ${inBookBudgetAt} pages; totals equal on every parity query`);
   for (const problem of report.problems) console.log(`PROBLEM: ${problem}`);
   console.log(report.ok ? 'ok' : 'OVER BUDGET');
-  console.log(JSON.stringify({ bench: 'search', ...report, sizes: report.sizes.map((s) => ({ ...s, accuracy: { ...s.accuracy, misses: s.accuracy.misses.length } })) }));
+  const missCount = <T extends { accuracy: Accuracy }>(s: T) => ({ ...s, accuracy: { ...s.accuracy, misses: s.accuracy.misses.length } });
+  console.log(JSON.stringify({ bench: 'search', ...report, sizes: report.sizes.map(missCount), realText: report.realText.map(missCount) }));
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -339,5 +339,9 @@ export function pageText(book: CorpusBook, pageNumber: number): string {
 /** The words of a text as the analysis splits them, as written. */
 export const wordsOf = (text: string): string[] => [...text.matchAll(wordPattern)].map((m) => m[0]);
 
-/** A word as a reader types it: no diacritics, no tatweel. */
-export const typed = (word: string): string => word.replace(/[\u064B-\u0652\u0670\u0640]/g, '');
+/**
+ * A word as a reader types it: no diacritics, no tatweel, and none of the Quranic marks and small
+ * letters of the Uthmani script (the real-text corpus, bench/corpus/real-text.ts); alef wasla as alef.
+ */
+export const typed = (word: string): string =>
+  word.replace(/[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E8\u06EA-\u06ED\u0640]/g, '').replace(/\u0671/g, '\u0627');
