@@ -31,6 +31,10 @@ import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf
  * its in-memory fake (test/support/fake-opensearch.ts): 50 queries, totals equal, and the first
  * page's hits the same where the fake's scores are not tied at its end.
  *
+ * After the sizes, the same known-item accuracy on real text (bench/corpus/real-text.ts: the Quran
+ * in Arabic and in English, a few hundred pages of each, one fresh engine): `BENCH_SEARCH_FRAGMENTS`
+ * fragments per language, measured, not budgeted.
+ *
  * Budget: accuracy at least 95% at every size; in-book search p95 under 5 ms at 20,000 pages;
  * totals equal on every parity query. The rest is reported.
  */
