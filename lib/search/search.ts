@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller.ts';
 import { forbidden } from '../errors.ts';
-import { findBookText, managedBy } from '../ocr/access.ts';
+import { findBookText, readableBy } from '../ocr/access.ts';
 import type { BookText, BookTextStore } from '../ocr/book-text.ts';
 import { catalogueView } from '../ocr/catalogue/listing.ts';
 import type { PageStore } from '../ocr/pages/store.ts';
@@ -45,7 +45,7 @@ export async function searchCatalogue(deps: SearchDeps, caller: Caller, query: S
   const { limit, offset, language } = query;
   const found = await deps.engine.search({ ...match, view: catalogueView(caller), language, limit, offset });
   const bookTexts = await deps.bookTexts.getMany([...new Set(found.hits.map((h) => h.bookTextId))]);
-  const readable = (b: BookText | undefined): b is BookText => b !== undefined && (b.visibility === 'public' || managedBy(caller, b));
+  const readable = (b: BookText | undefined): b is BookText => b !== undefined && readableBy(caller, b);
   const shown = found.hits.filter((h) => readable(bookTexts.get(h.bookTextId)));
   const texts = await snippets(deps, shown, match);
   return {
@@ -65,7 +65,7 @@ export async function searchCatalogue(deps: SearchDeps, caller: Caller, query: S
 export async function searchBookText(deps: SearchDeps, caller: Caller, bookTextId: string | undefined, query: Searching) {
   const match = matchOf(query.q, query.mode);
   const bookText = await findBookText(deps.bookTexts, bookTextId);
-  if (bookText.visibility !== 'public' && !managedBy(caller, bookText)) throw forbidden('Unauthorized to view this book');
+  if (!readableBy(caller, bookText)) throw forbidden('Unauthorized to view this book');
   const { limit, offset } = query;
   const found = await deps.engine.search({ ...match, bookTextId: bookText.bookTextId, view: { kind: 'all' }, limit, offset });
   const texts = await snippets(deps, found.hits, match);

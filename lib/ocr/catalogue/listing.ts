@@ -1,6 +1,6 @@
 import type { Caller } from '../../auth/caller.ts';
 import { isStaff, type UserStore } from '../../auth/users.ts';
-import { managedBy } from '../access.ts';
+import { managedBy, readableBy } from '../access.ts';
 import { maxLimit } from '../../paging.ts';
 import type { SearchEngine } from '../../search/engine.ts';
 import { isOcrStatus, type BookText, type BookTextList, type BookTextStore } from '../book-text.ts';
@@ -78,12 +78,19 @@ async function fromIndex(deps: CatalogueDeps, caller: Caller, query: CatalogueQu
   const stored = await deps.bookTexts.getMany(found.bookTextIds);
   const items = found.bookTextIds.flatMap((id) => {
     const bookText = stored.get(id);
-    return bookText && visibleTo(caller, bookText) && passes(bookText, query.filter) ? [bookText] : [];
+    return bookText && readableBy(caller, bookText) && passes(bookText, query.filter) ? [bookText] : [];
   });
   return { total: Math.max(0, found.total - (found.bookTextIds.length - items.length)), items };
 }
 
-const visibleTo = (caller: Caller, bookText: BookText) => bookText.visibility === 'public' || managedBy(caller, bookText);
+/**
+ * A first page from the table: its total is the counters'. The table's indexes are eventually
+ * consistent too, so a book made private a moment ago is left out here as well.
+ */
+async function fromTable(deps: CatalogueDeps, caller: Caller, query: CatalogueQuery): Promise<BookTextList> {
+  const { total, items } = await deps.catalogue.list(query);
+  return { total, items: items.filter((bookText) => readableBy(caller, bookText)) };
+}
 
 export async function listCatalogue(deps: CatalogueDeps, caller: Caller, query: CatalogueListing) {
   const { status, language, tags, categories, limit, offset } = query;
@@ -93,15 +100,13 @@ export async function listCatalogue(deps: CatalogueDeps, caller: Caller, query: 
   const filter: CatalogueFilter = { status, language, tags, categories };
   const listing: CatalogueQuery = { view: catalogueView(caller), ...catalogueSortOrders[query.sort ?? defaultCatalogueSort], limit, offset };
   const { total, items } =
-    isFiltered(filter) || offset + limit > tableWindow ? await fromIndex(deps, caller, { ...listing, filter }) : await deps.catalogue.list(listing);
-  // The table's indexes are eventually consistent too: a book made private a moment ago must not be shown.
-  const visible = items.filter((bookText) => visibleTo(caller, bookText));
-  const [files, owners] = await Promise.all([deps.catalogue.getFiles(visible.map((b) => b.fileId)), deps.users.getMany(visible.map((b) => b.userId))]);
+    isFiltered(filter) || offset + limit > tableWindow ? await fromIndex(deps, caller, { ...listing, filter }) : await fromTable(deps, caller, listing);
+  const [files, owners] = await Promise.all([deps.catalogue.getFiles(items.map((b) => b.fileId)), deps.users.getMany(items.map((b) => b.userId))]);
   return {
     success: true,
     total,
     limit,
     offset,
-    books: visible.map((bookText) => listItem(bookText, files.get(bookText.fileId), owners.get(bookText.userId), managedBy(caller, bookText))),
+    books: items.map((bookText) => listItem(bookText, files.get(bookText.fileId), owners.get(bookText.userId), managedBy(caller, bookText))),
   };
 }

@@ -3,7 +3,7 @@ import type { UserStore } from '../../auth/users.ts';
 import { forbidden } from '../../errors.ts';
 import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
-import { findBookText, managedBy } from '../access.ts';
+import { findBookText, managedBy, readableBy } from '../access.ts';
 import { metadataView, type BookText, type BookTextStore } from '../book-text.ts';
 import { identity, privateFields } from '../book-view.ts';
 import { fullText } from '../text-storage.ts';
@@ -62,7 +62,7 @@ export interface BookReading {
 export async function readBookText(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, { pageLimit, pageOffset, includeText }: BookReading) {
   const bookText = await findBookText(deps.bookTexts, bookTextId);
   const manager = managedBy(caller, bookText);
-  if (bookText.visibility !== 'public' && !manager) throw forbidden('Unauthorized to view this book');
+  if (!readableBy(caller, bookText)) throw forbidden('Unauthorized to view this book');
 
   const [file, owner, window, extractedText] = await Promise.all([
     deps.bookTexts.getFile(bookText.fileId),
