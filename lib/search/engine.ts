@@ -18,6 +18,14 @@ export interface IndexedBookFields {
   visibility: 'private' | 'public';
   status: string;
   language: string;
+  /**
+   * The BookText's revision (`BookText.rev`, raised by every write of the record; absent: 0). An
+   * engine keeps, per book, the fields put with the highest revision: a put (putPages, setBookFields,
+   * putBook) carrying a lower one changes none of them, an equal one replaces them (equal revisions
+   * carry equal fields). So writers that race (the write path, the stream's indexer putting what it
+   * read a moment earlier) never take the index back to an older state (README, "Read after write").
+   */
+  rev?: number;
 }
 
 /** A BookText as the catalogue lists it (GET /ocr/books): its view fields, filters and sort keys. */
@@ -49,6 +57,12 @@ export interface IndexedPage extends IndexedBookFields {
   exact: string[];
   /** The same terms stemmed, position for position (the default search): as many as `exact`. */
   stemmed: string[];
+  /**
+   * The page item's revision (`BookTextPage.rev`; absent: 0): an engine keeps, per page, the terms
+   * put with the highest one (equal: the later put). The book fields a page carries follow `rev`,
+   * apart from its terms.
+   */
+  pageRev?: number;
 }
 
 export type MatchMode = 'phrase' | 'all' | 'any';
@@ -87,11 +101,26 @@ export interface PageHit {
   pageNumber: number;
 }
 
+/**
+ * Whether a write is seen by the next search or listing once its call resolves: always on the SQLite
+ * engine; on OpenSearch when the engine was made for the write path (`refreshOnPut: 'wait_for'`,
+ * functions/adapters/search.ts), which read-after-write needs; the stream's indexer does not wait.
+ */
 export interface SearchEngine {
   /** Adds or replaces pages (one entry per bookTextId + pageNumber). Pages that break the rules are refused whole. */
   putPages(pages: IndexedPage[]): Promise<void>;
-  /** Copies a book's changed fields to all its pages (visibility, status, ...). A book with no pages: nothing. */
+  /**
+   * Copies a book's changed fields to all its pages (visibility, status, ...), each page only if its
+   * fields' revision is not higher than `fields.rev`. A book with no pages: nothing.
+   */
   setBookFields(bookTextId: string, fields: IndexedBookFields): Promise<void>;
+  /**
+   * Makes a book private in the index at once, its listing entry and every page, whatever their
+   * revisions and without changing them: run before the table makes the book private, so no total
+   * counts it for others even for a moment. The next put of its fields at a revision not lower than
+   * the one held sets what the table holds (the book made public again, if the table's write failed).
+   */
+  hideBook(bookTextId: string): Promise<void>;
   /** Removes a book's pages and its listing entry. */
   removeBook(bookTextId: string): Promise<void>;
   /**
@@ -102,8 +131,9 @@ export interface SearchEngine {
    */
   search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }>;
   /**
-   * Adds or replaces a book's listing entry (checked by lib/search/rules.ts `listingBook`). Apart
-   * from pages: putPages and setBookFields leave it alone, putBook leaves the pages alone.
+   * Adds or replaces a book's listing entry (checked by lib/search/rules.ts `listingBook`), unless the
+   * entry held has a higher `rev`. Apart from pages: putPages and setBookFields leave it alone, putBook
+   * leaves the pages alone.
    */
   putBook(book: IndexedBook): Promise<void>;
   /**

@@ -47,6 +47,16 @@ export function isIndexTerm(term: string): boolean {
  * `exact` and `stemmed` of different lengths, a term that is not an index term, an unknown
  * visibility. Checked before anything is written, so a refused batch writes nothing.
  */
+/**
+ * A revision as engines keep it (engine.ts `rev`, `pageRev`): absent is 0; otherwise a whole number
+ * from 0 to 2^53 - 1 (a DynamoDB counter never gets there), else a RangeError naming `where`.
+ */
+export function revisionOf(rev: unknown, where: string): number {
+  if (rev === undefined) return 0;
+  if (typeof rev !== 'number' || !Number.isSafeInteger(rev) || rev < 0) throw new RangeError(`${where}: a revision is a whole number from 0`);
+  return rev;
+}
+
 export function checkIndexedPages(pages: readonly IndexedPage[]): void {
   const checked = new Set<string>();
   const checkTerms = (terms: readonly string[], page: IndexedPage, field: string) => {
@@ -66,6 +76,8 @@ export function checkIndexedPages(pages: readonly IndexedPage[]): void {
     }
     if (page.visibility !== 'public' && page.visibility !== 'private') throw new RangeError(`${where}: unknown visibility`);
     if (page.exact.length !== page.stemmed.length) throw new RangeError(`${where}: exact and stemmed terms differ in number`);
+    revisionOf(page.rev, where);
+    revisionOf(page.pageRev, where);
     checkTerms(page.exact, page, 'exact');
     checkTerms(page.stemmed, page, 'stemmed');
   }
@@ -178,6 +190,7 @@ export function listingBook(book: IndexedBook): IndexedBook {
     tags: list(book.tags, 'tags'),
     categories: list(book.categories, 'categories'),
     ...keys,
+    rev: revisionOf(book.rev, where),
   };
 }
 

@@ -247,6 +247,31 @@ export function describeListing(make: () => Promise<SearchEngine>): void {
       expect(await listing(engine, list({ filter: { tags: [''] } }))).toEqual({ total: 0, ids: [] });
     });
 
+    it('putBook keeps the entry of the highest rev; hideBook takes a book out of other views at once, its rev kept', async () => {
+      const engine = await shelved(make);
+      const b3 = shelf[2]!;
+      await engine.putBook({ ...b3, tags: ['new'], rev: 5 });
+      // An older read put late (the stream's indexer): nothing changes; the same rev replaces.
+      await engine.putBook({ ...b3, tags: ['old'], rev: 4 });
+      await engine.putBook({ ...b3, tags: ['old'] });
+      expect(await listing(engine, list({ filter: { tags: ['new'] } }))).toEqual({ total: 1, ids: ['b3'] });
+      expect(await listing(engine, list({ filter: { tags: ['old'] } }))).toEqual({ total: 0, ids: [] });
+      await engine.putBook({ ...b3, tags: ['newer'], rev: 5 });
+      expect(await listing(engine, list({ filter: { tags: ['newer'] } }))).toEqual({ total: 1, ids: ['b3'] });
+      // Hidden: out of the anonymous and other members' listings and totals, still bob's and staff's.
+      await engine.hideBook('b3');
+      expect(await listing(engine, list({ view: views.anonymous }))).toEqual({ total: 3, ids: ['b1', 'b5', 'b6'] });
+      expect(await listing(engine, list({ view: views.alice, filter: { tags: ['newer'] } }))).toEqual({ total: 0, ids: [] });
+      expect(await listing(engine, list({ view: views.bob, filter: { tags: ['newer'] } }))).toEqual({ total: 1, ids: ['b3'] });
+      expect((await listing(engine, list({ view: views.staff }))).total).toBe(6);
+      // A lower rev does not show it again; the rev it had does (the table's write did not happen).
+      await engine.putBook({ ...b3, tags: ['newer'], rev: 4 });
+      expect((await listing(engine, list({ view: views.anonymous }))).total).toBe(3);
+      await engine.putBook({ ...b3, tags: ['newer'], rev: 5 });
+      expect(await listing(engine, list({ view: views.anonymous }))).toEqual({ total: 4, ids: ['b1', 'b3', 'b5', 'b6'] });
+      await engine.hideBook('missing');
+    });
+
     it('removeBook removes the listing entry and the pages; pages and listing are otherwise apart', async () => {
       const engine = await shelved(make);
       const page = { bookTextId: 'b1', userId: alice, visibility: 'public' as const, status: 'completed', language: 'ar', pageNumber: 0, exact: ['نور'], stemmed: ['نور'] };

@@ -242,6 +242,50 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
         await engine.putPages([]);
       });
 
+      it('keeps the newest revision: a page put with a lower pageRev, or book fields with a lower rev, change nothing', async () => {
+        const engine = await make();
+        const at = (book: Book, rev: number) => ({ ...book, rev });
+        await engine.putPages([{ ...page(at(enPublic, 5), 0, 'newer words'), pageRev: 3 }]);
+        // The stream's indexer putting what it read before the write path's put: an older page and older fields.
+        await engine.putPages([{ ...page(at({ ...enPublic, visibility: 'private' }, 4), 0, 'older words'), pageRev: 2 }]);
+        expect(ids((await engine.search(query(['newer'], { view: views.anonymous! }))).hits)).toEqual(['book-en-public#0']);
+        expect((await engine.search(query(['older']))).total).toBe(0);
+        // Older fields with a newer page: the terms change, the fields stay.
+        await engine.putPages([{ ...page(at({ ...enPublic, visibility: 'private' }, 4), 0, 'newest words'), pageRev: 4 }]);
+        expect(ids((await engine.search(query(['newest'], { view: views.anonymous! }))).hits)).toEqual(['book-en-public#0']);
+        // Newer fields with an older page: the fields change, the terms stay.
+        await engine.putPages([{ ...page(at({ ...enPublic, visibility: 'private' }, 6), 0, 'older words'), pageRev: 1 }]);
+        expect((await engine.search(query(['newest'], { view: views.anonymous! }))).total).toBe(0);
+        expect((await engine.search(query(['newest']))).total).toBe(1);
+        expect((await engine.search(query(['older']))).total).toBe(0);
+        // setBookFields: a lower rev changes nothing, an equal or higher one applies.
+        await engine.setBookFields(enPublic.bookTextId, at(enPublic, 5));
+        expect((await engine.search(query(['newest'], { view: views.anonymous! }))).total).toBe(0);
+        await engine.setBookFields(enPublic.bookTextId, at(enPublic, 6));
+        expect((await engine.search(query(['newest'], { view: views.anonymous! }))).total).toBe(1);
+        await engine.setBookFields(enPublic.bookTextId, at({ ...enPublic, visibility: 'private' }, 7));
+        expect((await engine.search(query(['newest'], { view: views.anonymous! }))).total).toBe(0);
+        // Pages without revisions (rev 0) are older than any.
+        await engine.putPages([page({ ...enPublic }, 0, 'legacy words')]);
+        expect((await engine.search(query(['legacy']))).total).toBe(0);
+        expect((await engine.search(query(['newest'], { view: views.anonymous! }))).total).toBe(0);
+      });
+
+      it('hideBook makes a book private at once, whatever its revision, until its fields are put again', async () => {
+        const engine = await make();
+        await engine.putPages(viewCorpus.map((p) => ({ ...p, rev: 3 })));
+        await engine.hideBook(arPublic.bookTextId);
+        expect(await totalsByView(engine)).toEqual({ anonymous: 1, alice: 6, bob: 5, carol: 1, staff: 10 });
+        // A stale put (lower rev) does not show it again; the same rev does (the table kept it public).
+        await engine.setBookFields(arPublic.bookTextId, { ...arPublic, rev: 2 });
+        await engine.putPages([{ ...page({ ...arPublic, rev: 2 }, 3, 'كتاب بلا ضوء') }]);
+        expect((await engine.search({ ...light, view: views.anonymous! })).total).toBe(1);
+        await engine.setBookFields(arPublic.bookTextId, { ...arPublic, rev: 3 });
+        expect(await totalsByView(engine)).toEqual(viewTotals);
+        // A book not in the index: nothing, no error.
+        await engine.hideBook('book-unknown');
+      });
+
       it('writes a large batch whole, and replaces it whole', async () => {
         const engine = await make();
         const many = (word: string) => Array.from({ length: 1_234 }, (_, n) => page(enPublic, n, `${word} page ${n % 7 === 0 ? 'seventh' : 'other'}`));
