@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import sqlite3 from 'node-sqlite3-wasm';
 import type { IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine } from '../../search/engine.ts';
-import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, phraseFirstTerms, type ListingQuery } from '../../search/rules.ts';
+import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, phraseFirstTerms, revisionOf, type ListingQuery } from '../../search/rules.ts';
 
 /**
  * The search engine on SQLite FTS5 (issue 17), for the laptop: node-sqlite3-wasm is SQLite built to
@@ -94,9 +94,10 @@ const deleteMergePercent = 50;
 /**
  * The layout this code reads and writes (PRAGMA user_version). 2: the catalogue listing. 3: the same
  * tables, with the listing kept by the indexer and the backfill (an index of layout 2 may hold pages
- * and no listing entries, so it is built again: infra/local/search-index.ts).
+ * and no listing entries, so it is built again: infra/local/search-index.ts). 4: revisions (a book's
+ * `rev`, each page's in `page_revs`, the listing entry's in its JSON).
  */
-const schemaVersion = 3;
+const schemaVersion = 4;
 
 /**
  * Whether the file at `path` is a search index this code can open as it is: absent, empty, or of
@@ -126,8 +127,10 @@ const schema = `
     userId TEXT NOT NULL,
     visibility TEXT NOT NULL,
     status TEXT NOT NULL,
-    language TEXT NOT NULL
+    language TEXT NOT NULL,
+    rev INTEGER NOT NULL
   );
+  CREATE TABLE IF NOT EXISTS page_revs (rowid INTEGER PRIMARY KEY, rev INTEGER NOT NULL);
   CREATE VIRTUAL TABLE IF NOT EXISTS exact USING fts5(terms, content = '', contentless_delete = 1, ${tokenizer});
   CREATE VIRTUAL TABLE IF NOT EXISTS stemmed USING fts5(terms, content = '', contentless_delete = 1, ${tokenizer});
   CREATE TABLE IF NOT EXISTS listing (
@@ -298,31 +301,42 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     return found ? Number(found.seq) : undefined;
   };
 
+  /** Adds a book's row, or sets its fields unless the row's are of a higher revision; its seq. */
   const upsertBook = (bookTextId: string, fields: IndexedBookFields): number => {
     const upserted = row(
-      `INSERT INTO books (bookTextId, userId, visibility, status, language) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO books (bookTextId, userId, visibility, status, language, rev) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (bookTextId) DO UPDATE SET
-         userId = excluded.userId, visibility = excluded.visibility, status = excluded.status, language = excluded.language
+         userId = excluded.userId, visibility = excluded.visibility, status = excluded.status, language = excluded.language, rev = excluded.rev
+       WHERE excluded.rev >= books.rev
        RETURNING seq`,
-      [bookTextId, fields.userId, fields.visibility, fields.status, fields.language],
+      [bookTextId, fields.userId, fields.visibility, fields.status, fields.language, fields.rev ?? 0],
     );
-    const seq = Number(upserted!.seq);
+    // An older revision updates nothing, and so returns no row.
+    const seq = upserted ? Number(upserted.seq) : seqOf(bookTextId)!;
     if (seq > maxSeq) throw new RangeError(`The search index holds too many books (book seq ${seq})`);
     return seq;
   };
 
   const writeBatch = (pages: readonly IndexedPage[]): void => {
-    // The book's fields from its last page here (every page of a book carries the same, engine.ts).
+    // The book's fields from its page of the highest revision here (the last of equal ones).
     const books = new Map<string, IndexedPage>();
-    for (const page of pages) books.set(page.bookTextId, page);
+    for (const page of pages) {
+      const other = books.get(page.bookTextId);
+      if (!other || (page.rev ?? 0) >= (other.rev ?? 0)) books.set(page.bookTextId, page);
+    }
     const seqs = new Map<string, number>();
     for (const [bookTextId, page] of books) seqs.set(bookTextId, upsertBook(bookTextId, page));
     const putExact = statement('INSERT OR REPLACE INTO exact (rowid, terms) VALUES (?, ?)');
     const putStemmed = statement('INSERT OR REPLACE INTO stemmed (rowid, terms) VALUES (?, ?)');
+    const heldRev = statement('SELECT rev FROM page_revs WHERE rowid = ?');
+    const putRev = statement('INSERT OR REPLACE INTO page_revs (rowid, rev) VALUES (?, ?)');
     for (const page of pages) {
       const rowid = seqs.get(page.bookTextId)! * pageSpan + page.pageNumber;
+      const held = heldRev.all([rowid])[0];
+      if (held && Number(held.rev) > (page.pageRev ?? 0)) continue;
       putExact.run([rowid, page.exact.join(' ')]);
       putStemmed.run([rowid, page.stemmed.join(' ')]);
+      putRev.run([rowid, page.pageRev ?? 0]);
     }
   };
 
@@ -393,6 +407,24 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
   const listed = (bookTextId: string): { seq: number; book: IndexedBook; entry: string } | undefined => {
     const found = row('SELECT seq, entry FROM listing WHERE bookTextId = ?', [bookTextId]);
     return found && { seq: Number(found.seq), entry: String(found.entry), book: JSON.parse(String(found.entry)) as IndexedBook };
+  };
+
+  /** Replaces a book's entry (`old`, if listed) with `entry`: its postings, counts and row. */
+  const relist = (old: ReturnType<typeof listed>, entry: IndexedBook): void => {
+    const json = JSON.stringify(entry);
+    if (old?.entry === json) return;
+    if (old) post(old.seq, old.book, -1);
+    const seq = Number(
+      row(
+        `INSERT INTO listing (bookTextId, entry, userId, public, status, language, pagesKey) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (bookTextId) DO UPDATE SET
+           entry = excluded.entry, userId = excluded.userId, public = excluded.public, status = excluded.status,
+           language = excluded.language, pagesKey = excluded.pagesKey
+         RETURNING seq`,
+        [entry.bookTextId, json, utf8(entry.userId), entry.visibility === 'public' ? 1 : 0, utf8(entry.status), utf8(entry.language), utf8(entry.byPages)],
+      )!.seq,
+    );
+    post(seq, entry, 1);
   };
 
   const unlist = (bookTextId: string): void => {
@@ -550,13 +582,24 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
 
     async setBookFields(bookTextId, fields) {
       if (fields.visibility !== 'public' && fields.visibility !== 'private') throw new RangeError(`${bookTextId}: unknown visibility`);
-      statement('UPDATE books SET userId = ?, visibility = ?, status = ?, language = ? WHERE bookTextId = ?').run([
+      const rev = revisionOf(fields.rev, bookTextId);
+      statement('UPDATE books SET userId = ?, visibility = ?, status = ?, language = ?, rev = ? WHERE bookTextId = ? AND rev <= ?').run([
         fields.userId,
         fields.visibility,
         fields.status,
         fields.language,
+        rev,
         bookTextId,
+        rev,
       ]);
+    },
+
+    async hideBook(bookTextId) {
+      transaction(() => {
+        statement("UPDATE books SET visibility = 'private' WHERE bookTextId = ?").run([bookTextId]);
+        const old = listed(bookTextId);
+        if (old?.book.visibility === 'public') relist(old, { ...old.book, visibility: 'private' });
+      });
     },
 
     async removeBook(bookTextId) {
@@ -566,6 +609,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
         if (seq === undefined) return;
         statement('DELETE FROM exact WHERE rowid BETWEEN ? AND ?').run([seq * pageSpan, seq * pageSpan + pageSpan - 1]);
         statement('DELETE FROM stemmed WHERE rowid BETWEEN ? AND ?').run([seq * pageSpan, seq * pageSpan + pageSpan - 1]);
+        statement('DELETE FROM page_revs WHERE rowid BETWEEN ? AND ?').run([seq * pageSpan, seq * pageSpan + pageSpan - 1]);
         statement('DELETE FROM books WHERE seq = ?').run([seq]);
       });
     },
@@ -599,22 +643,11 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
 
     async putBook(book) {
       const entry = listingBook(book);
-      const json = JSON.stringify(entry);
       transaction(() => {
         const old = listed(entry.bookTextId);
-        if (old?.entry === json) return;
-        if (old) post(old.seq, old.book, -1);
-        const seq = Number(
-          row(
-            `INSERT INTO listing (bookTextId, entry, userId, public, status, language, pagesKey) VALUES (?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (bookTextId) DO UPDATE SET
-               entry = excluded.entry, userId = excluded.userId, public = excluded.public, status = excluded.status,
-               language = excluded.language, pagesKey = excluded.pagesKey
-             RETURNING seq`,
-            [entry.bookTextId, json, utf8(entry.userId), entry.visibility === 'public' ? 1 : 0, utf8(entry.status), utf8(entry.language), utf8(entry.byPages)],
-          )!.seq,
-        );
-        post(seq, entry, 1);
+        // The entry held is of a higher revision: this one is older news.
+        if (old && (old.book.rev ?? 0) > (entry.rev ?? 0)) return;
+        relist(old, entry);
       });
     },
 

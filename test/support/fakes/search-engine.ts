@@ -5,6 +5,9 @@ import { copy } from './copy.ts';
 const k1 = 1.2;
 const b = 0.75;
 
+/** A book's fields as a page carries them, with their revision. */
+const fieldsOf = ({ userId, visibility, status, language, rev }: IndexedBookFields): IndexedBookFields => ({ userId, visibility, status, language, rev });
+
 const visibleIn = (view: SearchView, page: IndexedBookFields): boolean =>
   view.kind === 'all' || page.visibility === 'public' || (view.kind === 'publicAndOwn' && page.userId === view.ownerId);
 
@@ -41,14 +44,32 @@ export class FakeSearchEngine implements SearchEngine {
 
   async putPages(pages: IndexedPage[]): Promise<void> {
     checkIndexedPages(pages);
-    for (const page of pages) this.pages.set(`${page.bookTextId} ${page.pageNumber}`, copy(page));
+    for (const page of pages) {
+      const key = `${page.bookTextId} ${page.pageNumber}`;
+      const held = this.pages.get(key);
+      if (!held) {
+        this.pages.set(key, copy(page));
+        continue;
+      }
+      // The terms follow pageRev, the book's fields rev: each kept from the newest put.
+      if ((page.pageRev ?? 0) >= (held.pageRev ?? 0)) Object.assign(held, { exact: [...page.exact], stemmed: [...page.stemmed], pageRev: page.pageRev });
+      if ((page.rev ?? 0) >= (held.rev ?? 0)) Object.assign(held, fieldsOf(page));
+    }
   }
 
   async setBookFields(bookTextId: string, fields: IndexedBookFields): Promise<void> {
     if (fields.visibility !== 'public' && fields.visibility !== 'private') throw new RangeError(`${bookTextId}: unknown visibility`);
     for (const page of this.pages.values()) {
-      if (page.bookTextId === bookTextId) Object.assign(page, copy(fields));
+      if (page.bookTextId === bookTextId && (page.rev ?? 0) <= (fields.rev ?? 0)) Object.assign(page, fieldsOf(fields));
     }
+  }
+
+  async hideBook(bookTextId: string): Promise<void> {
+    for (const page of this.pages.values()) {
+      if (page.bookTextId === bookTextId) page.visibility = 'private';
+    }
+    const entry = this.books.get(bookTextId);
+    if (entry) entry.visibility = 'private';
   }
 
   async removeBook(bookTextId: string): Promise<void> {
@@ -60,6 +81,7 @@ export class FakeSearchEngine implements SearchEngine {
 
   async putBook(book: IndexedBook): Promise<void> {
     const entry = listingBook(book);
+    if ((this.books.get(entry.bookTextId)?.rev ?? 0) > (entry.rev ?? 0)) return;
     this.books.set(entry.bookTextId, entry);
   }
 
