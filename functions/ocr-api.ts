@@ -14,7 +14,7 @@ import type { Queue } from '../lib/queue.ts';
 import type { SearchEngine } from '../lib/search/engine.ts';
 import { once, onFirstUse } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
-import { searchEngine } from './adapters/search.ts';
+import { writePathIndex, writePathSearchEngine } from './adapters/search.ts';
 import { bucketObjects } from './buckets.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
@@ -25,9 +25,12 @@ import { json } from './http/responses.ts';
 const deps = once(() => {
   const core = coreDeps();
   const bucket = core.config.uploadsBucket;
+  const stores = dynamoOcrStores(core.db);
   return {
     ...core,
-    ...dynamoOcrStores(core.db),
+    ...stores,
+    // Uploads and edits are listed and searchable before they answer (read after write).
+    index: writePathIndex(stores),
     uploads: bucketObjects(bucket),
     uploadsBucket: bucket,
     ocrQueue: onFirstUse<Queue>(async () => {
@@ -37,7 +40,7 @@ const deps = once(() => {
     pendingUploads: dynamoUploadStore(core.db),
     books: dynamoBookStore(core.db),
     // Filtered and deeper catalogue listings (lib/ocr/catalogue/listing.ts): the search index's listing.
-    listing: onFirstUse<SearchEngine>(searchEngine),
+    listing: onFirstUse<SearchEngine>(writePathSearchEngine),
   };
 });
 

@@ -4,6 +4,7 @@ import { recordFinalResult, recordPageResult } from '../lib/ocr/jobs/callbacks.t
 import { once } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';
+import { writePathIndex } from './adapters/search.ts';
 import { ocrCallbackContracts } from './api/ocr-callbacks.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
@@ -12,9 +13,12 @@ import { count, metricNames } from './observability.ts';
 /** `ocr-callbacks` (DESIGN.md section 1): the OCR worker's page and final results; editors and admins only. */
 const deps = once(() => {
   const core = coreDeps();
+  const stores = dynamoOcrStores(core.db);
   return {
     ...core,
-    ...dynamoOcrStores(core.db),
+    ...stores,
+    // What a callback wrote is searchable and listed before it answers (read after write).
+    index: writePathIndex(stores),
     uploads: bucketObjects(core.config.uploadsBucket),
     // Records usage and its invoicing task only: billing-worker invoices, off the request path.
     usage: dynamoUsageStore(core.db),

@@ -107,6 +107,12 @@ export interface BookText {
   pageErrors: Record<string, PageError>;
   /** Old books kept their pages inside the record (SPEC.md 2.3); read only as a fallback. */
   pages?: LegacyPage[];
+  /**
+   * The record's revision, raised by every write of it (absent on records written before: 0). The
+   * search index keeps what it was given at the highest revision (lib/search/engine.ts), so a late
+   * put of an older read never undoes a newer one. The service's own: never shown, never taken from a client.
+   */
+  rev?: number;
 }
 
 /** A new BookText: private, nothing extracted yet; `fields` names the job and overrides defaults. */

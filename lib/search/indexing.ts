@@ -62,6 +62,7 @@ export const indexedFields = (book: BookText): IndexedBookFields => ({
   visibility: book.visibility,
   status: book.status,
   language: book.language,
+  rev: book.rev ?? 0,
 });
 
 /**
@@ -95,12 +96,12 @@ async function putListing(engine: SearchEngine, book: BookText): Promise<void> {
 }
 
 const sameFields = (a: IndexedBookFields, b: IndexedBookFields): boolean =>
-  a.userId === b.userId && a.visibility === b.visibility && a.status === b.status && a.language === b.language;
+  a.userId === b.userId && a.visibility === b.visibility && a.status === b.status && a.language === b.language && a.rev === b.rev;
 
 /** A page's index entry: its text analyzed once (lib/search/analysis.ts), with its book's fields. */
 export function indexedPage(page: BookTextPage, fields: IndexedBookFields): IndexedPage {
   const { exact, stemmed } = analyze(typeof page.text === 'string' ? page.text : '');
-  return { ...fields, bookTextId: page.bookTextId, pageNumber: page.pageNumber, exact, stemmed };
+  return { ...fields, bookTextId: page.bookTextId, pageNumber: page.pageNumber, exact, stemmed, pageRev: page.rev ?? 0 };
 }
 
 async function readBooks(deps: Pick<IndexingDeps, 'bookTexts'>, ids: readonly string[]): Promise<Map<string, BookText>> {
@@ -140,28 +141,34 @@ export async function indexChanges(deps: IndexingDeps, changes: readonly IndexCh
   // Only pages of stored books are read; the others are skipped (their book's removal, if any, is its own change).
   const wanted = [...pages.values()].filter((p) => books.has(p.bookTextId));
   report.pagesSkipped += pages.size - wanted.length;
-  for (const part of chunks(wanted)) {
-    const found = await deps.pages.pagesAt(part);
-    const entries = found.flatMap((page) => {
-      const book = books.get(page.bookTextId);
-      return book ? [indexedPage(page, indexedFields(book))] : [];
-    });
-    report.pagesSkipped += part.length - entries.length;
-    if (entries.length) await deps.engine.putPages(entries);
-    report.pagesIndexed += entries.length;
-  }
-
-  for (const [bookTextId, listingOnly] of changedBooks) {
-    const book = books.get(bookTextId);
-    if (book) {
-      if (!listingOnly) await deps.engine.setBookFields(bookTextId, indexedFields(book));
-      await putListing(deps.engine, book);
-      report.booksUpdated++;
-    } else {
-      await deps.engine.removeBook(bookTextId);
-      report.booksRemoved++;
+  const putPages = async () => {
+    for (const part of chunks(wanted)) {
+      const found = await deps.pages.pagesAt(part);
+      const entries = found.flatMap((page) => {
+        const book = books.get(page.bookTextId);
+        return book ? [indexedPage(page, indexedFields(book))] : [];
+      });
+      report.pagesSkipped += part.length - entries.length;
+      if (entries.length) await deps.engine.putPages(entries);
+      report.pagesIndexed += entries.length;
     }
-  }
+  };
+  const updateBooks = async () => {
+    for (const [bookTextId, listingOnly] of changedBooks) {
+      const book = books.get(bookTextId);
+      if (book) {
+        if (!listingOnly) await deps.engine.setBookFields(bookTextId, indexedFields(book));
+        await putListing(deps.engine, book);
+        report.booksUpdated++;
+      } else {
+        await deps.engine.removeBook(bookTextId);
+        report.booksRemoved++;
+      }
+    }
+  };
+  // Side by side: each put carries the revision it read, so their order does not matter, and a write
+  // path that waits for each to be searchable (OpenSearch's refresh) waits once, not once per part.
+  await Promise.all([putPages(), updateBooks()]);
   return report;
 }
 

@@ -40,6 +40,7 @@ const snapshot = { remainingCredits: 100, tierCredits: 100, pagesUsed: 0, billin
 function uploadDeps(overrides: Partial<UploadDeps> = {}): UploadDeps {
   return {
     ocrJobs: stores.ocrJobs,
+    index: stores.index,
     uploads,
     uploadsBucket: process.env.UPLOADS_BUCKET!,
     ocrQueue: { send: async () => ({ messageId: 'm-1' }) },

@@ -39,6 +39,7 @@ beforeAll(() => {
     putPages: (pages) => failing(() => engine.putPages(pages))(),
     setBookFields: (id, fields) => failing(() => engine.setBookFields(id, fields))(),
     removeBook: (id) => failing(() => engine.removeBook(id))(),
+    hideBook: (id) => failing(() => engine.hideBook(id))(),
     search: (query) => engine.search(query),
     putBook: (book) => failing(() => engine.putBook(book))(),
     listBooks: (query) => engine.listBooks(query),

@@ -6,6 +6,8 @@ import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions
 import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
 import { dynamoOcrStores } from '../../lib/adapters/dynamo/ocr-stores.ts';
 import type { Db } from '../../lib/adapters/dynamo/table.ts';
+import { indexWrites } from '../../lib/search/read-after-write.ts';
+import { FakeSearchEngine } from './fakes/search-engine.ts';
 
 /** Stores over the embedded DynamoDB that the global setup started (TABLE_NAME and endpoint from env). */
 export function testDb(): Db {
@@ -14,8 +16,12 @@ export function testDb(): Db {
 
 export function testStores(db: Db = testDb()) {
   const ocr = dynamoOcrStores(db);
+  const search = new FakeSearchEngine();
   return {
     ...ocr,
+    /** The write path's index (read after write), over an in-memory engine. */
+    search,
+    index: indexWrites({ engine: search, ...ocr }),
     users: dynamoUserStore(db),
     subscriptions: dynamoSubscriptionStore(db),
     books: dynamoBookStore(db),

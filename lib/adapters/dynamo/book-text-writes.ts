@@ -43,8 +43,12 @@ export function bookTextRecords(db: Db) {
     return Item ? record<BookText>(Item) : undefined;
   };
 
-  /** Updates an existing BookText; the condition keeps an update from creating a stray item. */
+  /**
+   * Updates an existing BookText, raising its revision; the condition keeps an update from creating
+   * a stray item.
+   */
   const update = async (bookTextId: string, u: Update, condition?: string) => {
+    u.add(['rev'], 1);
     await db.client.send(
       new UpdateCommand({
         TableName,

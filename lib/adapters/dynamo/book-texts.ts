@@ -36,7 +36,9 @@ export function dynamoBookTextStore(db: Db): BookTextStore {
             tags: e.tags,
             categories: e.categories,
             visibility: moves ? e.visibility : undefined,
-          }).set(['updatedAt'], e.at);
+          })
+            .set(['updatedAt'], e.at)
+            .add(['rev'], 1);
           // The counters move with the visibility they saw, and a text replaces the one it read:
           // a concurrent change of either makes this edit read again.
           const conditions = [`${u.path(['visibility'])} = ${u.value(current.visibility)}`];

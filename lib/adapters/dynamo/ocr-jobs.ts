@@ -49,7 +49,7 @@ export function dynamoOcrJobStore(db: Db): OcrJobStore {
         await transact(db, {
           TransactItems: [
             { Put: { TableName, Item: claim, ConditionExpression: ifNew } },
-            { Put: { TableName, Item: bookTextItem(bookText), ConditionExpression: ifNew } },
+            { Put: { TableName, Item: bookTextItem({ ...bookText, rev: 1 }), ConditionExpression: ifNew } },
             ...(file ? [{ Put: { TableName, Item: entities.file.item(file), ConditionExpression: ifNew } }] : []),
             ...countMoves(TableName, bookText.userId, { [bookText.visibility]: 1 }),
           ],

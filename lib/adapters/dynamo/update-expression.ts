@@ -2,6 +2,7 @@
 export class Update {
   private readonly sets: string[] = [];
   private readonly removes: string[] = [];
+  private readonly adds: string[] = [];
   readonly names: Record<string, string> = {};
   readonly values: Record<string, unknown> = {};
   private n = 0;
@@ -16,6 +17,12 @@ export class Update {
   setIfMissing(path: string[], value: unknown): this {
     const name = this.path(path);
     this.sets.push(`${name} = if_not_exists(${name}, ${this.value(value)})`);
+    return this;
+  }
+
+  /** Adds `n` to a number attribute (one absent counts as 0): an atomic counter. */
+  add(path: string[], n: number): this {
+    this.adds.push(`${this.path(path)} ${this.value(n)}`);
     return this;
   }
 
@@ -42,7 +49,11 @@ export class Update {
   }
 
   get expression(): string {
-    return [this.sets.length ? `SET ${this.sets.join(', ')}` : '', this.removes.length ? `REMOVE ${this.removes.join(', ')}` : '']
+    return [
+      this.sets.length ? `SET ${this.sets.join(', ')}` : '',
+      this.removes.length ? `REMOVE ${this.removes.join(', ')}` : '',
+      this.adds.length ? `ADD ${this.adds.join(', ')}` : '',
+    ]
       .filter(Boolean)
       .join(' ');
   }

@@ -8,6 +8,7 @@ import { clientMetadata, isOcrStatus, newBookText, type BookText, type BookTextS
 import { checkPageCount, checkPageRange, checkPageText, maxPageCount, newPage, pageNumberOf, type PageFields } from '../pages/page.ts';
 import type { PageStore } from '../pages/store.ts';
 import type { OcrJobStore, ResultUpdate } from './store.ts';
+import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts';
 
 /** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
 export interface CallbackDeps extends UsageDeps {
@@ -15,6 +16,8 @@ export interface CallbackDeps extends UsageDeps {
   bookTexts: BookTextStore;
   pages: PageStore;
   uploads: Objects;
+  /** What a callback wrote is in the index before it answers (lib/search/read-after-write.ts). */
+  index: IndexWrites;
   now: () => Date;
 }
 
@@ -86,6 +89,9 @@ export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<
     pagesProcessed: optionalNumber(body.pagesProcessed),
     pageError: body.status === 'failed' && error ? { pageNumber, error, timestamp: at } : undefined,
   });
+  // A book already processing changed only its listing's fields (its page count); else its status too.
+  const listingOnly = bookText.status === 'processing';
+  await deps.index.written([...pagesWritten(bookText.bookTextId, [pageNumber]), { kind: 'bookText', bookTextId: bookText.bookTextId, listingOnly }]);
   return { success: true };
 }
 
@@ -151,6 +157,10 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise
   if (result.extractedText !== undefined && result.metadata) update.metadata = result.metadata;
   if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(bookText.bookTextId, p.pageNumber, p.fields, at)));
   await writeWithText(deps.uploads, bookText.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(bookText, { ...update, text }));
+  await deps.index.written([
+    ...pagesWritten(bookText.bookTextId, (result.pages ?? []).map((p) => p.pageNumber)),
+    { kind: 'bookText', bookTextId: bookText.bookTextId },
+  ]);
 
   const status = result.status ?? bookText.status;
   const pages = result.pageCount || result.pages?.length || bookText.pageCount;

@@ -11,10 +11,13 @@ import type { Gate } from '../access.ts';
 import { newBookText, type FileRecord } from '../book-text.ts';
 import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './fields.ts';
 import type { OcrJobStore } from './store.ts';
+import { created, type IndexWrites } from '../../search/read-after-write.ts';
 
 /** Creating an OCR job (SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
 export interface UploadDeps {
   ocrJobs: OcrJobStore;
+  /** The new book is listed before the upload answers (lib/search/read-after-write.ts). */
+  index: IndexWrites;
   uploads: Objects;
   uploadsBucket: string;
   ocrQueue: Queue;
@@ -121,6 +124,7 @@ export async function createJob(
     if (options.removeObjectOnFailure) await deps.uploads.delete(stored.storageKey).catch(() => undefined);
     throw internal('The job could not be saved');
   }
+  await deps.index.written([created(bookText.bookTextId)]);
 
   const message: OcrJobMessage = {
     jobId: bookText.jobId,

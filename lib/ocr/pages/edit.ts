@@ -6,12 +6,16 @@ import { languageProblem, listFieldProblem, splitList, type BookTextEdit, type B
 import type { PageChange, PageStore } from './store.ts';
 import { checkPageCount, checkPageRange, checkPageText, newPage, pageIdOf, pageNumberOf, type BookTextPage, type PageFields } from './page.ts';
 import { writeWithText } from '../text-storage.ts';
+import type { IndexChange } from '../../search/indexing.ts';
+import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts';
 
 /** Editing a digitized book (SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
 export interface BookEditDeps {
   bookTexts: BookTextStore;
   pages: PageStore;
   uploads: Objects;
+  /** The edit is in the index before it answers (lib/search/read-after-write.ts). */
+  index: IndexWrites;
   now: () => Date;
 }
 
@@ -114,22 +118,39 @@ export async function editBookText(deps: BookEditDeps, user: User, bookTextId: s
   const e = readEdit(body, bookText.bookTextId, at);
   const file = await deps.bookTexts.getFile(bookText.fileId);
 
-  // Pages are items of their own; writing them again is harmless, so a failed edit can simply be retried.
-  if (e.pages && 'replace' in e.pages) await deps.pages.putPages(e.pages.replace);
-  if (e.pages && 'change' in e.pages) await deps.pages.updatePages(bookText.bookTextId, e.pages.change, at);
-  await writeWithText(deps.uploads, bookText.jobId, e.extractedText, (text) => {
-    const edit: BookTextEdit = {
-      at,
-      fileName: e.fileName,
-      file: file ? { fileName: e.fileName, author: e.author } : undefined,
-      language: e.language,
-      visibility: e.visibility,
-      tags: e.tags,
-      categories: e.categories,
-      text,
-    };
-    return deps.bookTexts.edit(bookText, edit);
-  });
+  const writeBook = async () => {
+    // Pages are items of their own; writing them again is harmless, so a failed edit can simply be retried.
+    if (e.pages && 'replace' in e.pages) await deps.pages.putPages(e.pages.replace);
+    if (e.pages && 'change' in e.pages) await deps.pages.updatePages(bookText.bookTextId, e.pages.change, at);
+    await writeWithText(deps.uploads, bookText.jobId, e.extractedText, (text) => {
+      const edit: BookTextEdit = {
+        at,
+        fileName: e.fileName,
+        file: file ? { fileName: e.fileName, author: e.author } : undefined,
+        language: e.language,
+        visibility: e.visibility,
+        tags: e.tags,
+        categories: e.categories,
+        text,
+      };
+      return deps.bookTexts.edit(bookText, edit);
+    });
+  };
+  const pageNumbers = !e.pages ? [] : 'replace' in e.pages ? e.pages.replace.map((p) => p.pageNumber) : e.pages.change.map((p) => p.pageNumber);
+  // Fields its pages carry in the index change with it (setBookFields); else only its listing entry.
+  const book: IndexChange = { kind: 'bookText', bookTextId: bookText.bookTextId, listingOnly: e.visibility === undefined && e.language === undefined };
+  // Made private: out of others' listings, totals and searches before the table says so, so no one's
+  // total counts it even while this write is on its way.
+  const hides = e.visibility === 'private' && bookText.visibility !== 'private';
+  if (hides) await deps.index.hiding(bookText.bookTextId);
+  try {
+    await writeBook();
+  } catch (error) {
+    // The index takes back what the table still holds (the book public again, if it is).
+    if (hides) await deps.index.written([book]);
+    throw error;
+  }
+  await deps.index.written([...pagesWritten(bookText.bookTextId, pageNumbers), book]);
 
   return {
     success: true,

@@ -10,6 +10,8 @@ import { fixedClock } from './clock.ts';
 import { FakeObjects } from './objects.ts';
 import { FakeOcrStores } from './ocr-stores.ts';
 import { FakeQueue } from './queue.ts';
+import { FakeSearchEngine } from './search-engine.ts';
+import { indexWrites } from '../../../lib/search/read-after-write.ts';
 import { FakeSpeech } from './speech.ts';
 import { FakeSubscriptionStore } from './subscription-store.ts';
 import { UsagePeriods } from './usage-periods.ts';
@@ -46,13 +48,17 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
     books: new FakeBookStore(),
     queue: new FakeQueue(),
     speech: new FakeSpeech(),
+    search: new FakeSearchEngine(),
   };
+  // The write path's index (read after write) over the world's engine and stores.
+  const index = () => indexWrites({ engine: world.search, ...world.ocr.ports() });
   return {
     ...world,
+    index,
     /** The deps of the OCR callbacks (lib/ocr/jobs/callbacks.ts). */
-    callbackDeps: (): CallbackDeps => ({ ...world.ocr.ports(), uploads: world.uploads, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
+    callbackDeps: (): CallbackDeps => ({ ...world.ocr.ports(), uploads: world.uploads, index: index(), now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
     /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/pages/edit.ts). */
-    editDeps: (): BookEditDeps => ({ ...world.ocr.ports(), uploads: world.uploads, now: clock.now }),
+    editDeps: (): BookEditDeps => ({ ...world.ocr.ports(), uploads: world.uploads, index: index(), now: clock.now }),
     /** The deps of the audio read rule (lib/audio/access.ts). */
     accessDeps: (): AccessDeps => ({ books: world.books, users: world.users, subscriptions: world.subscriptions }),
     /** The deps of the billing worker (lib/billing/invoicing.ts). */

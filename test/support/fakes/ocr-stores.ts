@@ -52,7 +52,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   async create(bookText: BookText, file?: FileRecord) {
     if (this.jobs.has(bookText.jobId) || this.bookTexts.has(bookText.bookTextId) || (file && this.files.has(file.fileId))) return false;
     this.jobs.set(bookText.jobId, bookText.bookTextId);
-    this.bookTexts.set(bookText.bookTextId, copy(bookText));
+    this.bookTexts.set(bookText.bookTextId, { ...copy(bookText), rev: 1 });
     if (file) this.files.set(file.fileId, copy(file));
     return true;
   }
@@ -82,7 +82,10 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   }
 
   async putPages(pages: BookTextPage[]) {
-    for (const page of pages) this.pagesOf(page.bookTextId).set(page.pageNumber, copy(page));
+    for (const page of pages) {
+      const held = this.pagesOf(page.bookTextId).get(page.pageNumber);
+      this.pagesOf(page.bookTextId).set(page.pageNumber, { ...copy(page), rev: (held?.rev ?? 0) + 1 });
+    }
   }
 
   async pages(bookTextId: string) {
@@ -99,6 +102,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   async recordPage(book: BookText, progress: PageProgress) {
     const record = this.current(book.bookTextId);
     record.status = 'processing';
+    record.rev = (record.rev ?? 0) + 1;
     if (progress.pageCount) record.pageCount = progress.pageCount;
     record.updatedAt = progress.at;
     record.lastPageUpdate = progress.at;
@@ -118,6 +122,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     if (r.error !== undefined) record.error = r.error;
     if (r.processingTime !== undefined) record.processingTime = r.processingTime;
     record.updatedAt = r.at;
+    record.rev = (record.rev ?? 0) + 1;
     const written = r.text ? FakeOcrStores.placeText(record, r.text) : { replaced: undefined };
     if (r.metadata) {
       for (const [name, value] of Object.entries(r.metadata)) if (name !== '') record.metadata[name] = copy(value);
@@ -128,6 +133,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   async setUsage(bookTextId: string, outcome: UsageOutcome, at: string) {
     const record = this.current(bookTextId);
     record.updatedAt = at;
+    record.rev = (record.rev ?? 0) + 1;
     if ('usageInfo' in outcome) {
       record.usageInfo = copy(outcome.usageInfo);
       delete record.usageError;
@@ -162,6 +168,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
         storageKey: c.storageKey !== undefined ? c.storageKey : (stored?.storageKey ?? pageDefaults.storageKey),
         isAIGenerated: c.isAIGenerated ?? stored?.isAIGenerated ?? pageDefaults.isAIGenerated,
         updatedAt: at,
+        rev: (stored?.rev ?? 0) + 1,
       });
     }
   }
@@ -178,6 +185,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     if (e.categories !== undefined) record.categories = [...e.categories];
     if (e.visibility !== undefined) record.visibility = e.visibility;
     record.updatedAt = e.at;
+    record.rev = (record.rev ?? 0) + 1;
     if (storedFile && file) {
       if (file.fileName !== undefined) storedFile.fileName = file.fileName;
       if (file.author !== undefined) storedFile.author = file.author;
