@@ -78,8 +78,8 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - the search kinds of permissions.ts (`searchGrants`), each on the pages index and the catalogue
  *   listing's index (`<index>-books`) of the OpenSearch domain (search.ts), with the `SEARCH_*`
  *   variables that come with them (stack.ts): `search-query` (search only: no write, and no creating
- *   an index), `catalogue-listing` (search the listing's index only) and `search-writes` (create and
- *   write both indexes).
+ *   an index), `write-path` (the writes of read after write, and search the listing's index) and
+ *   `search-writes` (create and write both indexes: the stream's indexer).
  */
 export type Access =
   | 'table'
@@ -109,11 +109,11 @@ export const selfContained: readonly DeployedFunction[] = ['api-docs'];
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],
-  // The catalogue listing's index: GET /ocr/books filtered and past its first pages.
-  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'ocr-queue', 'catalogue-listing', ...httpAnswers],
+  // The search index: GET /ocr/books filtered and past its first pages, and read after write (its writes put into it).
+  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'ocr-queue', 'write-path', ...httpAnswers],
   // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
   // and never calls Stripe (the billing worker invoices).
-  'ocr-callbacks': ['table', 'text-writes', ...httpAnswers],
+  'ocr-callbacks': ['table', 'text-writes', 'write-path', ...httpAnswers],
   'ocr-export': ['table', 'text-reads', 'exports', ...httpAnswers],
   'billing-webhook': ['table', 'stripe', ...httpAnswers],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech', ...httpAnswers],

@@ -209,9 +209,16 @@ export const searchGrants = {
     { indexes: ['pages', 'books'], actions: ['es:ESHttpPost'], paths: ['/_search'] },
     { indexes: ['pages', 'books'], actions: ['es:ESHttpHead'], paths: [''] },
   ],
-  // ocr-api: POST <index>-books/_search only (GET /ocr/books filtered and past its first pages,
-  // lib/ocr/catalogue/listing.ts): it reads no page of text from the index.
-  'catalogue-listing': [{ indexes: ['books'], actions: ['es:ESHttpPost'], paths: ['/_search'] }],
+  // ocr-api and ocr-callbacks, read after write (lib/search/read-after-write.ts): a write puts what it
+  // changed into both indexes before answering (_bulk, and _update_by_query for a book's fields on its
+  // pages or hiding it), creating an index that is missing and adding fields a newer mapping has
+  // (HEAD, PUT, PUT /_mapping); ocr-api also searches the listing (GET /ocr/books filtered and past its
+  // first pages). No _delete_by_query, and no _search of the pages: they read no page of text from the index.
+  'write-path': [
+    { indexes: ['pages', 'books'], actions: ['es:ESHttpHead', 'es:ESHttpPut'], paths: ['', '/_mapping'] },
+    { indexes: ['pages', 'books'], actions: ['es:ESHttpPost'], paths: ['/_bulk', '/_update_by_query'] },
+    { indexes: ['books'], actions: ['es:ESHttpPost'], paths: ['/_search'] },
+  ],
   // search-indexer: HEAD and PUT each index (created with its settings and mapping), and POST under
   // it (_bulk, _update_by_query, _delete_by_query, and _search for what a book has indexed).
   'search-writes': [{ indexes: ['pages', 'books'], actions: ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'], paths: ['', '/*'] }],
@@ -266,7 +273,7 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   // book's pages (Query of its partition).
   'indexer-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
   'search-query': (on) => searchStatements('search-query', on.search),
-  'catalogue-listing': (on) => searchStatements('catalogue-listing', on.search),
+  'write-path': (on) => searchStatements('write-path', on.search),
   'search-writes': (on) => searchStatements('search-writes', on.search),
 };
 

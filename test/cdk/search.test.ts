@@ -153,8 +153,15 @@ describe('who may do what on the domain', () => {
   const indexes = ['pages', 'pages-books'];
   const searchApiActions = (s: Synth) =>
     indexes.flatMap((index) => [`es:ESHttpHead ${domainArn(s)}/${index}`, `es:ESHttpPost ${domainArn(s)}/${index}/_search`]).sort();
-  const listingActions = (s: Synth) => [`es:ESHttpPost ${domainArn(s)}/pages-books/_search`];
-  const searchRoles: readonly DeployedFunction[] = ['search-api', 'search-indexer', 'ocr-api'];
+  /** Read after write's writes (lib/search/read-after-write.ts), and the listing's searches. */
+  const writePathActions = (s: Synth) =>
+    [
+      ...['es:ESHttpHead', 'es:ESHttpPut'].flatMap((a) => indexes.flatMap((index) => [`${a} ${domainArn(s)}/${index}`, `${a} ${domainArn(s)}/${index}/_mapping`])),
+      ...indexes.flatMap((index) => [`es:ESHttpPost ${domainArn(s)}/${index}/_bulk`, `es:ESHttpPost ${domainArn(s)}/${index}/_update_by_query`]),
+      `es:ESHttpPost ${domainArn(s)}/pages-books/_search`,
+    ].sort();
+  const writePathRoles: readonly DeployedFunction[] = ['ocr-api', 'ocr-callbacks'];
+  const searchRoles: readonly DeployedFunction[] = ['search-api', 'search-indexer', ...writePathRoles];
   const indexerActions = (s: Synth) =>
     ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'].flatMap((a) => indexes.flatMap((index) => [`${a} ${domainArn(s)}/${index}`, `${a} ${domainArn(s)}/${index}/*`])).sort();
 
@@ -170,8 +177,13 @@ describe('who may do what on the domain', () => {
     for (const s of [plain, sized]) expect(pairs(esStatements(s, 'search-indexer'))).toEqual(indexerActions(s));
   });
 
-  it('lets ocr-api only search the listing index (GET /ocr/books): not the pages, no HEAD, no write', () => {
-    for (const s of [plain, sized]) expect(pairs(esStatements(s, 'ocr-api'))).toEqual(listingActions(s));
+  it('lets ocr-api and ocr-callbacks write what they change (_bulk, _update_by_query), create an index or add its fields, and search the listing: no delete, no search of the pages', () => {
+    for (const s of [plain, sized]) {
+      for (const name of writePathRoles) {
+        expect(pairs(esStatements(s, name)), name).toEqual(writePathActions(s));
+        expect(pairs(esStatements(s, name)).join('\n'), name).not.toMatch(/_delete_by_query|ESHttpDelete|ESHttpGet|\/pages\/_search|\/\*/);
+      }
+    }
   });
 
   it('gives no other function anything of the domain', () => {
@@ -180,14 +192,14 @@ describe('who may do what on the domain', () => {
     }
   });
 
-  it('allows exactly those three roles those actions in the domain’s own access policy: no one else, no one anonymous', () => {
+  it('allows exactly those roles those actions in the domain’s own access policy: no one else, no one anonymous', () => {
     const policy = domainProps(plain).AccessPolicies as { Statement: Statement[] };
     const role = (name: DeployedFunction) => ({ AWS: { 'Fn::GetAtt': [logicalId(plain.stack, fn(plain.stack, name).role!), 'Arn'] } });
     const by = (name: DeployedFunction) => policy.Statement.filter((st) => JSON.stringify(st.Principal) === JSON.stringify(role(name)));
     expect(searchRoles.reduce((n, name) => n + by(name).length, 0)).toBe(policy.Statement.length);
     expect(pairs(by('search-api'))).toEqual(searchApiActions(plain));
     expect(pairs(by('search-indexer'))).toEqual(indexerActions(plain));
-    expect(pairs(by('ocr-api'))).toEqual(listingActions(plain));
+    for (const name of writePathRoles) expect(pairs(by(name)), name).toEqual(writePathActions(plain));
     for (const st of policy.Statement) {
       expect(st.Effect).toBe('Allow');
       expect(JSON.stringify(st.Principal)).not.toContain('*');
@@ -213,11 +225,11 @@ describe('who may do what on the domain', () => {
     ]);
   });
 
-  it('gives the functions of the domain (search-api, search-indexer, ocr-api) SEARCH_ENDPOINT (https://<domain endpoint>) and SEARCH_INDEX=pages, and no other function', () => {
+  it('gives the functions of the domain (search-api, search-indexer, ocr-api, ocr-callbacks) SEARCH_ENDPOINT (https://<domain endpoint>) and SEARCH_INDEX=pages, and no other function', () => {
     const endpoint = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.search.domain), 'DomainEndpoint'] }]] };
     for (const name of deployedFunctions()) {
       const env = envOf(plain, name);
-      if (['search-api', 'search-indexer', 'ocr-api'].includes(name)) {
+      if (searchRoles.includes(name)) {
         expect(env, name).toMatchObject({ [variables.searchEndpoint]: endpoint, [variables.searchIndex]: 'pages' });
       } else {
         expect(env, name).not.toHaveProperty(variables.searchEndpoint);
@@ -386,9 +398,9 @@ describe('search and cdk-nag', () => {
     expect(acknowledged(sized).has('AwsSolutions-OS7')).toBe(false);
   });
 
-  it('grants nothing on the domain to anyone but the search roles and ocr-api (the listing)', () => {
+  it('grants nothing on the domain to anyone but the search roles, ocr-api and ocr-callbacks (read after write)', () => {
     const onDomain = allStatements(plain.template).filter((st) => actions(st).some((a) => a.startsWith('es:')));
-    const roles = ['search-api', 'search-indexer', 'ocr-api'] as const;
+    const roles = ['search-api', 'search-indexer', 'ocr-api', 'ocr-callbacks'] as const;
     expect(onDomain).toHaveLength(roles.reduce((n, name) => n + esStatements(plain, name).length, 0));
   });
 });

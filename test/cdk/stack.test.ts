@@ -548,9 +548,9 @@ describe('least privilege', () => {
     // Every HTTP function: s3 (put a big answer) and secretsmanager (the media signing key).
     expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
-    // es: the catalogue listing's index (GET /ocr/books filtered, test/cdk/search.test.ts).
+    // es: read after write's writes and the catalogue listing's index (test/cdk/search.test.ts).
     expect(services('ocr-api')).toEqual(['dynamodb', 'es', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
-    expect(services('ocr-callbacks')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
+    expect(services('ocr-callbacks')).toEqual(['dynamodb', 'es', 'logs', 's3', 'secretsmanager', 'xray']);
     // secretsmanager: the Stripe keys only (it verifies no tokens).
     expect(services('billing-worker')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
     expect(services('ocr-export')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
