@@ -694,7 +694,31 @@ describe('OpenSearch search engine: failures', () => {
     expect(engine.fake.documents('pages').size).toBe(3);
 
     engine.fake.rejectBulkItems(() => ({ status: 429, type: 'es_rejected_execution_exception' }));
-    await expect(engine.putPages([page(b, 4, 'd')])).rejects.toMatchObject({ name: 'OpenSearchBulkError', failed: 1 });
+    await expect(engine.putPages([page(b, 4, 'd')])).rejects.toMatchObject({ name: 'OpenSearchBulkError', failed: 1, types: ['es_rejected_execution_exception'] });
+  });
+
+  it('sends again the bulk items that kept conflicting with another writer (409), each script running on the page as it is then', async () => {
+    const engine = openSearchOverFake();
+    const b = { ...book('bt-1'), rev: 2 };
+    await engine.putPages([page(b, 1, 'a'), page(b, 2, 'b')]);
+    // Another writer put page 2 at a newer revision between OpenSearch's read and its write, past its retries.
+    let conflicts = 1;
+    engine.fake.rejectBulkItems((id) => {
+      if (id !== 'bt-1:2' || conflicts-- <= 0) return undefined;
+      engine.fake.put('pages', 'bt-1:2', { ...book('bt-1', { visibility: 'private' }), pageNumber: 2, exact: 'newer', stemmed: 'newer', textRev: 5, bookRev: 5 });
+      return { status: 409, type: 'version_conflict_engine_exception' };
+    });
+    await engine.putPages([page({ ...b, rev: 3 }, 1, 'a2'), page({ ...b, rev: 3 }, 2, 'b2')]);
+    const bulks = requestsTo(engine.fake.requests, '_bulk');
+    expect(bulks.map((r) => r.body.split('\n').length - 1)).toEqual([4, 4, 2]);
+    expect(JSON.parse(bulks[2]!.body.split('\n')[0]!)).toEqual({ update: { _id: 'bt-1:2', retry_on_conflict: 3 } });
+    // Sent again, the older put kept the newer page: a noop.
+    expect(engine.fake.documents('pages').get('bt-1:2')).toMatchObject({ exact: 'newer', visibility: 'private', textRev: 5, bookRev: 5 });
+    expect(engine.fake.documents('pages').get('bt-1:1')).toMatchObject({ exact: 'a2', bookRev: 3 });
+
+    engine.fake.rejectBulkItems(() => ({ status: 409, type: 'version_conflict_engine_exception' }));
+    const error = await engine.putPages([page(b, 3, 'c')]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'OpenSearchBulkError', failed: 1, sent: 1, types: ['version_conflict_engine_exception'] });
   });
 
   it('runs setBookFields again over pages a concurrent putPages replaced meanwhile', async () => {
@@ -772,6 +796,46 @@ describe('the fake OpenSearch', () => {
     };
     expect((await engine.fake.rawSigned('POST', '/pages/_search', JSON.stringify(body))).status).toBe(200);
     expect(engine.fake.lastSearchHits().find((h) => h.id === 'b:2')!.score).toBe(plain.get('b:2')! + 1);
+  });
+
+  it('runs the adapter’s scripts as painless does: a missing revision is 0, `ctx.op = noop` writes nothing and answers noop', async () => {
+    const engine = openSearchOverFake();
+    await engine.ensureIndex();
+    const bulk = async (lines: object[]) => {
+      const answer = await engine.fake.rawSigned('POST', '/pages/_bulk', lines.map((line) => `${JSON.stringify(line)}\n`).join(''), 'application/x-ndjson');
+      expect(answer.status).toBe(200);
+      return ((await answer.json()) as { items: Record<string, { result?: string; status: number; _seq_no?: number }>[] }).items.map((item) => Object.values(item)[0]!);
+    };
+    const fields = { bookTextId: 'b', pageNumber: 1, userId: 'u', visibility: 'public', status: 's', language: 'l' };
+    const put = (exact: string, textRev: number, bookRev: number, visibility = 'public') => [
+      { update: { _id: 'b:1', retry_on_conflict: 3 } },
+      { script: { lang: 'painless', source: putPageScript, params: { ...fields, visibility, exact, stemmed: exact, textRev, bookRev } }, scripted_upsert: true, upsert: {} },
+    ];
+    const stored = () => engine.fake.documents('pages').get('b:1');
+    // A page written before revisions (an `index` action: none).
+    await bulk([{ index: { _id: 'b:1' } }, { ...fields, exact: 'legacy', stemmed: 'legacy' }]);
+    const [same] = await bulk(put('zero', 0, 0));
+    expect(same).toMatchObject({ result: 'updated', status: 200 });
+    expect(stored()).toEqual({ ...fields, exact: 'zero', stemmed: 'zero', textRev: 0, bookRev: 0 });
+    await bulk(put('five', 5, 5));
+    const [older] = await bulk(put('four', 4, 4, 'private'));
+    expect(older).toMatchObject({ result: 'noop', status: 200 });
+    const seqNo = older!._seq_no;
+    expect(stored()).toEqual({ ...fields, exact: 'five', stemmed: 'five', textRev: 5, bookRev: 5 });
+    // One part newer: that part only.
+    await bulk(put('six', 6, 4, 'private'));
+    expect(stored()).toEqual({ ...fields, exact: 'six', stemmed: 'six', textRev: 6, bookRev: 5 });
+    expect((await bulk(put('six', 6, 4, 'private')))[0]!._seq_no).toBeGreaterThan(seqNo!); // equal textRev: written again
+    // A page not stored: built from `{}` by the script (created); without an upsert: document missing.
+    const [created] = await bulk([{ update: { _id: 'b:2' } }, { script: put('new', 0, 0)[1]!.script!, scripted_upsert: true, upsert: {} }]);
+    expect(created).toMatchObject({ result: 'created', status: 201 });
+    expect(engine.fake.documents('pages').get('b:2')).toEqual({ ...fields, exact: 'new', stemmed: 'new', textRev: 0, bookRev: 0 });
+    const [missing] = await bulk([{ update: { _id: 'b:3' } }, { script: put('new', 0, 0)[1]!.script! }]);
+    expect(missing).toMatchObject({ status: 404 });
+    // A script leaving a document the mapping refuses (here: a page into the listing's index) fails its item.
+    const intoBooks = await engine.fake.rawSigned('POST', '/pages-books/_bulk', put('x', 0, 0).map((line) => `${JSON.stringify(line)}\n`).join(''), 'application/x-ndjson');
+    const { items } = (await intoBooks.json()) as { items: { update: { status: number; error?: { type: string } } }[] };
+    expect(items[0]!.update).toMatchObject({ status: 400, error: { type: 'strict_dynamic_mapping_exception' } });
   });
 
   it('refuses bodies outside the documented shapes with a 400', async () => {

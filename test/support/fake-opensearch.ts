@@ -442,7 +442,7 @@ export class FakeOpenSearch {
       if (!mapping) throw new Refused(400, 'strict_dynamic_mapping_exception', `mapping set to strict, dynamic introduction of [${field}] is not allowed`);
       if (mapping.type === 'text') tokens[field] = whitespaceTokens(String(value));
       else if (mapping.type === 'integer' || mapping.type === 'long') {
-        const fits = mapping.type === 'integer' ? Number.isInteger(value) && Math.abs(value as number) <= 2 ** 31 : Number.isSafeInteger(value);
+        const fits = mapping.type === 'integer' ? Number.isInteger(value) : Number.isSafeInteger(value);
         if (!fits) throw new Refused(400, 'mapper_parsing_exception', `failed to parse field [${field}]`);
       } else {
         // A keyword: a string, or an array of them (OpenSearch takes an array for any field).
@@ -700,7 +700,7 @@ function checkSimilarities(properties: Mapping['mappings']['properties'], settin
   }
 }
 
-/** A keyword field's values (none when the document lacks it: an unmapped field matches nothing). */
+/** A keyword's (or a revision's) values (none when the document lacks it: a missing field matches nothing). */
 const keywordValues = (doc: Doc, field: string): unknown[] => {
   const value = (doc as Record<string, unknown>)[field];
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
