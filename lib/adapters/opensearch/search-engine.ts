@@ -97,8 +97,9 @@ export interface OpenSearchEngineOptions {
 export interface OpenSearchEngine extends SearchEngine {
   /**
    * Creates the index of pages (pageIndexSettings, pageIndexMapping) and the listing's
-   * (bookIndexSettings, bookIndexMapping), each unless it exists. Every write runs it first, once
-   * per engine.
+   * (bookIndexSettings, bookIndexMapping), each unless it exists; one that exists is given the
+   * fields mapped since it was made (pageMappingUpdate, bookMappingUpdate). Every write runs it
+   * first, once per engine.
    */
   ensureIndex(): Promise<void>;
 }
