@@ -2,12 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   bookIndexMapping,
   bookIndexSettings,
+  bookMappingUpdate,
+  hideBookScript,
   maxResultWindow,
   OpenSearchBulkError,
   OpenSearchError,
   pageIndexMapping,
   pageIndexSettings,
+  pageMappingUpdate,
   phraseFirstBoost,
+  putBookScript,
+  putPageScript,
   setBookFieldsScript,
 } from '../../lib/adapters/opensearch/search-engine.ts';
 import type { BookListQuery, IndexedBookFields, IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
@@ -76,19 +81,24 @@ describe('OpenSearch search engine: requests', () => {
           language: { type: 'keyword' },
           exact: { type: 'text', analyzer: 'whitespace', similarity: 'page_bm25' },
           stemmed: { type: 'text', analyzer: 'whitespace', similarity: 'page_bm25' },
+          textRev: { type: 'long' },
+          bookRev: { type: 'long' },
         },
       },
     });
     expect(JSON.parse(put!.body)).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
     expect(engine.fake.indexDefinition('pages')).toEqual({ settings: pageIndexSettings(), mappings: pageIndexMapping });
-    // The listing's index: keywords only (tags and categories as arrays of them), no similarity.
+    // The listing's index: keywords (tags and categories as arrays of them) and the rev, no similarity.
     expect(JSON.parse(putBooks!.body)).toEqual({
       settings: { index: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s', max_result_window: 10_100 } },
       mappings: {
         dynamic: 'strict',
-        properties: Object.fromEntries(
-          ['bookTextId', 'userId', 'visibility', 'status', 'language', 'tags', 'categories', 'byDate', 'byName', 'byPages'].map((f) => [f, { type: 'keyword' }]),
-        ),
+        properties: {
+          ...Object.fromEntries(
+            ['bookTextId', 'userId', 'visibility', 'status', 'language', 'tags', 'categories', 'byDate', 'byName', 'byPages'].map((f) => [f, { type: 'keyword' }]),
+          ),
+          rev: { type: 'long' },
+        },
       },
     });
     expect(engine.fake.indexDefinition('pages-books')).toEqual({ settings: bookIndexSettings(), mappings: bookIndexMapping });
@@ -105,22 +115,86 @@ describe('OpenSearch search engine: requests', () => {
     const engine = openSearchOverFake({ replicas: 1 });
     await engine.ensureIndex();
     await engine.ensureIndex();
-    expect(engine.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /pages', 'PUT /pages', 'HEAD /pages-books', 'PUT /pages-books', 'HEAD /pages', 'HEAD /pages-books']);
+    // An index that exists is given the fields mapped since (none new here: the same mapping again).
+    expect(engine.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'HEAD /pages',
+      'PUT /pages',
+      'HEAD /pages-books',
+      'PUT /pages-books',
+      'HEAD /pages',
+      'PUT /pages/_mapping',
+      'HEAD /pages-books',
+      'PUT /pages-books/_mapping',
+    ]);
     expect(JSON.parse(engine.fake.requests[1]!.body).settings.index.number_of_replicas).toBe(1);
     expect(JSON.parse(engine.fake.requests[3]!.body).settings.index.number_of_replicas).toBe(1);
+    expect(engine.fake.indexDefinition('pages')).toEqual({ settings: pageIndexSettings(1), mappings: pageIndexMapping });
 
-
-    // Another container creates the index between this one's HEAD (missing) and its PUT.
+    // Another container creates the index between this one's HEAD (missing) and its PUT: perhaps an
+    // older version of the code, so its mapping is completed as an existing index's is.
     const second = openSearchOverFake({ fetch: engine.fake.fetch });
     engine.fake.failNext({ status: 404, type: 'index_not_found_exception' });
     await expect(second.ensureIndex()).resolves.toBeUndefined();
-    expect(engine.fake.requests.slice(-3).map((r) => `${r.method} ${r.path}`)).toEqual(['HEAD /pages', 'PUT /pages', 'HEAD /pages-books']);
+    expect(engine.fake.requests.slice(-5).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'HEAD /pages',
+      'PUT /pages',
+      'PUT /pages/_mapping',
+      'HEAD /pages-books',
+      'PUT /pages-books/_mapping',
+    ]);
 
     // A domain whose pages index predates the listing: the listing's index is created beside it.
     const older = openSearchOverFake();
     expect((await older.fake.rawSigned('PUT', '/pages', JSON.stringify({ settings: pageIndexSettings(), mappings: pageIndexMapping }))).status).toBe(200);
     await openSearchOverFake({ fetch: older.fake.fetch }).ensureIndex();
-    expect(older.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /pages', 'HEAD /pages', 'HEAD /pages-books', 'PUT /pages-books']);
+    expect(older.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /pages', 'HEAD /pages', 'PUT /pages/_mapping', 'HEAD /pages-books', 'PUT /pages-books']);
+  });
+
+  it('adds the revision fields to indexes made before them (PUT _mapping); their documents count as revision 0', async () => {
+    // Indexes as the first deployments made them: no revision fields, and a strict mapping refuses one.
+    const without = <M extends { properties: object }>(mapping: M, added: { properties: object }) => ({
+      ...mapping,
+      properties: Object.fromEntries(Object.entries(mapping.properties).filter(([field]) => !(field in added.properties))),
+    });
+    const old = openSearchOverFake();
+    const put = (path: string, definition: object) => old.fake.rawSigned('PUT', path, JSON.stringify(definition));
+    expect((await put('/pages', { settings: pageIndexSettings(), mappings: without(pageIndexMapping, pageMappingUpdate) })).status).toBe(200);
+    expect((await put('/pages-books', { settings: bookIndexSettings(), mappings: without(bookIndexMapping, bookMappingUpdate) })).status).toBe(200);
+    const legacyPage = { ...book('bt-1'), pageNumber: 1, exact: 'old words', stemmed: 'old words' };
+    const legacyEntry = { ...book('bt-1'), tags: ['old'], categories: [], byDate: 'd#bt-1', byName: 'n#bt-1', byPages: 'p#bt-1' };
+    const bulk = async (index: string, id: string, doc: object) =>
+      ((await (await old.fake.rawSigned('POST', `/${index}/_bulk`, `{"index":{"_id":"${id}"}}\n${JSON.stringify(doc)}\n`, 'application/x-ndjson')).json()) as { errors: boolean }).errors;
+    expect(await bulk('pages', 'bt-1:1', legacyPage)).toBe(false);
+    expect(await bulk('pages-books', 'bt-1', legacyEntry)).toBe(false);
+    expect(await bulk('pages', 'bt-1:2', { ...legacyPage, pageNumber: 2, textRev: 1 })).toBe(true); // strict_dynamic_mapping_exception
+
+    const engine = openSearchOverFake({ fetch: old.fake.fetch });
+    await engine.ensureIndex();
+    const mappings = old.fake.requests.filter((r) => r.path.endsWith('/_mapping'));
+    expect(mappings.map((r) => [r.method, r.path, JSON.parse(r.body)])).toEqual([
+      ['PUT', '/pages/_mapping', { properties: { textRev: { type: 'long' }, bookRev: { type: 'long' } } }],
+      ['PUT', '/pages-books/_mapping', { properties: { rev: { type: 'long' } } }],
+    ]);
+    expect(mappings.every((r) => r.headers['content-type'] === 'application/json' && Object.keys(r.query).length === 0)).toBe(true);
+    expect(old.fake.indexDefinition('pages')!.mappings).toEqual(pageIndexMapping);
+    expect(old.fake.indexDefinition('pages-books')!.mappings).toEqual(bookIndexMapping);
+    // Again (another container): the same fields, no change.
+    await openSearchOverFake({ fetch: old.fake.fetch }).ensureIndex();
+    expect(old.fake.indexDefinition('pages')!.mappings).toEqual(pageIndexMapping);
+
+    // Documents written before: revision 0, older than a put with one, replaced by a put without.
+    expect(old.fake.documents('pages').get('bt-1:1')).toEqual(legacyPage);
+    await engine.putPages([page(book('bt-1'), 1, 'new words')]);
+    expect(old.fake.documents('pages').get('bt-1:1')).toEqual({ ...legacyPage, exact: 'new words', stemmed: 'new words', textRev: 0, bookRev: 0 });
+    await old.fake.rawSigned('POST', '/pages/_bulk', `{"index":{"_id":"bt-1:1"}}\n${JSON.stringify(legacyPage)}\n`, 'application/x-ndjson');
+    await engine.setBookFields('bt-1', book('bt-1', { visibility: 'private', rev: 2 }));
+    expect(old.fake.documents('pages').get('bt-1:1')).toEqual({ ...legacyPage, visibility: 'private', bookRev: 2 });
+    await engine.putBook({ ...listedBook({ bookTextId: 'bt-1' }), rev: 0 });
+    expect(old.fake.documents('pages-books').get('bt-1')).toMatchObject({ tags: listedBook({ bookTextId: 'bt-1' }).tags, rev: 0 });
+
+    // A field mapped already cannot change type: OpenSearch refuses, and so does the fake.
+    expect((await put('/pages/_mapping', { properties: { bookRev: { type: 'keyword' } } })).status).toBe(400);
+    expect((await put('/pages/_mapping', { properties: { note: { type: 'keyword' }, extra: 1 } })).status).toBe(400);
   });
 
   it('sends the exact query body for each mode and view', async () => {
@@ -179,20 +253,51 @@ describe('OpenSearch search engine: requests', () => {
     }
   });
 
-  it('writes pages as NDJSON index actions with ids bookTextId:pageNumber', async () => {
+  it('writes pages as NDJSON update actions (ids bookTextId:pageNumber), the page the params of a constant script', async () => {
     const engine = openSearchOverFake();
     const b = book('bt-1', { language: 'ar' });
-    await engine.putPages([page(b, 1, 'كتب الولد', 'كتب ولد'), page(b, 2, 'one')]);
+    await engine.putPages([{ ...page({ ...b, rev: 7 }, 1, 'كتب الولد', 'كتب ولد'), pageRev: 3 }, page(b, 2, 'one')]);
     const [bulk] = requestsTo(engine.fake.requests, '_bulk');
     expect(bulk!.headers['content-type']).toBe('application/x-ndjson');
     expect(bulk!.query).toEqual({});
+    const script = JSON.stringify(putPageScript);
     expect(bulk!.body).toBe(
-      '{"index":{"_id":"bt-1:1"}}\n' +
-        '{"bookTextId":"bt-1","pageNumber":1,"userId":"user-1","visibility":"public","status":"completed","language":"ar","exact":"كتب الولد","stemmed":"كتب ولد"}\n' +
-        '{"index":{"_id":"bt-1:2"}}\n' +
-        '{"bookTextId":"bt-1","pageNumber":2,"userId":"user-1","visibility":"public","status":"completed","language":"ar","exact":"one","stemmed":"one"}\n',
+      '{"update":{"_id":"bt-1:1","retry_on_conflict":3}}\n' +
+        `{"script":{"lang":"painless","source":${script},"params":` +
+        '{"bookTextId":"bt-1","pageNumber":1,"userId":"user-1","visibility":"public","status":"completed","language":"ar","exact":"كتب الولد","stemmed":"كتب ولد","textRev":3,"bookRev":7}' +
+        '},"scripted_upsert":true,"upsert":{}}\n' +
+        '{"update":{"_id":"bt-1:2","retry_on_conflict":3}}\n' +
+        `{"script":{"lang":"painless","source":${script},"params":` +
+        '{"bookTextId":"bt-1","pageNumber":2,"userId":"user-1","visibility":"public","status":"completed","language":"ar","exact":"one","stemmed":"one","textRev":0,"bookRev":0}' +
+        '},"scripted_upsert":true,"upsert":{}}\n',
     );
+    // The script, word for word: the parts by their revisions (a missing one is 0), else a noop.
+    expect(putPageScript).toBe(
+      'def s = ctx._source; ' +
+        'boolean newTerms = params.textRev >= (s.textRev == null ? 0 : s.textRev); ' +
+        'boolean newFields = params.bookRev >= (s.bookRev == null ? 0 : s.bookRev); ' +
+        'if (newTerms) { s.exact = params.exact; s.stemmed = params.stemmed; s.textRev = params.textRev; } ' +
+        'if (newFields) { s.userId = params.userId; s.visibility = params.visibility; s.status = params.status; s.language = params.language; s.bookRev = params.bookRev; } ' +
+        "if (newTerms || newFields) { s.bookTextId = params.bookTextId; s.pageNumber = params.pageNumber; } else { ctx.op = 'noop'; }",
+    );
+    expect(engine.fake.documents('pages').get('bt-1:1')).toEqual({
+      bookTextId: 'bt-1',
+      pageNumber: 1,
+      userId: 'user-1',
+      visibility: 'public',
+      status: 'completed',
+      language: 'ar',
+      exact: 'كتب الولد',
+      stemmed: 'كتب ولد',
+      textRev: 3,
+      bookRev: 7,
+    });
     await engine.putPages([]);
+    expect(requestsTo(engine.fake.requests, '_bulk')).toHaveLength(1);
+    // Revisions out of contract are refused before anything is sent.
+    for (const bad of [{ rev: -1 }, { pageRev: 1.5 }, { rev: 2 ** 53 }, { pageRev: '3' as unknown as number }]) {
+      await expect(engine.putPages([{ ...page(b, 3, 'x'), ...bad }])).rejects.toThrow(RangeError);
+    }
     expect(requestsTo(engine.fake.requests, '_bulk')).toHaveLength(1);
   });
 
@@ -203,14 +308,14 @@ describe('OpenSearch search engine: requests', () => {
   });
 
   it('splits bulk bodies under the byte limit', async () => {
-    const engine = openSearchOverFake({ maxBulkBytes: 1_000 });
+    const engine = openSearchOverFake({ maxBulkBytes: 3_000 });
     const b = book('bt-1');
     const pages = Array.from({ length: 12 }, (_, i) => page(b, i + 1, 'word '.repeat(30).trim()));
     pages.push(page(b, 13, 'long '.repeat(400).trim())); // alone over the limit: sent by itself
     await engine.putPages(pages);
     const bulks = requestsTo(engine.fake.requests, '_bulk');
     expect(bulks.length).toBeGreaterThan(2);
-    for (const r of bulks.slice(0, -1)) expect(Buffer.byteLength(r.body)).toBeLessThanOrEqual(1_000);
+    for (const r of bulks.slice(0, -1)) expect(Buffer.byteLength(r.body)).toBeLessThanOrEqual(3_000);
     expect(bulks.at(-1)!.body.split('\n')).toHaveLength(3);
     expect(engine.fake.documents('pages').size).toBe(13);
   });
@@ -222,19 +327,80 @@ describe('OpenSearch search engine: requests', () => {
     const [update] = requestsTo(engine.fake.requests, '_update_by_query');
     expect(update!.query).toEqual({ conflicts: 'proceed', refresh: 'true' });
     const fields = { userId: 'user-1', visibility: 'private', status: 'completed', language: 'en' };
-    expect(JSON.parse(update!.body)).toEqual({
+    // Not the pages of a newer revision, nor those at this one with these fields (a missing rev: 0).
+    const expected = (rev: number) => ({
       query: {
         bool: {
           filter: [{ term: { bookTextId: { value: 'bt-1' } } }],
-          must_not: [{ bool: { filter: Object.entries(fields).map(([k, value]) => ({ term: { [k]: { value } } })) } }],
+          must_not: [
+            { range: { bookRev: { gt: rev } } },
+            { bool: { filter: [{ term: { bookRev: { value: rev } } }, ...Object.entries(fields).map(([k, value]) => ({ term: { [k]: { value } } }))] } },
+          ],
         },
       },
-      script: { lang: 'painless', source: setBookFieldsScript, params: fields },
+      script: { lang: 'painless', source: setBookFieldsScript, params: { ...fields, bookRev: rev } },
     });
+    expect(JSON.parse(update!.body)).toEqual(expected(0));
+    await engine.setBookFields('bt-1', { ...fields, visibility: 'private', rev: 12 });
+    expect(lastBody(engine.fake.requests, '_update_by_query')).toEqual(expected(12));
+    expect(setBookFieldsScript).toBe(
+      'ctx._source.userId = params.userId; ctx._source.visibility = params.visibility; ctx._source.status = params.status; ctx._source.language = params.language; ctx._source.bookRev = params.bookRev;',
+    );
+    await expect(engine.setBookFields('bt-1', { ...fields, visibility: 'private', rev: -1 })).rejects.toThrow(RangeError);
     await engine.removeBook('bt-1');
     const [remove] = requestsTo(engine.fake.requests, '_delete_by_query');
     expect(remove!.query).toEqual({ conflicts: 'proceed', refresh: 'true' });
     expect(JSON.parse(remove!.body)).toEqual({ query: { bool: { filter: [{ term: { bookTextId: { value: 'bt-1' } } }] } } });
+  });
+
+  it('sets a newer bookRev on pages whose fields are already those: a stale put at a revision between cannot take them back', async () => {
+    const engine = openSearchOverFake();
+    const b = book('bt-1', { visibility: 'private' });
+    await engine.putPages([page({ ...b, rev: 5 }, 1, 'a'), page({ ...b, rev: 7 }, 2, 'b'), page({ ...b, rev: 9 }, 3, 'c')]);
+    await engine.setBookFields('bt-1', { ...b, rev: 7 });
+    const revs = () => [...engine.fake.documents('pages').values()].map((d) => [d.visibility, (d as { bookRev?: number }).bookRev]);
+    // Page 1 (rev 5, the same fields) takes rev 7; page 2 already is at 7 with them; page 3 is newer.
+    expect(revs()).toEqual([
+      ['private', 7],
+      ['private', 7],
+      ['private', 9],
+    ]);
+    // The stream's indexer putting what it read at rev 6 (public): nothing changes.
+    await engine.putPages([page({ ...b, visibility: 'public', rev: 6 }, 1, 'a')]);
+    expect(revs()[0]).toEqual(['private', 7]);
+    expect((await engine.search(query({ terms: ['a'], view: { kind: 'public' } }))).total).toBe(0);
+  });
+
+  it('hides a book by a by-query update on each index: its public documents made private, revisions kept', async () => {
+    const engine = openSearchOverFake();
+    const b = { ...listedBook({ bookTextId: 'bt-1' }), rev: 4 };
+    await engine.putBook(b);
+    await engine.putPages([{ ...page(b, 1, 'x'), pageRev: 2 }, page({ ...b, visibility: 'private' }, 2, 'y')]);
+    await engine.hideBook('bt-1');
+    const updates = engine.fake.requests.filter((r) => r.path.endsWith('/_update_by_query'));
+    expect(updates.map((r) => r.path)).toEqual(['/pages/_update_by_query', '/pages-books/_update_by_query']);
+    for (const r of updates) {
+      expect(r.query).toEqual({ conflicts: 'proceed', refresh: 'true' });
+      expect(JSON.parse(r.body)).toEqual({
+        query: { bool: { filter: [{ term: { bookTextId: { value: 'bt-1' } } }, { term: { visibility: { value: 'public' } } }] } },
+        script: { lang: 'painless', source: hideBookScript },
+      });
+    }
+    expect(hideBookScript).toBe("ctx._source.visibility = 'private';");
+    expect(engine.fake.documents('pages').get('bt-1:1')).toMatchObject({ visibility: 'private', textRev: 2, bookRev: 4 });
+    expect(engine.fake.documents('pages-books').get('bt-1')).toMatchObject({ visibility: 'private', rev: 4 });
+    await expect(engine.hideBook('')).rejects.toThrow(RangeError);
+  });
+
+  it('runs hideBook again over pages a concurrent putPages made public meanwhile', async () => {
+    const engine = openSearchOverFake();
+    const b = { ...book('bt-1'), rev: 3 };
+    await engine.putPages([page(b, 1, 'a'), page(b, 2, 'b')]);
+    // A put at the held rev (public) lands between the update's search and its writes.
+    engine.fake.duringNextByQuery(() => engine.fake.put('pages', 'bt-1:2', { ...book('bt-1'), pageNumber: 2, exact: 'b2', stemmed: 'b2', textRev: 0, bookRev: 3 }));
+    await engine.hideBook('bt-1');
+    expect([...engine.fake.documents('pages').values()].map((d) => d.visibility)).toEqual(['private', 'private']);
+    expect(requestsTo(engine.fake.requests, '_update_by_query')).toHaveLength(2);
   });
 
   it('carries hostile terms and ids as JSON values only', async () => {
@@ -257,8 +423,9 @@ describe('OpenSearch search engine: requests', () => {
     const update = JSON.parse(requestsTo(engine.fake.requests, '_update_by_query')[0]!.body);
     expect(update.script.source).toBe(setBookFieldsScript);
     expect(update.script.params.status).toBe('"; ctx._source.visibility = \'public\'; "');
-    const [action] = requestsTo(engine.fake.requests, '_bulk')[0]!.body.split('\n');
-    expect(JSON.parse(action!)).toEqual({ index: { _id: `${evil}:1` } });
+    const [action, scripted] = requestsTo(engine.fake.requests, '_bulk')[0]!.body.split('\n');
+    expect(JSON.parse(action!)).toEqual({ update: { _id: `${evil}:1`, retry_on_conflict: 3 } });
+    expect(JSON.parse(scripted!).script).toMatchObject({ source: putPageScript, params: { bookTextId: evil, userId: owner, language: 'x"y' } });
     expect(engine.fake.documents('pages').get(`${evil}:1`)?.visibility).toBe('private');
     // Terms that are no index terms are in no page: never sent, found nowhere.
     const sent = engine.fake.requests.length;
@@ -352,19 +519,27 @@ describe('OpenSearch search engine: the catalogue listing', () => {
     _source: ['bookTextId'],
   });
 
-  it('puts a book as one _bulk index action into <index>-books, its id in the body', async () => {
+  it('puts a book as one _bulk update action into <index>-books, its id in the body, the entry the param of a constant script', async () => {
     const engine = openSearchOverFake();
     const book = listedBook({ bookTextId: 'bt-1', tags: ['fiqh', 'fiqh', '', 'hadith'], categories: ['law'], fileName: 'Zad', pageCount: 30 });
-    await engine.putBook(book);
+    await engine.putBook({ ...book, rev: 6 });
     const [bulk] = booksRequests(engine.fake.requests, '_bulk');
     expect(bulk!.headers['content-type']).toBe('application/x-ndjson');
     expect(bulk!.query).toEqual({});
+    const entry =
+      '{"bookTextId":"bt-1","userId":"user-alice","visibility":"public","status":"completed","language":"ar","tags":["fiqh","hadith"],"categories":["law"],' +
+      '"byDate":"2024-01-01T00:00:00.000Z#bt-1","byName":"zad#bt-1","byPages":"0000000030#bt-1","rev":6}';
     expect(bulk!.body).toBe(
-      '{"index":{"_id":"bt-1"}}\n' +
-        '{"bookTextId":"bt-1","userId":"user-alice","visibility":"public","status":"completed","language":"ar","tags":["fiqh","hadith"],"categories":["law"],' +
-        '"byDate":"2024-01-01T00:00:00.000Z#bt-1","byName":"zad#bt-1","byPages":"0000000030#bt-1"}\n',
+      '{"update":{"_id":"bt-1","retry_on_conflict":3}}\n' +
+        `{"script":{"lang":"painless","source":${JSON.stringify(putBookScript)},"params":{"entry":${entry}}},"scripted_upsert":true,"upsert":{}}\n`,
     );
-    expect(engine.fake.documents('pages-books').get('bt-1')).toMatchObject({ tags: ['fiqh', 'hadith'] });
+    expect(putBookScript).toBe("if (params.entry.rev >= (ctx._source.rev == null ? 0 : ctx._source.rev)) { ctx._source = params.entry; } else { ctx.op = 'noop'; }");
+    expect(engine.fake.documents('pages-books').get('bt-1')).toEqual(JSON.parse(entry));
+    // An entry without a rev is put at rev 0: older than the one held, a noop.
+    await engine.putBook({ ...book, tags: ['other'] });
+    expect(JSON.parse(booksRequests(engine.fake.requests, '_bulk')[1]!.body.split('\n')[1]!).script.params.entry.rev).toBe(0);
+    expect(engine.fake.documents('pages-books').get('bt-1')).toEqual(JSON.parse(entry));
+    await expect(engine.putBook({ ...book, rev: 0.5 })).rejects.toThrow(RangeError);
     const waiting = openSearchOverFake({ refreshOnPut: 'wait_for' });
     await waiting.putBook(book);
     expect(booksRequests(waiting.fake.requests, '_bulk')[0]!.query).toEqual({ refresh: 'wait_for' });
@@ -431,9 +606,10 @@ describe('OpenSearch search engine: the catalogue listing', () => {
     const evil = 'bt"}},{"delete":{"_id":"x';
     const tags = ['"}]', '\\', '*', "' OR 1=1 --", '\u0000', 'lone\uD800'];
     await engine.putBook(listedBook({ bookTextId: evil, userId: '"} OR userId:*', tags, categories: ['{"$ne":1}'] }));
-    const [action, document] = booksRequests(engine.fake.requests, '_bulk')[0]!.body.split('\n');
-    expect(JSON.parse(action!)).toEqual({ index: { _id: evil } });
-    expect(JSON.parse(document!).tags).toEqual(['"}]', '\\', '*', "' OR 1=1 --", '\u0000', 'lone\uFFFD']);
+    const [action, update] = booksRequests(engine.fake.requests, '_bulk')[0]!.body.split('\n');
+    expect(JSON.parse(action!)).toEqual({ update: { _id: evil, retry_on_conflict: 3 } });
+    expect(JSON.parse(update!).script.source).toBe(putBookScript);
+    expect(JSON.parse(update!).script.params.entry.tags).toEqual(['"}]', '\\', '*', "' OR 1=1 --", '\u0000', 'lone\uFFFD']);
     expect(await engine.listBooks(list({ view: { kind: 'publicAndOwn', ownerId: '"} OR userId:*' }, filter: { tags: ['lone\uD800'], categories: ['{"$ne":1}'] } }))).toEqual({
       total: 1,
       bookTextIds: [evil],
@@ -518,7 +694,31 @@ describe('OpenSearch search engine: failures', () => {
     expect(engine.fake.documents('pages').size).toBe(3);
 
     engine.fake.rejectBulkItems(() => ({ status: 429, type: 'es_rejected_execution_exception' }));
-    await expect(engine.putPages([page(b, 4, 'd')])).rejects.toMatchObject({ name: 'OpenSearchBulkError', failed: 1 });
+    await expect(engine.putPages([page(b, 4, 'd')])).rejects.toMatchObject({ name: 'OpenSearchBulkError', failed: 1, types: ['es_rejected_execution_exception'] });
+  });
+
+  it('sends again the bulk items that kept conflicting with another writer (409), each script running on the page as it is then', async () => {
+    const engine = openSearchOverFake();
+    const b = { ...book('bt-1'), rev: 2 };
+    await engine.putPages([page(b, 1, 'a'), page(b, 2, 'b')]);
+    // Another writer put page 2 at a newer revision between OpenSearch's read and its write, past its retries.
+    let conflicts = 1;
+    engine.fake.rejectBulkItems((id) => {
+      if (id !== 'bt-1:2' || conflicts-- <= 0) return undefined;
+      engine.fake.put('pages', 'bt-1:2', { ...book('bt-1', { visibility: 'private' }), pageNumber: 2, exact: 'newer', stemmed: 'newer', textRev: 5, bookRev: 5 });
+      return { status: 409, type: 'version_conflict_engine_exception' };
+    });
+    await engine.putPages([page({ ...b, rev: 3 }, 1, 'a2'), page({ ...b, rev: 3 }, 2, 'b2')]);
+    const bulks = requestsTo(engine.fake.requests, '_bulk');
+    expect(bulks.map((r) => r.body.split('\n').length - 1)).toEqual([4, 4, 2]);
+    expect(JSON.parse(bulks[2]!.body.split('\n')[0]!)).toEqual({ update: { _id: 'bt-1:2', retry_on_conflict: 3 } });
+    // Sent again, the older put kept the newer page: a noop.
+    expect(engine.fake.documents('pages').get('bt-1:2')).toMatchObject({ exact: 'newer', visibility: 'private', textRev: 5, bookRev: 5 });
+    expect(engine.fake.documents('pages').get('bt-1:1')).toMatchObject({ exact: 'a2', bookRev: 3 });
+
+    engine.fake.rejectBulkItems(() => ({ status: 409, type: 'version_conflict_engine_exception' }));
+    const error = await engine.putPages([page(b, 3, 'c')]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'OpenSearchBulkError', failed: 1, sent: 1, types: ['version_conflict_engine_exception'] });
   });
 
   it('runs setBookFields again over pages a concurrent putPages replaced meanwhile', async () => {
@@ -598,6 +798,46 @@ describe('the fake OpenSearch', () => {
     expect(engine.fake.lastSearchHits().find((h) => h.id === 'b:2')!.score).toBe(plain.get('b:2')! + 1);
   });
 
+  it('runs the adapter’s scripts as painless does: a missing revision is 0, `ctx.op = noop` writes nothing and answers noop', async () => {
+    const engine = openSearchOverFake();
+    await engine.ensureIndex();
+    const bulk = async (lines: object[]) => {
+      const answer = await engine.fake.rawSigned('POST', '/pages/_bulk', lines.map((line) => `${JSON.stringify(line)}\n`).join(''), 'application/x-ndjson');
+      expect(answer.status).toBe(200);
+      return ((await answer.json()) as { items: Record<string, { result?: string; status: number; _seq_no?: number }>[] }).items.map((item) => Object.values(item)[0]!);
+    };
+    const fields = { bookTextId: 'b', pageNumber: 1, userId: 'u', visibility: 'public', status: 's', language: 'l' };
+    const put = (exact: string, textRev: number, bookRev: number, visibility = 'public') => [
+      { update: { _id: 'b:1', retry_on_conflict: 3 } },
+      { script: { lang: 'painless', source: putPageScript, params: { ...fields, visibility, exact, stemmed: exact, textRev, bookRev } }, scripted_upsert: true, upsert: {} },
+    ];
+    const stored = () => engine.fake.documents('pages').get('b:1');
+    // A page written before revisions (an `index` action: none).
+    await bulk([{ index: { _id: 'b:1' } }, { ...fields, exact: 'legacy', stemmed: 'legacy' }]);
+    const [same] = await bulk(put('zero', 0, 0));
+    expect(same).toMatchObject({ result: 'updated', status: 200 });
+    expect(stored()).toEqual({ ...fields, exact: 'zero', stemmed: 'zero', textRev: 0, bookRev: 0 });
+    await bulk(put('five', 5, 5));
+    const [older] = await bulk(put('four', 4, 4, 'private'));
+    expect(older).toMatchObject({ result: 'noop', status: 200 });
+    const seqNo = older!._seq_no;
+    expect(stored()).toEqual({ ...fields, exact: 'five', stemmed: 'five', textRev: 5, bookRev: 5 });
+    // One part newer: that part only.
+    await bulk(put('six', 6, 4, 'private'));
+    expect(stored()).toEqual({ ...fields, exact: 'six', stemmed: 'six', textRev: 6, bookRev: 5 });
+    expect((await bulk(put('six', 6, 4, 'private')))[0]!._seq_no).toBeGreaterThan(seqNo!); // equal textRev: written again
+    // A page not stored: built from `{}` by the script (created); without an upsert: document missing.
+    const [created] = await bulk([{ update: { _id: 'b:2' } }, { script: put('new', 0, 0)[1]!.script!, scripted_upsert: true, upsert: {} }]);
+    expect(created).toMatchObject({ result: 'created', status: 201 });
+    expect(engine.fake.documents('pages').get('b:2')).toEqual({ ...fields, exact: 'new', stemmed: 'new', textRev: 0, bookRev: 0 });
+    const [missing] = await bulk([{ update: { _id: 'b:3' } }, { script: put('new', 0, 0)[1]!.script! }]);
+    expect(missing).toMatchObject({ status: 404 });
+    // A script leaving a document the mapping refuses (here: a page into the listing's index) fails its item.
+    const intoBooks = await engine.fake.rawSigned('POST', '/pages-books/_bulk', put('x', 0, 0).map((line) => `${JSON.stringify(line)}\n`).join(''), 'application/x-ndjson');
+    const { items } = (await intoBooks.json()) as { items: { update: { status: number; error?: { type: string } } }[] };
+    expect(items[0]!.update).toMatchObject({ status: 400, error: { type: 'strict_dynamic_mapping_exception' } });
+  });
+
   it('refuses bodies outside the documented shapes with a 400', async () => {
     const engine = openSearchOverFake();
     await engine.ensureIndex();
@@ -625,17 +865,47 @@ describe('the fake OpenSearch', () => {
     for (const body of invalid) expect((await send('/pages/_search', body)).status, JSON.stringify(body)).toBe(400);
     const should = [{ constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 1000 } }];
     expect((await send('/pages/_search', { ...valid, query: { bool: { ...valid.query.bool, should } } })).status).toBe(200);
-    const script = (source: string) => ({
-      query: { bool: { filter: [{ term: { bookTextId: { value: 'b' } } }] } },
-      script: { lang: 'painless', source, params: { v: 'public' } },
+    // Scripts: the adapter's only, by their exact source, their params checked.
+    const byQuery = '?conflicts=proceed&refresh=true';
+    const script = (source: string, params?: object, mustNot?: unknown[]) => ({
+      query: { bool: { filter: [{ term: { bookTextId: { value: 'b' } } }], ...(mustNot && { must_not: mustNot }) } },
+      script: { lang: 'painless', source, ...(params && { params }) },
     });
-    expect((await send('/pages/_update_by_query', script('ctx._source.visibility = params.v;'), '?conflicts=proceed&refresh=true')).status).toBe(200);
-    expect((await send('/pages/_update_by_query', script("ctx._source.visibility = 'public';"), '?conflicts=proceed&refresh=true')).status).toBe(400);
-    expect((await send('/pages/_update_by_query', script('ctx._source.visibility = params.v;'))).status).toBe(400);
-    expect((await send('/pages/_delete_by_query', { query: { match_all: {} } }, '?conflicts=proceed&refresh=true')).status).toBe(400);
+    const fields = { userId: 'u', visibility: 'public', status: 's', language: 'l', bookRev: 1 };
+    const notNewer = [{ range: { bookRev: { gt: 1 } } }, { bool: { filter: [{ term: { bookRev: { value: 1 } } }, { term: { userId: { value: 'u' } } }] } }];
+    expect((await send('/pages/_update_by_query', script(hideBookScript), byQuery)).status).toBe(200);
+    expect((await send('/pages/_update_by_query', script(setBookFieldsScript, fields, notNewer), byQuery)).status).toBe(200);
+    const invalidUpdates: unknown[] = [
+      script('ctx._source.visibility = params.v;', { v: 'public' }),
+      script("ctx._source.visibility = 'public';"),
+      script(`${hideBookScript} `),
+      script(hideBookScript, { v: 'public' }),
+      script(setBookFieldsScript, { ...fields, bookRev: undefined }),
+      script(setBookFieldsScript, { ...fields, bookRev: '1' }),
+      script(setBookFieldsScript, { ...fields, bookRev: -1 }),
+      script(setBookFieldsScript, { ...fields, visibility: 'everyone' }),
+      script(setBookFieldsScript, fields, [{ range: { bookRev: { gte: 1 } } }]),
+      script(setBookFieldsScript, fields, [{ range: { userId: { gt: 1 } } }]),
+      script(setBookFieldsScript, fields, [{ bool: { filter: [{ term: { bookRev: { value: '1' } } }] } }]),
+      { ...script(hideBookScript), script: { lang: 'expression', source: hideBookScript } },
+    ];
+    for (const body of invalidUpdates) expect((await send('/pages/_update_by_query', body, byQuery)).status, JSON.stringify(body)).toBe(400);
+    expect((await send('/pages/_update_by_query', script(hideBookScript))).status).toBe(400);
+    expect((await send('/pages/_delete_by_query', { query: { match_all: {} } }, byQuery)).status).toBe(400);
     expect((await send('/pages/_bulk', '{"index":{"_id":"b:1"}}\n{"bookTextId":"b"}\n')).status).toBe(400);
     expect((await send('/pages/_bulk', '{"index":{"_id":"b:1"}}\n{}')).status).toBe(400);
     expect((await send('/pages/_bulk', '{"delete":{"_id":"b:1"}}\n')).status).toBe(400);
+    expect((await send('/pages/_bulk', '{"update":{"_id":"b:1"}}\n{"doc":{"visibility":"public"}}\n')).status).toBe(400);
+    expect((await send('/pages/_bulk', '{"update":{"_id":"b:1","if_seq_no":1}}\n{"script":{"lang":"painless","source":"x"}}\n')).status).toBe(400);
+    // A bulk update whose script fails fails that item (OpenSearch: illegal_argument_exception,
+    // "failed to execute script"), not the request.
+    const updateItem = async (source: string, params: object) => {
+      const answer = await send('/pages/_bulk', `{"update":{"_id":"b:9"}}\n${JSON.stringify({ script: { lang: 'painless', source, params }, scripted_upsert: true, upsert: {} })}\n`);
+      expect(answer.status).toBe(200);
+      return ((await answer.json()) as { items: { update: { status: number; error?: { type: string } } }[] }).items[0]!.update;
+    };
+    expect(await updateItem('ctx._source.visibility = params.v;', { v: 'public' })).toMatchObject({ status: 400, error: { type: 'illegal_argument_exception' } });
+    expect(await updateItem(putBookScript, { entry: {} })).toMatchObject({ status: 400, error: { type: 'illegal_argument_exception' } });
     expect((await send('/other/_search', valid)).status).toBe(404);
 
     // The listing's index: filters only, `terms` on tags and categories, one keyword sort.

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import * as v from 'valibot';
 import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions } from '../../lib/adapters/opensearch/search-engine.ts';
 
@@ -8,11 +9,13 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  * below as valibot schemas: any other body, path or query parameter is refused with a 400 (as
  * OpenSearch refuses what it cannot parse), so a test through it checks the adapter's requests too.
  *
- * - `HEAD /{index}`, `PUT /{index}` (settings and mappings: keyword, integer, and text with the
- *   `whitespace` analyzer and a BM25 similarity; `dynamic: strict`);
- * - `POST /{index}/_bulk` (NDJSON `index` actions with an `_id`, each followed by a page document
- *   or a listing entry: keywords, `tags` and `categories` arrays of keywords), a keyword of more
- *   than 32,766 bytes of UTF-8 refused as Lucene refuses an immense term;
+ * - `HEAD /{index}`, `PUT /{index}` (settings and mappings: keyword, integer, long, and text with the
+ *   `whitespace` analyzer and a BM25 similarity; `dynamic: strict`), `PUT /{index}/_mapping` (new
+ *   fields added to an index; a field mapped already must be mapped the same);
+ * - `POST /{index}/_bulk` (NDJSON actions with an `_id`: `index`, followed by a page document or a
+ *   listing entry: keywords, `tags` and `categories` arrays of keywords, revisions as longs; `update`,
+ *   followed by a script, its `upsert` and `scripted_upsert`), a keyword of more than 32,766 bytes of
+ *   UTF-8 refused as Lucene refuses an immense term;
  * - `POST /{index}/_search` of pages: `bool` with `filter` (`term`, and `bool.should` of `term`s
  *   with `minimum_should_match: 1`), one `must` (`match` with `operator` and/or, or
  *   `match_phrase`) and at most one `should`, a `constant_score` of a `match_phrase` filter (with a
@@ -23,9 +26,16 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  *   of `tags` or `categories`: any value of the array among the filter's), `track_total_hits: true`,
  *   `from`/`size`, one sort on a single-valued keyword field of the mapping, asc or desc, by its
  *   UTF-8 bytes (Lucene's order), `_source` of `bookTextId`;
- * - `POST /{index}/_update_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter` and
- *   `must_not` and a painless script made of `ctx._source.<field> = params.<name>;` statements only;
+ * - `POST /{index}/_update_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter` (keyword
+ *   `term`s) and `must_not` (a `range` `gt` of a revision, or a `bool` of `filter`s of `term`s, a
+ *   revision's among them) and a script;
  * - `POST /{index}/_delete_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter`.
+ *
+ * Scripts: the fake runs only the adapter's painless scripts, each known by its exact source (copied
+ * here, not imported: a script changed in the adapter is unknown here until its interpretation below
+ * is changed too) and its params checked strictly (painless would read a missing one as null). Each
+ * is interpreted as painless runs it: a missing source field reads as null, `ctx.op = 'noop'` writes
+ * nothing (a bulk item answers `result: noop`, a by-query call counts it in `noops`).
  *
  * Scores are Lucene's BM25 (BM25Similarity, Lucene 9): per term `idf · f / (f + k1 · (1 − b + b · dl / avgdl))`
  * with `idf = ln(1 + (N − n + 0.5) / (n + 0.5))`, N the documents with the field, n those with the
@@ -47,6 +57,8 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
 
 const text = v.pipe(v.string(), v.minLength(1));
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** A revision as the adapter sends it (lib/search/rules.ts `revisionOf`), a `long`. */
+const revision = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
 /** An object with exactly one key, as `term`, `match` and `match_phrase` take their field. */
 const oneField = <K extends string, S extends v.GenericSchema>(fields: readonly K[], value: S) =>
   v.pipe(
@@ -56,8 +68,13 @@ const oneField = <K extends string, S extends v.GenericSchema>(fields: readonly 
 
 const keywordFields = ['bookTextId', 'userId', 'visibility', 'status', 'language'] as const;
 const textFields = ['exact', 'stemmed'] as const;
+const revisionFields = ['textRev', 'bookRev', 'rev'] as const;
 
 export const TermQuery = v.strictObject({ term: oneField(keywordFields, v.strictObject({ value: text })) });
+/** A `term` on a revision (a `long`): equal to it. */
+export const RevisionTermQuery = v.strictObject({ term: oneField(revisionFields, v.strictObject({ value: revision })) });
+/** A `range` on a revision: greater than `gt` (a document without the field: no match). */
+export const RangeQuery = v.strictObject({ range: oneField(revisionFields, v.strictObject({ gt: revision })) });
 export const FilterClause = v.union([
   TermQuery,
   v.strictObject({
@@ -106,15 +123,18 @@ export const BookSearchRequest = v.strictObject({
   _source: v.strictTuple([v.literal('bookTextId')]),
 });
 
-/** `POST /{index}/_update_by_query`: the script's source is checked by the script interpreter below. */
+/** A painless script: its source must be one of `scripts` (below), which checks its params. */
+export const Script = v.strictObject({ lang: v.literal('painless'), source: text, params: v.optional(v.record(v.string(), v.unknown())) });
+
+/** `POST /{index}/_update_by_query`. */
 export const UpdateByQueryRequest = v.strictObject({
   query: v.strictObject({
     bool: v.strictObject({
       filter: v.pipe(v.array(TermQuery), v.minLength(1)),
-      must_not: v.optional(v.array(v.strictObject({ bool: v.strictObject({ filter: v.array(TermQuery) }) }))),
+      must_not: v.optional(v.array(v.union([RangeQuery, v.strictObject({ bool: v.strictObject({ filter: v.array(v.union([TermQuery, RevisionTermQuery])) }) })]))),
     }),
   }),
-  script: v.strictObject({ lang: v.literal('painless'), source: text, params: v.record(v.string(), v.string()) }),
+  script: Script,
 });
 
 /** `POST /{index}/_delete_by_query`. */
@@ -125,6 +145,7 @@ export const DeleteByQueryRequest = v.strictObject({
 const FieldMapping = v.variant('type', [
   v.strictObject({ type: v.literal('keyword') }),
   v.strictObject({ type: v.literal('integer') }),
+  v.strictObject({ type: v.literal('long') }),
   v.strictObject({ type: v.literal('text'), analyzer: v.literal('whitespace'), similarity: v.optional(v.string()) }),
 ]);
 
@@ -142,12 +163,24 @@ export const CreateIndexRequest = v.strictObject({
   mappings: v.strictObject({ dynamic: v.literal('strict'), properties: v.record(v.string(), FieldMapping) }),
 });
 
+/** `PUT /{index}/_mapping`: fields to add. */
+export const PutMappingRequest = v.strictObject({ properties: v.record(v.string(), FieldMapping) });
+
+const documentId = v.pipe(v.string(), v.minLength(1), v.maxBytes(512));
 /** A `_bulk` action line. */
-export const BulkAction = v.strictObject({
-  index: v.strictObject({ _id: v.pipe(v.string(), v.minLength(1), v.maxBytes(512)) }),
+export const BulkAction = v.union([
+  v.strictObject({ index: v.strictObject({ _id: documentId }) }),
+  v.strictObject({ update: v.strictObject({ _id: documentId, retry_on_conflict: v.optional(count) }) }),
+]);
+
+/** The line after an `update` action: a script, and what a missing document starts as. */
+export const BulkUpdate = v.strictObject({
+  script: Script,
+  upsert: v.optional(v.record(v.string(), v.unknown())),
+  scripted_upsert: v.optional(v.boolean()),
 });
 
-/** A `_bulk` document line: a page. */
+/** A `_bulk` document line: a page (written before revisions: without them). */
 export const PageDocument = v.strictObject({
   bookTextId: text,
   pageNumber: v.pipe(count, v.maxValue(2 ** 31 - 1)),
@@ -157,9 +190,11 @@ export const PageDocument = v.strictObject({
   language: text,
   exact: v.string(),
   stemmed: v.string(),
+  textRev: v.optional(revision),
+  bookRev: v.optional(revision),
 });
 
-/** A `_bulk` document line: a listing entry. */
+/** A `_bulk` document line: a listing entry (written before revisions: without its `rev`). */
 export const BookDocument = v.strictObject({
   bookTextId: text,
   userId: text,
@@ -171,11 +206,15 @@ export const BookDocument = v.strictObject({
   byDate: text,
   byName: text,
   byPages: text,
+  rev: v.optional(revision),
 });
+
+const AnyDocument = v.union([PageDocument, BookDocument]);
 
 /** The query parameters each route takes (values allowed); any other is refused. */
 const routeParameters: Record<string, Record<string, readonly string[]>> = {
   index: {},
+  _mapping: {},
   _bulk: { refresh: ['false', 'wait_for'] },
   _search: {},
   _update_by_query: { conflicts: ['proceed'], refresh: ['true'] },
@@ -260,7 +299,7 @@ export class FakeOpenSearch {
   readonly requests: RecordedRequest[] = [];
   private readonly indexes = new Map<string, Index>();
   private readonly failures: InjectedError[] = [];
-  private bulkItemError: ((id: string, doc: Doc) => InjectedError | undefined) | undefined;
+  private bulkItemError: ((id: string, line: unknown) => InjectedError | undefined) | undefined;
   private afterSnapshot: (() => void) | undefined;
   private seqNo = 0;
   private lastHits: { id: string; score: number }[] = [];
@@ -312,8 +351,8 @@ export class FakeOpenSearch {
     this.failures.push(...errors);
   }
 
-  /** From now on, `_bulk` items for which this returns an error are not stored and answer it. */
-  rejectBulkItems(decide: ((id: string, doc: Doc) => InjectedError | undefined) | undefined): void {
+  /** From now on, `_bulk` items for which this returns an error (given the id and the action's second line) are not stored and answer it. */
+  rejectBulkItems(decide: ((id: string, line: unknown) => InjectedError | undefined) | undefined): void {
     this.bulkItemError = decide;
   }
 
@@ -345,12 +384,12 @@ export class FakeOpenSearch {
   }
 
   private route(request: RecordedRequest): { status: number; json?: unknown } {
-    const match = /^\/([a-z0-9][a-z0-9._-]*)(?:\/(_bulk|_search|_update_by_query|_delete_by_query))?$/.exec(request.path);
+    const match = /^\/([a-z0-9][a-z0-9._-]*)(?:\/(_bulk|_search|_update_by_query|_delete_by_query|_mapping))?$/.exec(request.path);
     if (!match) throw new Refused(400, 'illegal_argument_exception', `no handler found for uri [${request.path}]`);
     const [, name, action = 'index'] = match as unknown as [string, string, string | undefined];
     checkParameters(action, request.query);
     const json = action === '_bulk' ? undefined : request.method === 'HEAD' ? undefined : parseJson(request);
-    const expected = action === 'index' ? ['HEAD', 'PUT'] : ['POST'];
+    const expected = action === 'index' ? ['HEAD', 'PUT'] : action === '_mapping' ? ['PUT'] : ['POST'];
     if (!expected.includes(request.method)) throw new Refused(405, 'method_not_allowed', `Incorrect HTTP method for uri [${request.path}]`);
     if (request.method !== 'HEAD') {
       const contentType = action === '_bulk' ? 'application/x-ndjson' : 'application/json';
@@ -360,6 +399,8 @@ export class FakeOpenSearch {
       case 'index':
         if (request.method === 'HEAD') return { status: this.indexes.has(name) ? 200 : 404 };
         return this.createIndex(name, parse(CreateIndexRequest, json));
+      case '_mapping':
+        return this.putMapping(this.index(name), parse(PutMappingRequest, json));
       case '_bulk':
         return this.bulk(this.index(name), request.body);
       case '_search': {
@@ -378,13 +419,20 @@ export class FakeOpenSearch {
 
   private createIndex(name: string, body: Mapping) {
     if (this.indexes.has(name)) throw new Refused(400, 'resource_already_exists_exception', `index [${name}] already exists`);
-    for (const [field, mapping] of Object.entries(body.mappings.properties)) {
-      if (mapping.type === 'text' && mapping.similarity !== undefined && !(mapping.similarity in (body.settings.index.similarity ?? {}))) {
-        throw new Refused(400, 'mapper_parsing_exception', `Unknown Similarity type [${mapping.similarity}] for field [${field}]`);
-      }
-    }
-    this.indexes.set(name, { name, settings: body.settings.index, mappings: body.mappings, docs: new Map() });
+    checkSimilarities(body.mappings.properties, body.settings.index);
+    this.indexes.set(name, { name, settings: body.settings.index, mappings: structuredClone(body.mappings), docs: new Map() });
     return { status: 200, json: { acknowledged: true, shards_acknowledged: true, index: name } };
+  }
+
+  /** New fields join the mapping; a field mapped already may only be mapped the same (no change then). */
+  private putMapping(index: Index, body: v.InferOutput<typeof PutMappingRequest>) {
+    checkSimilarities(body.properties, index.settings);
+    for (const [field, mapping] of Object.entries(body.properties)) {
+      const held = index.mappings.properties[field];
+      if (held && !isDeepStrictEqual(held, mapping)) throw new Refused(400, 'illegal_argument_exception', `mapper [${field}] cannot be changed from type [${held.type}] to [${mapping.type}]`);
+    }
+    Object.assign(index.mappings.properties, structuredClone(body.properties));
+    return { status: 200, json: { acknowledged: true } };
   }
 
   private store(index: Index, id: string, doc: Doc): void {
@@ -393,8 +441,9 @@ export class FakeOpenSearch {
       const mapping = index.mappings.properties[field];
       if (!mapping) throw new Refused(400, 'strict_dynamic_mapping_exception', `mapping set to strict, dynamic introduction of [${field}] is not allowed`);
       if (mapping.type === 'text') tokens[field] = whitespaceTokens(String(value));
-      else if (mapping.type === 'integer') {
-        if (!Number.isInteger(value)) throw new Refused(400, 'mapper_parsing_exception', `failed to parse field [${field}]`);
+      else if (mapping.type === 'integer' || mapping.type === 'long') {
+        const fits = mapping.type === 'integer' ? Number.isInteger(value) : Number.isSafeInteger(value);
+        if (!fits) throw new Refused(400, 'mapper_parsing_exception', `failed to parse field [${field}]`);
       } else {
         // A keyword: a string, or an array of them (OpenSearch takes an array for any field).
         const values: unknown[] = Array.isArray(value) ? value : [value];
@@ -411,18 +460,23 @@ export class FakeOpenSearch {
     if (!body.endsWith('\n')) throw new Refused(400, 'illegal_argument_exception', 'The bulk request must be terminated by a newline [\\n]');
     const lines = body.slice(0, -1).split('\n');
     if (lines.length % 2 !== 0) throw new Refused(400, 'illegal_argument_exception', 'Malformed action/metadata line');
-    const items: unknown[] = [];
-    const writes: { id: string; doc: Doc }[] = [];
+    type Write = { kind: 'index'; id: string; doc: Doc; line: unknown } | { kind: 'update'; id: string; update: v.InferOutput<typeof BulkUpdate>; line: unknown };
+    const writes: Write[] = [];
     for (let i = 0; i < lines.length; i += 2) {
       const action = parse(BulkAction, parseLine(lines[i]!));
-      writes.push({ id: action.index._id, doc: parse(v.union([PageDocument, BookDocument]), parseLine(lines[i + 1]!)) });
+      const line = parseLine(lines[i + 1]!);
+      if ('index' in action) writes.push({ kind: 'index', id: action.index._id, doc: parse(AnyDocument, line), line });
+      else writes.push({ kind: 'update', id: action.update._id, update: parse(BulkUpdate, line), line });
     }
     let errors = false;
-    for (const { id, doc } of writes) {
-      let error = this.bulkItemError?.(id, doc);
+    const items: unknown[] = [];
+    for (const write of writes) {
+      const { id, kind } = write;
+      let result: { result: 'created' | 'updated' | 'noop'; status: number } | undefined;
+      let error = this.bulkItemError?.(id, write.line);
       if (!error) {
         try {
-          this.store(index, id, doc);
+          result = kind === 'index' ? this.indexDocument(index, id, write.doc) : this.updateDocument(index, id, write.update);
         } catch (e) {
           if (!(e instanceof Refused)) throw e;
           error = { status: e.status, type: e.type, reason: e.message };
@@ -430,12 +484,42 @@ export class FakeOpenSearch {
       }
       if (error) {
         errors = true;
-        items.push({ index: { _id: id, status: error.status, error: { type: error.type, reason: error.reason ?? `failed to parse [${JSON.stringify(doc)}]` } } });
+        items.push({ [kind]: { _index: index.name, _id: id, status: error.status, error: { type: error.type, reason: error.reason ?? `failed to parse [${JSON.stringify(write.line)}]` } } });
       } else {
-        items.push({ index: { _id: id, result: 'created', status: 201, _seq_no: this.seqNo } });
+        items.push({ [kind]: { _index: index.name, _id: id, ...result, _seq_no: index.docs.get(id)?.seqNo } });
       }
     }
     return { status: 200, json: { took: 1, errors, items } };
+  }
+
+  private indexDocument(index: Index, id: string, doc: Doc) {
+    const existed = index.docs.has(id);
+    this.store(index, id, doc);
+    return existed ? { result: 'updated' as const, status: 200 } : { result: 'created' as const, status: 201 };
+  }
+
+  /**
+   * An `update` item: the script on the stored document; on a missing one, on the upsert document with
+   * `scripted_upsert`, else the upsert document itself (no upsert: document_missing). A noop writes nothing.
+   */
+  private updateDocument(index: Index, id: string, update: v.InferOutput<typeof BulkUpdate>) {
+    const current = index.docs.get(id);
+    // OpenSearch's UpdateHelper wraps a script's failure: "failed to execute script".
+    const run = (source: Record<string, unknown>, op: 'index' | 'create') => {
+      try {
+        return runScript(update.script, source, op);
+      } catch (e) {
+        if (e instanceof Refused && e.type === 'script_exception') throw new Refused(400, 'illegal_argument_exception', `failed to execute script (${e.message})`);
+        throw e;
+      }
+    };
+    let source: Record<string, unknown> | undefined;
+    if (current) source = run(current.source, 'index');
+    else if (!update.upsert) throw new Refused(404, 'document_missing_exception', `[${id}]: document missing`);
+    else source = update.scripted_upsert ? run(update.upsert, 'create') : update.upsert;
+    if (!source) return { result: 'noop' as const, status: 200 };
+    this.store(index, id, parse(AnyDocument, source));
+    return current ? { result: 'updated' as const, status: 200 } : { result: 'created' as const, status: 201 };
   }
 
   private search(index: Index, body: v.InferOutput<typeof SearchRequest>) {
@@ -550,11 +634,11 @@ export class FakeOpenSearch {
   }
 
   /** The documents a by-query call selects, as they are now (its snapshot). */
-  private select(index: Index, bool: { filter: TermClause[]; must_not?: { bool: { filter: TermClause[] } }[] }) {
+  private select(index: Index, bool: { filter: TermClause[]; must_not?: (RangeClause | { bool: { filter: (TermClause | RevisionTermClause)[] } })[] }) {
     const selected: { id: string; seqNo: number }[] = [];
     for (const [id, doc] of index.docs) {
       if (!bool.filter.every((c) => filterMatches(c, doc.source))) continue;
-      if (bool.must_not?.some((not) => not.bool.filter.every((c) => filterMatches(c, doc.source)))) continue;
+      if (bool.must_not?.some((not) => ('range' in not ? filterMatches(not, doc.source) : not.bool.filter.every((c) => filterMatches(c, doc.source))))) continue;
       selected.push({ id, seqNo: doc.seqNo });
     }
     const write = this.afterSnapshot;
@@ -564,9 +648,11 @@ export class FakeOpenSearch {
   }
 
   private updateByQuery(index: Index, body: v.InferOutput<typeof UpdateByQueryRequest>) {
-    const assignments = painlessAssignments(body.script.source, body.script.params);
+    // A script that fails fails the whole request, before any document is written (the fake checks its params up front).
+    checkScript(body.script);
     const selected = this.select(index, body.query.bool);
     let updated = 0;
+    let noops = 0;
     let conflicts = 0;
     for (const { id, seqNo } of selected) {
       const current = index.docs.get(id);
@@ -574,12 +660,15 @@ export class FakeOpenSearch {
         conflicts++;
         continue;
       }
-      const doc = structuredClone(current.source) as Record<string, unknown>;
-      for (const [field, value] of assignments) doc[field] = value;
-      this.store(index, id, parse(v.union([PageDocument, BookDocument]), doc));
+      const source = runScript(body.script, current.source, 'index');
+      if (!source) {
+        noops++;
+        continue;
+      }
+      this.store(index, id, parse(AnyDocument, source));
       updated++;
     }
-    return { status: 200, json: byQueryAnswer(selected.length, { updated, version_conflicts: conflicts }) };
+    return { status: 200, json: byQueryAnswer(selected.length, { updated, noops, version_conflicts: conflicts }) };
   }
 
   private deleteByQuery(index: Index, body: v.InferOutput<typeof DeleteByQueryRequest>) {
@@ -599,24 +688,39 @@ export class FakeOpenSearch {
 }
 
 type TermClause = v.InferOutput<typeof TermQuery>;
+type RevisionTermClause = v.InferOutput<typeof RevisionTermQuery>;
+type RangeClause = v.InferOutput<typeof RangeQuery>;
 
-/** A keyword field's values (none when the document lacks it: an unmapped field matches nothing). */
+/** A text field's similarity must be one the index's settings define. */
+function checkSimilarities(properties: Mapping['mappings']['properties'], settings: Mapping['settings']['index']): void {
+  for (const [field, mapping] of Object.entries(properties)) {
+    if (mapping.type === 'text' && mapping.similarity !== undefined && !(mapping.similarity in (settings.similarity ?? {}))) {
+      throw new Refused(400, 'mapper_parsing_exception', `Unknown Similarity type [${mapping.similarity}] for field [${field}]`);
+    }
+  }
+}
+
+/** A keyword's (or a revision's) values (none when the document lacks it: a missing field matches nothing). */
 const keywordValues = (doc: Doc, field: string): unknown[] => {
   const value = (doc as Record<string, unknown>)[field];
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 };
 
-function filterMatches(clause: v.InferOutput<typeof BookFilterClause>, doc: Doc): boolean {
+function filterMatches(clause: v.InferOutput<typeof BookFilterClause> | RevisionTermClause | RangeClause, doc: Doc): boolean {
   if ('bool' in clause) return clause.bool.should.filter((c) => filterMatches(c, doc)).length >= clause.bool.minimum_should_match;
+  if ('range' in clause) {
+    const [[field, { gt }]] = Object.entries(clause.range) as [[string, { gt: number }]];
+    return keywordValues(doc, field).some((one) => typeof one === 'number' && one > gt);
+  }
   if ('terms' in clause) {
     const [[field, values]] = Object.entries(clause.terms) as [[string, string[]]];
     return keywordValues(doc, field).some((one) => values.includes(one as string));
   }
-  const [[field, { value }]] = Object.entries(clause.term) as [[string, { value: string }]];
+  const [[field, { value }]] = Object.entries(clause.term) as [[string, { value: string | number }]];
   return keywordValues(doc, field).includes(value);
 }
 
-function byQueryAnswer(total: number, counts: { updated?: number; deleted?: number; version_conflicts: number }) {
+function byQueryAnswer(total: number, counts: { updated?: number; deleted?: number; noops?: number; version_conflicts: number }) {
   return {
     took: 1,
     timed_out: false,
@@ -634,20 +738,91 @@ function byQueryAnswer(total: number, counts: { updated?: number; deleted?: numb
   };
 }
 
-/** The only painless the fake runs: `ctx._source.<field> = params.<name>;` statements, nothing else. */
-function painlessAssignments(source: string, params: Record<string, string>): [string, string][] {
-  const statement = /^\s*ctx\._source\.([A-Za-z]\w*)\s*=\s*params\.([A-Za-z]\w*)\s*;/;
-  const assignments: [string, string][] = [];
-  let rest = source;
-  while (rest.trim().length > 0) {
-    const m = statement.exec(rest);
-    if (!m) throw new Refused(400, 'script_exception', 'compile error (the fake runs only `ctx._source.x = params.y;` statements)');
-    const value = params[m[2]!];
-    if (value === undefined) throw new Refused(400, 'script_exception', `runtime error: params.${m[2]} is null`);
-    assignments.push([m[1]!, value]);
-    rest = rest.slice(m[0].length);
-  }
-  return assignments;
+/** What a painless update script sees and may change: `ctx.op` and `ctx._source`. */
+interface ScriptContext {
+  op: string;
+  _source: Record<string, unknown>;
+}
+
+interface FakeScript<S extends v.GenericSchema = v.GenericSchema> {
+  params: S;
+  run(ctx: ScriptContext, params: v.InferOutput<S>): void;
+}
+
+const script = <S extends v.GenericSchema>(params: S, run: (ctx: ScriptContext, params: v.InferOutput<S>) => void): FakeScript => ({ params, run }) as FakeScript;
+
+/** Painless `x == null ? 0 : x`: a revision a document written before revisions lacks. */
+const orZero = (value: unknown): number => (value == null ? 0 : (value as number));
+
+/**
+ * The adapter's scripts (lib/adapters/opensearch/search-engine.ts), by their exact source, each with
+ * what it does in painless. A source not here is refused: change a script there, and its
+ * interpretation here must be changed with it.
+ */
+const scripts = new Map<string, FakeScript>([
+  [
+    // putPageScript: the terms if textRev is not lower than held, the book fields if bookRev is not; else noop.
+    'def s = ctx._source; ' +
+      'boolean newTerms = params.textRev >= (s.textRev == null ? 0 : s.textRev); ' +
+      'boolean newFields = params.bookRev >= (s.bookRev == null ? 0 : s.bookRev); ' +
+      'if (newTerms) { s.exact = params.exact; s.stemmed = params.stemmed; s.textRev = params.textRev; } ' +
+      'if (newFields) { s.userId = params.userId; s.visibility = params.visibility; s.status = params.status; s.language = params.language; s.bookRev = params.bookRev; } ' +
+      "if (newTerms || newFields) { s.bookTextId = params.bookTextId; s.pageNumber = params.pageNumber; } else { ctx.op = 'noop'; }",
+    script(v.strictObject({ ...PageDocument.entries, textRev: revision, bookRev: revision }), (ctx, p) => {
+      const s = ctx._source;
+      const newTerms = p.textRev >= orZero(s.textRev);
+      const newFields = p.bookRev >= orZero(s.bookRev);
+      if (newTerms) Object.assign(s, { exact: p.exact, stemmed: p.stemmed, textRev: p.textRev });
+      if (newFields) Object.assign(s, { userId: p.userId, visibility: p.visibility, status: p.status, language: p.language, bookRev: p.bookRev });
+      if (newTerms || newFields) Object.assign(s, { bookTextId: p.bookTextId, pageNumber: p.pageNumber });
+      else ctx.op = 'noop';
+    }),
+  ],
+  [
+    // putBookScript: the whole entry unless the one held has a higher rev.
+    "if (params.entry.rev >= (ctx._source.rev == null ? 0 : ctx._source.rev)) { ctx._source = params.entry; } else { ctx.op = 'noop'; }",
+    script(v.strictObject({ entry: v.strictObject({ ...BookDocument.entries, rev: revision }) }), (ctx, p) => {
+      if (p.entry.rev >= orZero(ctx._source.rev)) ctx._source = structuredClone(p.entry);
+      else ctx.op = 'noop';
+    }),
+  ],
+  [
+    // setBookFieldsScript: the four fields and bookRev, unconditionally (its query chose the pages).
+    'ctx._source.userId = params.userId; ctx._source.visibility = params.visibility; ' +
+      'ctx._source.status = params.status; ctx._source.language = params.language; ctx._source.bookRev = params.bookRev;',
+    script(
+      v.strictObject({ userId: text, visibility: v.picklist(['public', 'private']), status: text, language: text, bookRev: revision }),
+      (ctx, p) => void Object.assign(ctx._source, p),
+    ),
+  ],
+  [
+    // hideBookScript: private, nothing else.
+    "ctx._source.visibility = 'private';",
+    script(v.strictObject({}), (ctx) => void (ctx._source.visibility = 'private')),
+  ],
+]);
+
+/** The known script of that source and its params checked, else a script error (as painless fails to compile, or at run time). */
+function checkScript(body: v.InferOutput<typeof Script>): { known: FakeScript; params: unknown } {
+  const known = scripts.get(body.source);
+  if (!known) throw new Refused(400, 'script_exception', "compile error (the fake runs only the adapter's scripts, by their exact source)");
+  const params = v.safeParse(known.params, body.params ?? {});
+  if (!params.success) throw new Refused(400, 'script_exception', `runtime error: params [${v.getDotPath(params.issues[0]) ?? ''}] ${params.issues[0].message}`);
+  return { known, params: params.output };
+}
+
+/**
+ * Runs a script on a copy of `source`, `op` being what OpenSearch starts it with (`index` on a stored
+ * document, `create` on a scripted upsert's): the source it leaves, or undefined for `noop` (or
+ * `none`).
+ */
+function runScript(body: v.InferOutput<typeof Script>, source: Record<string, unknown>, op: 'index' | 'create'): Record<string, unknown> | undefined {
+  const { known, params } = checkScript(body);
+  const ctx: ScriptContext = { op, _source: structuredClone(source) };
+  known.run(ctx, params);
+  if (ctx.op === 'noop' || ctx.op === 'none') return undefined;
+  if (ctx.op !== op) throw new Refused(400, 'illegal_argument_exception', `the fake runs no script operation [${ctx.op}]`);
+  return ctx._source;
 }
 
 function checkParameters(action: string, query: Record<string, string>): void {

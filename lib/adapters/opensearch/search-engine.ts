@@ -5,7 +5,7 @@ import { onceAsync } from '../../lazy.ts';
 import { maxWindow } from '../../paging.ts';
 import { policies, retry, type RetryClock } from '../../retry.ts';
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../search/engine.ts';
-import { checkIndexedPages, listingBook, listingQuery, matchableTerms, maxQueryTerms, phraseFirstTerms, type ListingQuery } from '../../search/rules.ts';
+import { checkIndexedPages, listingBook, listingQuery, matchableTerms, maxQueryTerms, phraseFirstTerms, revisionOf, type ListingQuery } from '../../search/rules.ts';
 import { booksIndexOf } from './index-names.ts';
 
 /**
@@ -23,12 +23,30 @@ import { booksIndexOf } from './index-names.ts';
  * the configured index name (checked) and constant query parameters.
  *
  * Visibility in time (OpenSearch is near real time):
- * - putPages: `refresh` as configured, by default none: pages are searchable after the next
- *   refresh, within about 1 s (`refresh_interval` is set explicitly to 1s, so an index that saw no
- *   search for 30 s does not go search-idle and postpone it). `'wait_for'` answers once they are
+ * - putPages and putBook: `refresh` as configured, by default none: pages are searchable after the
+ *   next refresh, within about 1 s (`refresh_interval` is set explicitly to 1s, so an index that saw
+ *   no search for 30 s does not go search-idle and postpone it). `'wait_for'` answers once they are
  *   searchable, without forcing a refresh (for tests against a real domain, or read-your-writes).
- * - setBookFields and removeBook: `refresh=true` (the by-query APIs know no `wait_for`): a book made
- *   private or deleted is out of other readers' results when the call returns. Both are rare.
+ * - setBookFields, hideBook and removeBook: `refresh=true` (the by-query APIs know no `wait_for`): a
+ *   book made private, hidden or deleted is out of other readers' results when the call returns. All
+ *   are rare.
+ *
+ * Revisions (engine.ts `rev`, `pageRev`): a page document holds `textRev` (its terms') and `bookRev`
+ * (the book fields it carries), a listing entry `rev`. putPages and putBook write by `_bulk` `update`
+ * actions with a constant script (putPageScript, putBookScript) that keeps, part by part, what is held
+ * where its revision is higher, and answers `noop` when it keeps everything. `scripted_upsert` runs
+ * the same script on a document not stored yet (from `{}`), so a page's text travels once, as params,
+ * not also as an `upsert` document. Not `version_type=external`: documents already stored carry
+ * internal versions (1, 2, ...), which a put at revision 0 or 1 would fail against, and a page has two
+ * revisions, not one. An update reads the document, then writes it if unchanged meanwhile; another
+ * writer in between is a conflict OpenSearch retries itself (retriesOnConflict), then the item is sent
+ * again. Documents written before revisions have none: the scripts and setBookFields' query read a
+ * missing revision as 0 (older than any put that carries one, equal to one that carries none), and
+ * ensureIndex maps the new fields on an index made before them (pageMappingUpdate).
+ *
+ * hideBook: an `_update_by_query` on each index (pages, then the listing entry) of the book's public
+ * documents, made private by a constant script that leaves every revision as it is: the next put of
+ * the book's fields at a revision not lower than the one held sets them again (engine.ts).
  *
  * The catalogue listing (putBook, listBooks) is a second index beside the pages, `<index>-books`
  * (index-names.ts): one document per book (id = bookTextId), its view fields, filters and sort keys
@@ -36,20 +54,22 @@ import { booksIndexOf } from './index-names.ts';
  * point order), the order of the DynamoDB catalogue's keys; `tags` and `categories` are keyword
  * arrays, which a `terms` filter matches when any value is one of the filter's. listBooks is one
  * `_search`: filters only (no scoring), the sort key, `from`/`size`, `track_total_hits: true` (the
- * exact total, however many match). putBook is a `_bulk` of one `index` action (the id travels in
+ * exact total, however many match). putBook is a `_bulk` of one `update` action (the id travels in
  * the JSON body, not the URL), made visible as putPages' writes are (`refreshOnPut`); removeBook
  * removes the pages, then the entry (`_delete_by_query`, `refresh=true`).
  *
- * setBookFields against a concurrent putPages: `_update_by_query` updates the pages it found in a
- * snapshot, each only if unchanged since. A page that putPages replaced after the snapshot is a version
- * conflict. Aborting on it (the default) would leave the book half-updated and answer 409; ignoring it
- * would keep whatever fields that putPages carried, possibly the old visibility (a private book's page
- * left public). So `conflicts=proceed`, and while the answer counts conflicts the update runs again
- * (the refresh at the end of each run lets the next one see the newer pages). Each run touches only
- * pages whose fields differ from the new ones, so a rerun costs what is left to do. removeBook does the
- * same with `_delete_by_query`. What no engine call can order: a putPages built from book fields read
- * before a setBookFields or a removeBook that has finished since; the indexing code re-reads its book
- * after putPages (and sets the fields again, or removes the pages) for that.
+ * setBookFields (and hideBook) against a concurrent putPages: `_update_by_query` updates the pages it
+ * found in a snapshot, each only if unchanged since. A page that putPages rewrote after the snapshot
+ * is a version conflict (a `noop` writes nothing: no conflict). Aborting on it (the default) would
+ * leave the book half-updated and answer 409; ignoring it would leave that page with the fields it
+ * held or those the put carried, older than the new ones unless the put's revision was higher (the
+ * old visibility: a private book's page left public). So `conflicts=proceed`, and while the answer
+ * counts conflicts the update runs again (the refresh at the end of each run lets the next one see
+ * the newer pages). Each run selects only the pages it must change (setBookFieldsBody), so a rerun
+ * costs what is left to do. removeBook does the same with `_delete_by_query`. What revisions cannot
+ * order: a putPages built from a book read before a removeBook that has finished since (the pages
+ * went with their revisions, the put makes them again); the indexing code re-reads its book after
+ * putPages (and removes the pages) for that.
  */
 
 export interface OpenSearchEngineOptions {
@@ -77,8 +97,9 @@ export interface OpenSearchEngineOptions {
 export interface OpenSearchEngine extends SearchEngine {
   /**
    * Creates the index of pages (pageIndexSettings, pageIndexMapping) and the listing's
-   * (bookIndexSettings, bookIndexMapping), each unless it exists. Every write runs it first, once
-   * per engine.
+   * (bookIndexSettings, bookIndexMapping), each unless it exists; one that exists is given the
+   * fields mapped since it was made (pageMappingUpdate, bookMappingUpdate). Every write runs it
+   * first, once per engine.
    */
   ensureIndex(): Promise<void>;
 }
@@ -111,7 +132,15 @@ export class OpenSearchBulkError extends Error {
 /** The BM25 parameters, pinned (Lucene's defaults): k1 1.2, b 0.75. */
 export const pageSimilarity = { type: 'BM25', k1: 1.2, b: 0.75 } as const;
 
-/** A page's stored fields: the IndexedPage, its terms as one space-joined string per field. */
+/**
+ * The fields a page document gained after indexes were first deployed: its revisions, `textRev` (of
+ * its terms, IndexedPage `pageRev`) and `bookRev` (of the book fields it carries, `rev`). An index
+ * made before has none: ensureIndex adds them (`PUT <index>/_mapping`, allowed on a live index and
+ * idempotent), and the scripts read a document without them as revision 0.
+ */
+export const pageMappingUpdate = { properties: { textRev: { type: 'long' }, bookRev: { type: 'long' } } } as const;
+
+/** A page's stored fields: the IndexedPage, its terms as one space-joined string per field, its revisions. */
 export const pageIndexMapping = {
   dynamic: 'strict',
   properties: {
@@ -123,6 +152,7 @@ export const pageIndexMapping = {
     language: { type: 'keyword' },
     exact: { type: 'text', analyzer: 'whitespace', similarity: 'page_bm25' },
     stemmed: { type: 'text', analyzer: 'whitespace', similarity: 'page_bm25' },
+    ...pageMappingUpdate.properties,
   },
 } as const;
 
@@ -145,7 +175,10 @@ export const pageIndexSettings = (replicas = 0) =>
     },
   }) as const;
 
-/** A listing entry's stored fields (IndexedBook): every one a keyword, `tags` and `categories` arrays of them. */
+/** The field a listing entry gained after indexes were first deployed: its `rev` (as pageMappingUpdate). */
+export const bookMappingUpdate = { properties: { rev: { type: 'long' } } } as const;
+
+/** A listing entry's stored fields (IndexedBook): keywords, `tags` and `categories` arrays of them, and its `rev`. */
 export const bookIndexMapping = {
   dynamic: 'strict',
   properties: {
@@ -159,6 +192,7 @@ export const bookIndexMapping = {
     byDate: { type: 'keyword' },
     byName: { type: 'keyword' },
     byPages: { type: 'keyword' },
+    ...bookMappingUpdate.properties,
   },
 } as const;
 
@@ -173,14 +207,44 @@ export const bookIndexSettings = (replicas = 0) =>
     },
   }) as const;
 
-/** The one script of setBookFields: constant source, every value a param. */
+/**
+ * putPages' script, run by one `_bulk` update per page (`scripted_upsert`: also on a page not stored
+ * yet, whose source starts as `{}`). Its params are the page's document (pageDocument). The terms
+ * follow `textRev`, the book fields `bookRev`: each part is replaced when the put's revision is not
+ * lower than the one held (equal: the later put wins), a revision missing from a document written
+ * before revisions counting as 0. Neither part newer: `noop`, nothing written.
+ */
+export const putPageScript =
+  'def s = ctx._source; ' +
+  'boolean newTerms = params.textRev >= (s.textRev == null ? 0 : s.textRev); ' +
+  'boolean newFields = params.bookRev >= (s.bookRev == null ? 0 : s.bookRev); ' +
+  'if (newTerms) { s.exact = params.exact; s.stemmed = params.stemmed; s.textRev = params.textRev; } ' +
+  'if (newFields) { s.userId = params.userId; s.visibility = params.visibility; s.status = params.status; s.language = params.language; s.bookRev = params.bookRev; } ' +
+  "if (newTerms || newFields) { s.bookTextId = params.bookTextId; s.pageNumber = params.pageNumber; } else { ctx.op = 'noop'; }";
+
+/**
+ * putBook's script, as putPageScript for a listing entry, which has one revision: the entry put
+ * (`params.entry`, bookDocument) replaces the whole source unless the one held has a higher `rev`.
+ */
+export const putBookScript = "if (params.entry.rev >= (ctx._source.rev == null ? 0 : ctx._source.rev)) { ctx._source = params.entry; } else { ctx.op = 'noop'; }";
+
+/** The one script of setBookFields: constant source, every value a param. Which pages it runs on is its query's (setBookFieldsBody). */
 export const setBookFieldsScript =
   'ctx._source.userId = params.userId; ctx._source.visibility = params.visibility; ' +
-  'ctx._source.status = params.status; ctx._source.language = params.language;';
+  'ctx._source.status = params.status; ctx._source.language = params.language; ctx._source.bookRev = params.bookRev;';
+
+/** hideBook's script, on pages and listing entries alike: private, no revision touched (engine.ts `hideBook`). */
+export const hideBookScript = "ctx._source.visibility = 'private';";
+
+/**
+ * How many times OpenSearch itself runs an update again when the document changed between its read
+ * and its write (another writer of the same page); past that the item answers 409 and is sent again.
+ */
+export const retriesOnConflict = 3;
 
 const bookFieldNames = ['userId', 'visibility', 'status', 'language'] as const;
 
-/** The document of one page (what `_bulk` sends). */
+/** The document of one page: what putPageScript takes its parts from (its params). */
 export function pageDocument(page: IndexedPage) {
   return {
     bookTextId: page.bookTextId,
@@ -191,12 +255,14 @@ export function pageDocument(page: IndexedPage) {
     language: page.language,
     exact: joinTerms(page.exact, 'exact'),
     stemmed: joinTerms(page.stemmed, 'stemmed'),
+    textRev: revisionOf(page.pageRev, 'pageRev'),
+    bookRev: revisionOf(page.rev, 'rev'),
   };
 }
 
 export const pageId = (bookTextId: string, pageNumber: number) => `${bookTextId}:${pageNumber}`;
 
-const term = (field: string, value: string) => ({ term: { [field]: { value } } });
+const term = (field: string, value: string | number) => ({ term: { [field]: { value } } });
 
 function viewFilter(view: SearchView): object[] {
   switch (view.kind) {
@@ -226,13 +292,20 @@ export function bookDocument(book: IndexedBook) {
     byDate: entry.byDate,
     byName: entry.byName,
     byPages: entry.byPages,
+    rev: entry.rev ?? 0, // listingBook sets it
   };
 }
 
-/** A listing entry's two NDJSON lines in a `_bulk` body: the id in the action, never in the URL. */
+/** A `_bulk` update's two NDJSON lines: the id in the action, never in the URL; the script builds a missing document from `{}`. */
+function updateLines(id: string, source: string, params: object): string {
+  const action = { update: { _id: id, retry_on_conflict: retriesOnConflict } };
+  return `${JSON.stringify(action)}\n${JSON.stringify({ script: { lang: 'painless', source, params }, scripted_upsert: true, upsert: {} })}\n`;
+}
+
+/** A listing entry's two NDJSON lines in a `_bulk` body (putBookScript). */
 export function bookBulkLines(book: IndexedBook): string {
   const document = bookDocument(book);
-  return `${JSON.stringify({ index: { _id: document.bookTextId } })}\n${JSON.stringify(document)}\n`;
+  return updateLines(document.bookTextId, putBookScript, { entry: document });
 }
 
 /**
@@ -306,20 +379,42 @@ export function searchBody(query: PageQuery) {
   };
 }
 
-/** The `_update_by_query` body of setBookFields: the book's pages whose fields differ, set by the constant script. */
+/**
+ * The `_update_by_query` body of setBookFields: the book's pages it must change, set by the constant
+ * script. Selected are the pages whose `bookRev` is not higher than `fields.rev`, but for those already
+ * at `fields.rev` with these very fields: two `must_not`s. A page with an older `bookRev` is selected
+ * even if its fields are these: it must take the new revision, or a stale put at a revision between
+ * the two (the stream's indexer, late) would later find its fields older than itself and replace them.
+ * A page written before revisions has no `bookRev`, which neither clause matches (a range or a term
+ * matches no missing field): it is selected, as a revision of 0 is, and leaves with one. So each run
+ * touches only what is left to do, and a rerun (conflicts, see the module's comment) converges.
+ */
 export function setBookFieldsBody(bookTextId: string, fields: IndexedBookFields) {
   checkString(bookTextId, 'bookTextId');
   const params = {} as Record<(typeof bookFieldNames)[number], string>;
   for (const name of bookFieldNames) params[name] = checkString(fields[name], name);
   if (params.visibility !== 'public' && params.visibility !== 'private') throw new RangeError('visibility is public or private');
+  const rev = revisionOf(fields.rev, 'rev');
   return {
     query: {
       bool: {
         filter: [term('bookTextId', bookTextId)],
-        must_not: [{ bool: { filter: bookFieldNames.map((name) => term(name, params[name])) } }],
+        must_not: [{ range: { bookRev: { gt: rev } } }, { bool: { filter: [term('bookRev', rev), ...bookFieldNames.map((name) => term(name, params[name]))] } }],
       },
     },
-    script: { lang: 'painless', source: setBookFieldsScript, params },
+    script: { lang: 'painless', source: setBookFieldsScript, params: { ...params, bookRev: rev } },
+  };
+}
+
+/**
+ * The `_update_by_query` body of hideBook, the same on both indexes: the book's public documents (a
+ * page's or its listing entry's `bookTextId`, never an id in the URL), made private by the constant
+ * script, which takes no param.
+ */
+export function hideBookBody(bookTextId: string) {
+  return {
+    query: { bool: { filter: [term('bookTextId', checkString(bookTextId, 'bookTextId')), term('visibility', 'public')] } },
+    script: { lang: 'painless', source: hideBookScript },
   };
 }
 
@@ -328,13 +423,13 @@ export function removeBookBody(bookTextId: string) {
   return { query: { bool: { filter: [term('bookTextId', checkString(bookTextId, 'bookTextId'))] } } };
 }
 
-/** A page's two NDJSON lines in a `_bulk` body. */
+/** A page's two NDJSON lines in a `_bulk` body (putPageScript). */
 export function bulkLines(page: IndexedPage): string {
   checkString(page.bookTextId, 'bookTextId');
   if (!Number.isInteger(page.pageNumber) || page.pageNumber < 0 || page.pageNumber > 2 ** 31 - 1) throw new RangeError('pageNumber is a non-negative 32-bit integer');
   for (const name of bookFieldNames) checkString(page[name], name);
   if (page.visibility !== 'public' && page.visibility !== 'private') throw new RangeError('visibility is public or private');
-  return `${JSON.stringify({ index: { _id: pageId(page.bookTextId, page.pageNumber) } })}\n${JSON.stringify(pageDocument(page))}\n`;
+  return updateLines(pageId(page.bookTextId, page.pageNumber), putPageScript, pageDocument(page));
 }
 
 /** Bulk bodies of at most maxBytes each (a page larger than that goes alone). */
@@ -384,6 +479,8 @@ function checkString(value: unknown, name: string): string {
 
 const indexName = /^(?![-_+.])[a-z0-9._-]{1,255}$/;
 const throttled = new Set([429, 502, 503, 504]);
+/** Bulk items sent again: turned away for load, or still conflicting with another writer of the document. */
+const sentAgain = new Set([409, 429]);
 const isRetryable = (error: unknown) =>
   (error instanceof OpenSearchError && throttled.has(error.status)) || (error instanceof TypeError && error.message === 'fetch failed');
 
@@ -429,17 +526,28 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
   const booksPath = `/${booksIndex}`;
 
   let indexExists = false;
-  /** Creates one index unless it exists (another container may be creating it meanwhile). */
-  const create = async (path: string, definition: object): Promise<void> => {
+  /**
+   * Creates one index unless it exists (another container may be creating it meanwhile). An index
+   * that existed, or that another creator made (perhaps an older version of this code, mid-deploy),
+   * is given the fields mapped since (pageMappingUpdate): a no-op on an index that has them.
+   */
+  const create = async (path: string, definition: object, update: object): Promise<void> => {
     const { status } = await request('HEAD', path, {});
-    if (status === 200) return;
-    await request('PUT', path, {}, JSON.stringify(definition)).catch((error: unknown) => {
-      if (!(error instanceof OpenSearchError && error.type === 'resource_already_exists_exception')) throw error;
-    });
+    if (status !== 200) {
+      const created = await request('PUT', path, {}, JSON.stringify(definition)).then(
+        () => true,
+        (error: unknown) => {
+          if (!(error instanceof OpenSearchError && error.type === 'resource_already_exists_exception')) throw error;
+          return false;
+        },
+      );
+      if (created) return;
+    }
+    await request('PUT', `${path}/_mapping`, {}, JSON.stringify(update));
   };
   const ensureIndex = async (): Promise<void> => {
-    await create(indexPath, { settings: pageIndexSettings(replicas), mappings: pageIndexMapping });
-    await create(booksPath, { settings: bookIndexSettings(replicas), mappings: bookIndexMapping });
+    await create(indexPath, { settings: pageIndexSettings(replicas), mappings: pageIndexMapping }, pageMappingUpdate);
+    await create(booksPath, { settings: bookIndexSettings(replicas), mappings: bookIndexMapping }, bookMappingUpdate);
     indexExists = true;
   };
   // Before any other call, once: a `_bulk` into a missing index would create one with dynamic
@@ -471,35 +579,39 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
   }
 
   /**
-   * One `_bulk` request of index actions; items OpenSearch turned away for load (429) are sent again,
-   * any other failure is thrown. `linesOf` makes an item's two lines again for a resend.
+   * One `_bulk` request of update actions; items OpenSearch turned away for load (429) or that kept
+   * conflicting with another writer (409, after retriesOnConflict) are sent again, each one's script
+   * running on the document as it is then; any other failure is thrown. `linesOf` makes an item's two
+   * lines again for a resend.
    */
   async function bulk<T>(path: string, batch: T[], body: string, linesOf: (item: T) => string, what = 'pages'): Promise<void> {
     const query: Record<string, string> = refreshOnPut ? { refresh: refreshOnPut } : {};
-    let pending = { items: batch, body };
+    let pending = { items: batch, body, types: [] as string[] };
     await retry(
       async () => {
         const { json } = await request('POST', `${path}/_bulk`, query, pending.body, 'application/x-ndjson');
         if (json.errors !== true) return [];
         const answered = Array.isArray(json.items) ? (json.items as Json[]) : [];
         if (answered.length !== pending.items.length) throw new OpenSearchBulkError(pending.items.length, pending.items.length, ['unreadable answer'], what);
-        const results = answered.map((item) => (item.index ?? {}) as Json);
+        // A `noop` (the script kept what was held: a newer revision) is a success.
+        const results = answered.map((item) => (item.update ?? {}) as Json);
         const failed = results.filter((r) => typeof r.status !== 'number' || r.status >= 300 || r.error !== undefined);
-        const permanent = failed.filter((r) => r.status !== 429);
-        if (permanent.length > 0) throw new OpenSearchBulkError(failed.length, pending.items.length, errorTypes(failed.map((r) => ({ error: r.error }))), what);
+        const permanent = failed.filter((r) => !sentAgain.has(r.status as number));
+        const types = errorTypes(failed.map((r) => ({ error: r.error })));
+        if (permanent.length > 0) throw new OpenSearchBulkError(failed.length, pending.items.length, types, what);
         const again = pending.items.filter((_, i) => failed.includes(results[i]!));
-        pending = { items: again, body: again.map(linesOf).join('') };
+        pending = { items: again, body: again.map(linesOf).join(''), types };
         return again;
       },
       {
         ...policies.unprocessedItems,
         until: (left: T[]) => left.length === 0,
-        gaveUp: `OpenSearch kept turning ${what} away for load (429)`,
+        gaveUp: `OpenSearch kept turning ${what} away (429: load, 409: conflicts)`,
       },
       clock,
     ).catch((error: unknown) => {
       if (error instanceof Error && error.name === 'RetriesExhausted') {
-        throw new OpenSearchBulkError(pending.items.length, batch.length, ['es_rejected_execution_exception'], what);
+        throw new OpenSearchBulkError(pending.items.length, batch.length, pending.types, what);
       }
       throw error;
     });
@@ -533,7 +645,15 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
       for (const { body, pages: batch } of batches) await bulk(indexPath, batch, body, bulkLines);
     },
 
-    setBookFields: (bookTextId, fields) => byQuery('_update_by_query', setBookFieldsBody(bookTextId, fields)),
+    async setBookFields(bookTextId, fields) {
+      await byQuery('_update_by_query', setBookFieldsBody(bookTextId, fields)); // async: a bad argument rejects, not throws
+    },
+
+    async hideBook(bookTextId) {
+      const body = hideBookBody(bookTextId);
+      await byQuery('_update_by_query', body);
+      await byQuery('_update_by_query', body, booksPath);
+    },
 
     async removeBook(bookTextId) {
       const body = removeBookBody(bookTextId);
