@@ -43,11 +43,6 @@ export function isIndexTerm(term: string): boolean {
 }
 
 /**
- * Refuses (RangeError) pages an engine cannot store as the others do: a page number out of range,
- * `exact` and `stemmed` of different lengths, a term that is not an index term, an unknown
- * visibility. Checked before anything is written, so a refused batch writes nothing.
- */
-/**
  * A revision as engines keep it (engine.ts `rev`, `pageRev`): absent is 0; otherwise a whole number
  * from 0 to 2^53 - 1 (a DynamoDB counter never gets there), else a RangeError naming `where`.
  */
@@ -57,6 +52,11 @@ export function revisionOf(rev: unknown, where: string): number {
   return rev;
 }
 
+/**
+ * Refuses (RangeError) pages an engine cannot store as the others do: a page number out of range,
+ * `exact` and `stemmed` of different lengths, a term that is not an index term, an unknown
+ * visibility, a revision that is not a whole number from 0. Checked before anything is written, so a refused batch writes nothing.
+ */
 export function checkIndexedPages(pages: readonly IndexedPage[]): void {
   const checked = new Set<string>();
   const checkTerms = (terms: readonly string[], page: IndexedPage, field: string) => {
