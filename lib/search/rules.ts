@@ -55,7 +55,8 @@ export function revisionOf(rev: unknown, where: string): number {
 /**
  * Refuses (RangeError) pages an engine cannot store as the others do: a page number out of range,
  * `exact` and `stemmed` of different lengths, a term that is not an index term, an unknown
- * visibility, a revision that is not a whole number from 0. Checked before anything is written, so a refused batch writes nothing.
+ * visibility, a revision that is not a whole number from 0. Checked before anything is written, so
+ * a refused batch writes nothing.
  */
 export function checkIndexedPages(pages: readonly IndexedPage[]): void {
   const checked = new Set<string>();
