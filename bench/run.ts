@@ -40,6 +40,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printSearch(report);
     return report.ok;
   },
+  'write-latency': async () => {
+    const { writeLatency, printWriteLatency } = await import('./write-latency.ts');
+    const report = await writeLatency();
+    printWriteLatency(report);
+    return report.ok;
+  },
   'big-books': async () => {
     const { bigBooks, printBigBooks } = await import('./big-books.ts');
     const report = await bigBooks();

@@ -58,9 +58,11 @@ export interface IndexedPage extends IndexedBookFields {
   /** The same terms stemmed, position for position (the default search): as many as `exact`. */
   stemmed: string[];
   /**
-   * The page item's revision (`BookTextPage.rev`; absent: 0): an engine keeps, per page, the terms
-   * put with the highest one (equal: the later put). The book fields a page carries follow `rev`,
-   * apart from its terms.
+   * The revision of the page's terms (absent: 0): an engine keeps, per page, the terms put with the
+   * highest one (equal: the later put). The book fields a page carries follow `rev`, apart from its
+   * terms. The indexing code gives it the BookText's `rev`, read before the page: every write of a
+   * page is followed, before it answers, by a write of its BookText, which raises `rev`, so a page
+   * read under a higher revision is never older than one read under a lower (lib/search/indexing.ts).
    */
   pageRev?: number;
 }

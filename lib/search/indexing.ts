@@ -101,7 +101,8 @@ const sameFields = (a: IndexedBookFields, b: IndexedBookFields): boolean =>
 /** A page's index entry: its text analyzed once (lib/search/analysis.ts), with its book's fields. */
 export function indexedPage(page: BookTextPage, fields: IndexedBookFields): IndexedPage {
   const { exact, stemmed } = analyze(typeof page.text === 'string' ? page.text : '');
-  return { ...fields, bookTextId: page.bookTextId, pageNumber: page.pageNumber, exact, stemmed, pageRev: page.rev ?? 0 };
+  // The page's revision is its book's, read before the page (engine.ts `pageRev`).
+  return { ...fields, bookTextId: page.bookTextId, pageNumber: page.pageNumber, exact, stemmed, pageRev: fields.rev };
 }
 
 async function readBooks(deps: Pick<IndexingDeps, 'bookTexts'>, ids: readonly string[]): Promise<Map<string, BookText>> {

@@ -2,32 +2,21 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BookTextPage } from '../../ocr/pages/page.ts';
 import { pageDefaults } from '../../ocr/pages/page.ts';
 import type { PageStore } from '../../ocr/pages/store.ts';
+import { batchPut } from './books.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { batchGet, countAll, queryAll, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
-/** Page writes in flight at once: a request may write thousands of pages. */
-const pagesInFlight = 16;
-
 /** A BookText's pages (lib/ocr/pages/store.ts), each its own item in the BookText's partition. */
 export function dynamoPageStore(db: Db): PageStore {
   const TableName = db.tableName;
   return {
-    // One update a page, not a batch of puts: each raises the page's revision (BookTextPage.rev), which
-    // a put cannot. The same write units; more calls, 16 in flight.
-    async putPages(pages) {
-      const putOne = (page: BookTextPage) => {
-        const { pk, sk, rev: _rev, ...fields } = entities.bookTextPage.item(page);
-        const u = new Update();
-        for (const [name, value] of Object.entries(fields)) if (value !== undefined) u.set([name], value);
-        u.add(['rev'], 1);
-        return db.client.send(
-          new UpdateCommand({ TableName, Key: { pk, sk }, UpdateExpression: u.expression, ExpressionAttributeNames: u.names, ExpressionAttributeValues: u.values }),
-        );
-      };
-      for (let i = 0; i < pages.length; i += pagesInFlight) await Promise.all(pages.slice(i, i + pagesInFlight).map(putOne));
-    },
+    putPages: (pages) =>
+      batchPut(
+        db,
+        pages.map((page) => entities.bookTextPage.item(page)),
+      ),
 
     pages: (bookTextId) =>
       queryAll<BookTextPage>(db, {
@@ -80,8 +69,7 @@ export function dynamoPageStore(db: Db): PageStore {
           .set(['bookTextId'], bookTextId)
           .set(['pageNumber'], c.pageNumber)
           .set(['updatedAt'], at)
-          .setIfMissing(['pageId'], c.pageId)
-          .add(['rev'], 1);
+          .setIfMissing(['pageId'], c.pageId);
         // A supplied field is written; any other keeps its value, or takes the default on a new page.
         const fields = { text: c.text, storageKey: c.storageKey, isAIGenerated: c.isAIGenerated };
         for (const [name, value] of Object.entries(fields)) {
@@ -99,7 +87,7 @@ export function dynamoPageStore(db: Db): PageStore {
         );
       };
       // A few at a time: a request may change thousands of pages.
-      for (let i = 0; i < changes.length; i += pagesInFlight) await Promise.all(changes.slice(i, i + pagesInFlight).map(updateOne));
+      for (let i = 0; i < changes.length; i += 16) await Promise.all(changes.slice(i, i + 16).map(updateOne));
     },
 
   };

@@ -23,8 +23,6 @@ export interface BookTextPage {
   storageKey: string | null;
   isAIGenerated: boolean;
   updatedAt: string;
-  /** The page item's revision, raised by every write of it (as `BookText.rev`; absent: 0). */
-  rev?: number;
 }
 
 /** Old books kept their pages inside the record (SPEC.md 2.3); read only as a fallback. */

@@ -82,10 +82,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   }
 
   async putPages(pages: BookTextPage[]) {
-    for (const page of pages) {
-      const held = this.pagesOf(page.bookTextId).get(page.pageNumber);
-      this.pagesOf(page.bookTextId).set(page.pageNumber, { ...copy(page), rev: (held?.rev ?? 0) + 1 });
-    }
+    for (const page of pages) this.pagesOf(page.bookTextId).set(page.pageNumber, copy(page));
   }
 
   async pages(bookTextId: string) {
@@ -168,7 +165,6 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
         storageKey: c.storageKey !== undefined ? c.storageKey : (stored?.storageKey ?? pageDefaults.storageKey),
         isAIGenerated: c.isAIGenerated ?? stored?.isAIGenerated ?? pageDefaults.isAIGenerated,
         updatedAt: at,
-        rev: (stored?.rev ?? 0) + 1,
       });
     }
   }

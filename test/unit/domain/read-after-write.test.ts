@@ -177,13 +177,15 @@ describe('the stream beside the write path', () => {
     expect((await list(as(), {})).total).toBe(0);
   });
 
-  it('a page text read before an edit and put after it does not replace the edit', async () => {
+  it('a page and its book read before an edit, put after it, do not replace the edit', async () => {
     const b = await upload(owner);
     await recordPageResult(world.callbackDeps(), { ...job(b), pageNumber: 0, text: 'first draft' });
+    // The stream's indexer reads the book, then the page, as it always does: both before the edit.
+    const before = new Map([[b.bookTextId, (await world.ocr.get(b.bookTextId))!]]);
     const oldPage = (await world.ocr.pagesAt([{ bookTextId: b.bookTextId, pageNumber: 0 }]))[0]!;
     await edit(owner, b, { pages: [{ pageNumber: 0, text: 'final text' }] });
-    const stale = { pagesAt: async () => [oldPage] };
-    await indexChanges({ engine: world.search, bookTexts: world.ocr, pages: stale }, [{ kind: 'page', bookTextId: b.bookTextId, pageNumber: 0 }]);
+    const stale = { bookTexts: { getMany: async () => before }, pages: { pagesAt: async () => [oldPage] } };
+    await indexChanges({ engine: world.search, ...stale }, [{ kind: 'page', bookTextId: b.bookTextId, pageNumber: 0 }]);
     expect((await searchCatalogue(search(), as(), { q: 'final', limit: 10, offset: 0 })).total).toBe(1);
     expect((await searchCatalogue(search(), as(), { q: 'draft', limit: 10, offset: 0 })).total).toBe(0);
   });

@@ -1,0 +1,2 @@
+const m = await import('./write-latency.ts');
+m.printWriteLatency(await m.writeLatency());
