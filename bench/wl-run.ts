@@ -1,2 +1,0 @@
-const m = await import('./write-latency.ts');
-m.printWriteLatency(await m.writeLatency());
