@@ -143,6 +143,7 @@ export async function indexChanges(deps: IndexingDeps, changes: readonly IndexCh
   const wanted = [...pages.values()].filter((p) => books.has(p.bookTextId));
   report.pagesSkipped += pages.size - wanted.length;
   const putPages = async () => {
+    const written = new Set<string>();
     for (const part of chunks(wanted)) {
       const found = await deps.pages.pagesAt(part);
       const entries = found.flatMap((page) => {
@@ -152,6 +153,15 @@ export async function indexChanges(deps: IndexingDeps, changes: readonly IndexCh
       report.pagesSkipped += part.length - entries.length;
       if (entries.length) await deps.engine.putPages(entries);
       report.pagesIndexed += entries.length;
+      for (const entry of entries) written.add(entry.bookTextId);
+    }
+    // A page new to the index takes the fields it was put with, whatever its book's revision there
+    // (an engine keeps fields per page): a book made private since they were read would have a page
+    // counted as public until its next change. So its book is read again, and newer fields set.
+    if (written.size === 0) return;
+    const now = await readBooks(deps, [...written]);
+    for (const [bookTextId, book] of now) {
+      if (!sameFields(indexedFields(book), indexedFields(books.get(bookTextId)!))) await deps.engine.setBookFields(bookTextId, indexedFields(book));
     }
   };
   const updateBooks = async () => {

@@ -190,6 +190,19 @@ describe('the stream beside the write path', () => {
     expect((await searchCatalogue(search(), as(), { q: 'draft', limit: 10, offset: 0 })).total).toBe(0);
   });
 
+  it('a new page put with the fields of a book read before it was made private does not count it public', async () => {
+    const b = await upload(owner);
+    const before = new Map([[b.bookTextId, (await world.ocr.get(b.bookTextId))!]]);
+    await world.ocr.putPages([{ pageId: 'p', bookTextId: b.bookTextId, pageNumber: 4, text: 'hidden words', storageKey: null, isAIGenerated: true, updatedAt: world.clock.iso() }]);
+    await edit(owner, b, { visibility: 'private' });
+    // The stream's indexer read the book (public) before the edit, and puts the page after it.
+    let reads = 0;
+    const bookTexts = { getMany: async (ids: readonly string[]) => (reads++ === 0 ? before : world.ocr.getMany(ids)) };
+    await indexChanges({ engine: world.search, bookTexts, pages: world.ocr }, [{ kind: 'page', bookTextId: b.bookTextId, pageNumber: 4 }]);
+    expect(await searchCatalogue(search(), as(), { q: 'hidden', limit: 10, offset: 0 })).toMatchObject({ total: 0, hits: [] });
+    expect((await searchCatalogue(search(), as(owner), { q: 'hidden', limit: 10, offset: 0 })).total).toBe(1);
+  });
+
   it('repairs the index when the write path could not update it: the write answers, the stream catches up', async () => {
     const down = new Error('index down');
     const failing: SearchEngine = Object.assign(Object.create(world.search) as SearchEngine, { putBook: () => Promise.reject(down) });

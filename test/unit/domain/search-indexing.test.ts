@@ -166,7 +166,8 @@ describe('indexChanges', () => {
     const report = await indexChanges(deps, [...changes, ...extraBooks]);
     expect(report).toMatchObject({ pagesIndexed: 270, booksRemoved: 150 });
     expect(Math.max(...reads.bookTexts)).toBeLessThanOrEqual(100);
-    expect(reads.bookTexts.reduce((a, b) => a + b, 0)).toBe(153);
+    // The 153 named, and the 3 whose pages were put, read again (their fields may have changed meanwhile).
+    expect(reads.bookTexts.reduce((a, b) => a + b, 0)).toBe(156);
     expect(reads.pages).toEqual([100, 100, 70]);
     expect(reads.puts).toEqual([100, 100, 70]);
     expect((await engine.search({ ...matchOf('treatise'), view: { kind: 'all' }, limit: 1, offset: 0 })).total).toBe(270);
