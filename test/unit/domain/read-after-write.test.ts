@@ -200,7 +200,11 @@ describe('the stream beside the write path', () => {
     const bookTexts = { getMany: async (ids: readonly string[]) => (reads++ === 0 ? before : world.ocr.getMany(ids)) };
     await indexChanges({ engine: world.search, bookTexts, pages: world.ocr }, [{ kind: 'page', bookTextId: b.bookTextId, pageNumber: 4 }]);
     expect(await searchCatalogue(search(), as(), { q: 'hidden', limit: 10, offset: 0 })).toMatchObject({ total: 0, hits: [] });
-    expect((await searchCatalogue(search(), as(owner), { q: 'hidden', limit: 10, offset: 0 })).total).toBe(1);
+    // Counted outside the window too: a public page that ranks first fills a window of one.
+    const shown = await upload(reader);
+    await recordPageResult(world.callbackDeps(), { ...job(shown), pageNumber: 0, text: 'hidden hidden hidden' });
+    expect(await searchCatalogue(search(), as(), { q: 'hidden', limit: 1, offset: 0 })).toMatchObject({ total: 1, hits: [{ bookTextId: shown.bookTextId }] });
+    expect((await searchCatalogue(search(), as(owner), { q: 'hidden', limit: 10, offset: 0 })).total).toBe(2);
   });
 
   it('repairs the index when the write path could not update it: the write answers, the stream catches up', async () => {
