@@ -1,9 +1,10 @@
 import { existsSync, rmSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isCurrentSearchIndex } from '../../lib/adapters/sqlite/search-engine.ts';
 import { dynamoPageStore } from '../../lib/adapters/dynamo/book-text-pages.ts';
 import { scanBookTextIds } from '../../lib/adapters/dynamo/book-text-scan.ts';
 import { reindexBookTexts } from '../../lib/search/indexing.ts';
-import { searchDbFile, streamCheckpointFile } from './state.ts';
+import { readStack, searchDbFile, streamCheckpointFile } from './state.ts';
 import { startStreamPoller } from './stream-poller.ts';
 
 /**
@@ -17,6 +18,25 @@ import { startStreamPoller } from './stream-poller.ts';
  * so they are applied after the books were read, and the index ends in step with the table. Requests
  * are served all the while; a search finds the books indexed so far.
  */
+/**
+ * Waits (up to `waitMs`) for the search index's lock (`<file>.lock`, a directory node-sqlite3-wasm
+ * holds while a connection is open) to be let go by an `npm start` of this DATA_DIR still shutting
+ * down; then, if it is still there and no running stack owns the DATA_DIR, removes it: it was left
+ * by one that died without closing the index (a kill, a crash), and would keep every start out.
+ */
+export async function releaseSearchIndexLock(dir: string, waitMs = 15_000, log: (line: string) => unknown = (line) => process.stderr.write(`search-indexer: ${line}\n`)): Promise<void> {
+  const lock = `${searchDbFile(dir)}.lock`;
+  for (const end = Date.now() + waitMs; existsSync(lock) && Date.now() < end; ) await sleep(100);
+  if (!existsSync(lock)) return;
+  try {
+    readStack(dir);
+    return; // a running stack holds it: opening the index says so
+  } catch {
+    rmSync(lock, { recursive: true, force: true });
+    log(`removed ${lock}, left by an npm start that ended without closing the index`);
+  }
+}
+
 /**
  * Removes a search index this code cannot use as it is (an older layout: it is derived data), and the
  * stream position that goes with it, so that startSearchIndexer builds it again from the table. Run

@@ -8,7 +8,7 @@ import { sweepEveryMinutes } from '../functions.ts';
 import { startQueueWorker } from './queue-worker.ts';
 import { startScheduled } from './schedule.ts';
 import { ocrWorkerWanted, startLocalOcrWorker } from './ocr-worker.ts';
-import { discardStaleSearchIndex, startSearchIndexer } from './search-index.ts';
+import { discardStaleSearchIndex, releaseSearchIndexLock, startSearchIndexer } from './search-index.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, removeStack, searchDbFile, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
@@ -34,6 +34,7 @@ async function main() {
   };
   // The search index is a file under DATA_DIR, held by this process: the search-api handler and the indexer share it (searchEngine()).
   Object.assign(process.env, functionEnvironment(stack, secret, { searchDb: searchDbFile(dir) }));
+  await releaseSearchIndexLock(dir);
   discardStaleSearchIndex(dir);
 
   let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,8 +8,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { matchExpression, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
 import type { IndexedPage } from '../../lib/search/engine.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
-import { discardStaleSearchIndex } from '../../infra/local/search-index.ts';
-import { searchDbFile, streamCheckpointFile } from '../../infra/local/state.ts';
+import { discardStaleSearchIndex, releaseSearchIndexLock } from '../../infra/local/search-index.ts';
+import { removeStack, searchDbFile, streamCheckpointFile, writeStack } from '../../infra/local/state.ts';
 
 /** SQLite FTS5 (node-sqlite3-wasm): the contract in memory, then what only a database file shows. */
 const opened: SqliteSearchEngine[] = [];
@@ -80,6 +80,21 @@ describe('SQLite FTS5 search engine', () => {
     first.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
     await open(path).putPages([page(0, 'نور')]);
+  });
+
+  it('npm start removes a lock left by a stack that ended without closing the index, and leaves a running one’s', async () => {
+    const local = mkdtempSync(join(dir, 'locked-'));
+    const lock = `${searchDbFile(local)}.lock`;
+    mkdirSync(lock);
+    writeStack(local, { pid: process.pid, url: 'http://127.0.0.1:1', tableName: 't', uploadsBucket: 'u', audioBucket: 'a', endpoints: { dynamodb: '', s3: '', sqs: '' }, queueUrls: {} });
+    const lines: string[] = [];
+    await releaseSearchIndexLock(local, 200, (line) => lines.push(line));
+    expect([existsSync(lock), lines]).toEqual([true, []]);
+    removeStack(local);
+    await releaseSearchIndexLock(local, 200, (line) => lines.push(line));
+    expect([existsSync(lock), lines.length]).toEqual([false, 1]);
+    const engine = open(searchDbFile(local));
+    await engine.putPages([page(0, 'نور')]);
   });
 
   it('lets go of its file when the process exits without closing it', () => {
