@@ -6,6 +6,13 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 /** The domain's rules on in-memory fakes (test/support/fakes): no store, so no global setup. */
 const domain = ['test/unit/domain/**/*.test.ts'];
 
+/**
+ * Tests that time the stores under load of their own: they run after every other file, alone, on a
+ * stack of their own, so that a bound they check is this code's, not the rest of the suite's.
+ */
+const alone = ['test/http/audio-bucket-events.test.ts'];
+const embeddedStores = ['test/setup/embedded-stack.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -20,11 +27,12 @@ export default defineConfig({
         test: {
           name: 'stores',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...domain],
+          exclude: [...configDefaults.exclude, ...domain, ...alone],
           // Starts DynamoDB Local, the S3 stand-in and the SQS stand-in once for the whole run.
-          globalSetup: ['test/setup/embedded-stack.ts'],
+          globalSetup: embeddedStores,
         },
       },
+      { extends: true, test: { name: 'alone', include: alone, globalSetup: embeddedStores, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
 });

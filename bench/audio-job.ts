@@ -17,7 +17,7 @@ import type { AudioJob, AudioJobStore } from '../lib/audio/audio-job.ts';
 import type { JobDeps } from '../lib/audio/jobs.ts';
 import type { Speech, SpeechRequest } from '../lib/audio/speech.ts';
 import type { Book, Line } from '../lib/books/book.ts';
-import type { ObjectInfo, Objects, PresignedPost, StoredObject, UploadRules } from '../lib/objects.ts';
+import { pageAfter, type ObjectInfo, type Objects, type PresignedPost, type StoredObject, type UploadRules } from '../lib/objects.ts';
 import type { Queue } from '../lib/queue.ts';
 import { openBenchStack } from './env.ts';
 import { toRecord } from '../infra/local/queue-worker.ts';
@@ -284,6 +284,10 @@ class MemoryObjects implements Objects {
       });
   }
 
+  async listPage(prefix: string, after: string | undefined, max: number) {
+    return pageAfter(await this.list(prefix), after, max);
+  }
+
   async deleteMany(keys: readonly string[]): Promise<number> {
     for (const key of keys) await this.delete(key);
     return keys.length;
@@ -291,7 +295,7 @@ class MemoryObjects implements Objects {
 
   async head(key: string): Promise<ObjectInfo | undefined> {
     const o = this.objects.get(key);
-    return o ? { size: o.body.byteLength, contentType: o.contentType } : undefined;
+    return o ? { size: o.body.byteLength, contentType: o.contentType, lastModified: o.lastModified } : undefined;
   }
 
   async delete(key: string): Promise<void> {

@@ -23,6 +23,8 @@ export const metricNames = {
   overageInvoiced: 'OverageInvoiced',
   /** Usage logs settled `invoice_failed` after the last attempt. */
   overageInvoicesFailed: 'OverageInvoicesFailed',
+  /** Per audio-files-sync invocation: audio files whose record could not be settled (their messages are retried). */
+  audioFilesUnsettled: 'AudioFilesUnsettled',
   /** Per search-indexer invocation: pages written to the search index. */
   searchPagesIndexed: 'SearchPagesIndexed',
   /** Per search-indexer invocation: 1 when its batch failed (Lambda retries it), else 0. */

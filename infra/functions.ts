@@ -8,10 +8,11 @@ import type { ObjectAccess, SearchAccess } from './permissions.ts';
  */
 
 /**
- * Functions with a non-HTTP trigger (`audio-worker` on SQS, `billing-worker` and `sweeper` on a
- * schedule, `search-indexer` on the table's stream); each also needs its trigger in the stack.
+ * Functions with a non-HTTP trigger (`audio-worker` and `audio-files-sync` on SQS, `billing-worker`
+ * and `sweeper` on a schedule, `search-indexer` on the table's stream); each also needs its trigger in
+ * the stack.
  */
-export const backgroundFunctions = ['audio-worker', 'billing-worker', 'sweeper', 'search-indexer'] as const satisfies readonly string[];
+export const backgroundFunctions = ['audio-worker', 'audio-files-sync', 'billing-worker', 'sweeper', 'search-indexer'] as const satisfies readonly string[];
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
@@ -48,6 +49,9 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   sweeper: { timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
   'ocr-export': { memoryMb: 1024, timeoutSeconds: 29 },
+  // Up to about 3,000 keys a batch (audioFilesSyncTrigger): the record's writes, 8 at a time, and a
+  // HEAD per key, 32 at a time, take a few seconds; a stale event's key costs a second round.
+  'audio-files-sync': { timeoutSeconds: 60 },
   // A batch of up to 100 pages from the stream (searchIndexerTrigger), each analyzed (CPU: 1024 MB
   // gives more than half a vCPU) and bulk-indexed; 60 s leaves room for a book's re-read and retries.
   'search-indexer': { memoryMb: 1024, timeoutSeconds: 60 },
@@ -65,9 +69,12 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `billing-outbox`: read and update items of the table and query the pending-invoice index (the
  *   billing worker's only table work: users, usage logs, the job's BookText); no put, delete or batch.
  * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
+ * - `audio-files-record`: UpdateItem on the table's audio-files items only (partition keys `AUDIO#…`,
+ *   by `dynamodb:LeadingKeys`): recording and forgetting files, nothing else of the table.
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
  *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
- *   `exports` (put only, `exports/`), `audio` (the audio bucket), `upload-sweep` (delete only, `ocr/`),
+ *   `exports` (put only, `exports/`), `audio` (the audio bucket), `audio-heads` (HEAD only, the audio
+ *   bucket), `upload-sweep` (delete only, `ocr/`),
  *   `responses` (put only, `responses/`). No function needs a GET grant only to sign a URL: page
  *   images, exports and big answers are read through the media distribution (media.ts).
  * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
@@ -88,6 +95,7 @@ export type Access =
   | 'stripe'
   | 'billing-outbox'
   | 'audio-queue'
+  | 'audio-files-record'
   | 'speech'
   | 'media-urls'
   | 'search-reads'
@@ -118,6 +126,8 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'billing-webhook': ['table', 'stripe', ...httpAnswers],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech', ...httpAnswers],
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
+  // HEADs the keys its events name (a missing one must read as 404) and records or forgets them.
+  'audio-files-sync': ['audio-files-record', 'audio-heads'],
   'billing-worker': ['billing-outbox', 'stripe'],
   sweeper: ['table', 'upload-sweep'],
   // The document and the reference page (selfContained, below): it touches nothing.
@@ -167,3 +177,21 @@ export const searchIndexerTrigger = {
   retryAttempts: 5,
   maxRecordAgeSeconds: 24 * 60 * 60,
 } as const;
+
+/**
+ * `audio-files-sync`'s trigger on the audio bucket's event queue: as many messages an invocation as
+ * Lambda gives (10,000, or fewer when their event would pass the 6 MB invocation payload: about
+ * 3,000 S3 notifications, one key each), gathered for up to 5 s, with partial batch failures, two
+ * invocations at once (the least Lambda allows: a bucket copied in at a migration queues one message
+ * per object, and the rest of the account's concurrency stays free). Big batches are what keep the
+ * record cheap: a batch's writes are grouped by record item, and a book's files in one voice share
+ * 256 items, so 3,000 keys of one book and voice are at most 256 UpdateItems, where batches of 1,000
+ * made about 250 each (on AWS an UpdateItem costs the item's size; DynamoDB Local manages about 120
+ * a second). An invocation makes one HEAD per key (up to three when events were stale or the object
+ * changed meanwhile) and one UpdateItem per item touched. `npm start` takes the local queue the
+ * same way.
+ */
+export const audioFilesSyncTrigger = { batchSize: 10_000, maxBatchingWindowSeconds: 5, maxConcurrency: 2 } as const;
+
+/** A queue that triggers a function hides a received message six times the function's timeout, as AWS advises. */
+export const triggerVisibilitySeconds = (name: DeployedFunction): number => sizingOf(name).timeoutSeconds * 6;

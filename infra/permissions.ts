@@ -5,6 +5,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { outboxIndex } from '../lib/adapters/dynamo/billing-outbox.ts';
+import { keys } from '../lib/adapters/dynamo/keys.ts';
 import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
 import { uploadKey } from '../lib/ocr/jobs/fields.ts';
@@ -146,6 +147,8 @@ export const objectGrants = {
     holds: 'generated MP3s, keyed by book id',
     readsMissing: true,
   },
+  // audio-files-sync HEADs each key an event names, present or not; it never reads, writes or deletes one.
+  'audio-heads': { bucket: 'audio', prefix: '', actions: ['s3:GetObject'], holds: 'generated MP3s, keyed by book id', readsMissing: true },
 } as const satisfies Record<string, ObjectGrant>;
 
 export type ObjectAccess = keyof typeof objectGrants;
@@ -263,6 +266,14 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
   ],
   'audio-queue': (on) => sendTo(on.audioQueue),
+  // audio-files-sync: UpdateItem (record, forget) of items whose partition key is an audio-files one.
+  'audio-files-record': (on) => [
+    new iam.PolicyStatement({
+      actions: ['dynamodb:UpdateItem'],
+      resources: [on.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.audioFilesPrefix}*`] } },
+    }),
+  ],
   // Signing media URLs reads the private key and nothing else of Secrets Manager (the MEDIA_* variables come with it, stack.ts).
   'media-urls': (on) => [new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [on.mediaSigningKey.secretArn] })],
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.

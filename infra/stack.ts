@@ -17,7 +17,17 @@ import { routes } from '../functions/routes.ts';
 import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
 import { acknowledgeFindings } from './checks.ts';
-import { access, audioWorkerConcurrency, billingWorkerEveryMinutes, deployedFunctions, sizingOf, sweepEveryMinutes, type DeployedFunction } from './functions.ts';
+import {
+  access,
+  audioFilesSyncTrigger,
+  audioWorkerConcurrency,
+  billingWorkerEveryMinutes,
+  deployedFunctions,
+  sizingOf,
+  sweepEveryMinutes,
+  triggerVisibilitySeconds,
+  type DeployedFunction,
+} from './functions.ts';
 import { Media } from './media.ts';
 import { Alarms } from './monitoring.ts';
 import { pascal } from './names.ts';
@@ -34,6 +44,7 @@ import {
   expiredExportsRule,
   expiredResponsesRule,
   jobQueue,
+  notifyAudioChanges,
   privateBucket,
 } from './storage.ts';
 
@@ -52,7 +63,7 @@ export class MaktabaStack extends Stack {
   readonly functions: ReadonlyMap<DeployedFunction, lambda.Function>;
   readonly api: HttpApi;
   readonly buckets: { uploads: s3.Bucket; audio: s3.Bucket; accessLogs: s3.Bucket };
-  readonly queues: { ocrJobs: sqs.Queue; audioJobs: sqs.Queue };
+  readonly queues: { ocrJobs: sqs.Queue; audioJobs: sqs.Queue; audioFileEvents: sqs.Queue };
   /** The external worker's role and policy (`-c ocrWorker=off`), or the built-in worker (the default). */
   readonly ocrWorker?: OcrWorkerAccess;
   readonly ocrWorkerLambda?: OcrWorkerLambda;
@@ -80,9 +91,11 @@ export class MaktabaStack extends Stack {
     // The external worker holds a job while it reads the whole book; it may extend this per message.
     // Also six times the built-in worker's job function timeout (ocr-worker-lambda.ts), as AWS advises.
     const ocrJobs = jobQueue(this, 'OcrJobs', { visibilityTimeout: visibilityFor('job') });
-    // Six times the worker's timeout, as AWS advises for queues that trigger Lambda.
-    const audioJobs = jobQueue(this, 'AudioJobs', { visibilityTimeout: Duration.seconds(sizingOf('audio-worker').timeoutSeconds * 6) });
-    this.queues = { ocrJobs, audioJobs };
+    const audioJobs = jobQueue(this, 'AudioJobs', { visibilityTimeout: Duration.seconds(triggerVisibilitySeconds('audio-worker')) });
+    // The audio bucket's changes, for audio-files-sync.
+    const audioFileEvents = jobQueue(this, 'AudioFileEvents', { visibilityTimeout: Duration.seconds(triggerVisibilitySeconds('audio-files-sync')) });
+    notifyAudioChanges(audio, audioFileEvents);
+    this.queues = { ocrJobs, audioJobs, audioFileEvents };
     const jwtSecret =
       settings.auth.mode === 'secret'
         ? new secretsmanager.Secret(this, 'JwtSecret', {
@@ -117,6 +130,7 @@ export class MaktabaStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail });
     this.alarms.watchDeadLetters('OcrJobs', ocrJobs.deadLetterQueue!.queue, 'OCR jobs');
     this.alarms.watchDeadLetters('AudioJobs', audioJobs.deadLetterQueue!.queue, 'Audio jobs');
+    this.alarms.watchDeadLetters('AudioFileEvents', audioFileEvents.deadLetterQueue!.queue, 'Audio file events');
     this.search = new Search(this, 'Search', { settings: settings.search, alarms: this.alarms });
 
     // Bundled now, at synth, so every synth and test deploys exactly what `npm run bench` measures.
@@ -158,6 +172,16 @@ export class MaktabaStack extends Stack {
     // Partial batch failures: one failed chunk is retried alone. Bounded concurrency keeps Polly's rate.
     this.functions.get('audio-worker')!.addEventSource(
       new SqsEventSource(audioJobs, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: audioWorkerConcurrency }),
+    );
+
+    // The record of audio files follows the bucket: its event messages, a failed key's message retried alone.
+    this.functions.get('audio-files-sync')!.addEventSource(
+      new SqsEventSource(audioFileEvents, {
+        batchSize: audioFilesSyncTrigger.batchSize,
+        maxBatchingWindow: Duration.seconds(audioFilesSyncTrigger.maxBatchingWindowSeconds),
+        reportBatchItemFailures: true,
+        maxConcurrency: audioFilesSyncTrigger.maxConcurrency,
+      }),
     );
 
     // Overage invoices (lib/billing/invoicing.ts): a run per minute takes the due pending usage logs. A failed
@@ -202,6 +226,7 @@ export class MaktabaStack extends Stack {
     new CfnOutput(this, 'OcrDeadLetterQueueUrl', { value: ocrJobs.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'AudioQueueUrl', { value: audioJobs.queueUrl });
     new CfnOutput(this, 'AudioDeadLetterQueueUrl', { value: audioJobs.deadLetterQueue!.queue.queueUrl });
+    new CfnOutput(this, 'AudioFileEventsDeadLetterQueueUrl', { value: audioFileEvents.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'SearchDomainEndpoint', { value: `https://${this.search.domain.domainEndpoint}` });
     new CfnOutput(this, 'SearchIndexerDeadLetterQueueUrl', { value: this.search.indexerDeadLetters.queueUrl });

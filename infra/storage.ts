@@ -1,9 +1,11 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
+import { audioKeySuffix } from '../lib/audio/audio-key.ts';
 import { maxReceives } from '../lib/queue.ts';
 
 /**
@@ -106,4 +108,16 @@ export function deadLetterQueue(scope: Construct, id: string): sqs.Queue {
 export function jobQueue(scope: Construct, id: string, extra: Partial<sqs.QueueProps> = {}): sqs.Queue {
   const deadLetters = deadLetterQueue(scope, `${id}DeadLetters`);
   return new sqs.Queue(scope, id, { ...secureQueue, deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives }, ...extra });
+}
+
+/**
+ * Every audio object stored in or removed from the bucket, by the service or anyone else, announced on
+ * the queue (S3 event notifications; CDK adds the queue policy that lets S3 send, for this bucket
+ * only). The bucket holds nothing but audio keys, which share no prefix (`<bookId>/...`), so the
+ * filter is their suffix.
+ */
+export function notifyAudioChanges(bucket: s3.Bucket, queue: sqs.IQueue): void {
+  for (const event of [s3.EventType.OBJECT_CREATED, s3.EventType.OBJECT_REMOVED]) {
+    bucket.addEventNotification(event, new s3n.SqsDestination(queue), { suffix: audioKeySuffix });
+  }
 }

@@ -5,6 +5,8 @@
 export interface ObjectInfo {
   size: number;
   contentType: string | undefined;
+  /** ISO time the object was stored. */
+  lastModified: string;
 }
 
 /** A browser-style POST upload: send `fields` then the file as multipart form data to `url`. */
@@ -42,6 +44,11 @@ export interface Objects {
   getBytes(key: string): Promise<Uint8Array | undefined>;
   /** Every object whose key starts with `prefix`, in key order. */
   list(prefix: string): Promise<StoredObject[]>;
+  /**
+   * One page of that listing: up to `max` objects (at most 1,000, one ListObjectsV2) whose keys come
+   * after `after` in key order; `more` when the listing goes on past the page.
+   */
+  listPage(prefix: string, after: string | undefined, max: number): Promise<{ objects: StoredObject[]; more: boolean }>;
   /** Removes the objects (missing ones are not an error); returns how many keys were asked for. */
   deleteMany(keys: readonly string[]): Promise<number>;
   /** Size and type of a stored object; undefined when there is no such object. */
@@ -63,4 +70,13 @@ export function keysUnder(prefix: string, keys: readonly string[]): readonly str
   const stray = keys.find((key) => !key.startsWith(prefix));
   if (stray !== undefined) throw new Error(`Key ${stray} is not under ${prefix}`);
   return keys;
+}
+
+/** The order a bucket lists its keys in: by their UTF-8 bytes (not JavaScript's UTF-16 order). */
+export const listingOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/** A page of `listPage` cut from a whole listing in key order (the in-memory stand-ins' listPage). */
+export function pageAfter(listing: readonly StoredObject[], after: string | undefined, max: number): { objects: StoredObject[]; more: boolean } {
+  const rest = after === undefined ? listing : listing.filter((o) => listingOrder(o.key, after) > 0);
+  return { objects: rest.slice(0, max), more: rest.length > max };
 }

@@ -3,12 +3,16 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
+import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
+import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
 import { dynamoSubscriptionStore } from '../../lib/adapters/dynamo/subscriptions.ts';
 import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
 import { parseTokenLifetime, signToken } from '../../lib/auth/tokens.ts';
+import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
+import { reconcileOptions, reconcileUsage, runReconcile } from '../../scripts/audio-reconcile.ts';
 import { peekQueue } from './embedded/sqs.ts';
 import { seed } from './seed.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, readStack } from './state.ts';
@@ -23,7 +27,8 @@ const usage = `usage: npm run --silent cli -- COMMAND
   user delete USER_ID
   book show BOOK_ID
   queue peek ocr
-  billing invoices USER_ID`;
+  billing invoices USER_ID
+  ${reconcileUsage}`;
 
 const dayInSeconds = 24 * 60 * 60;
 
@@ -37,6 +42,14 @@ function db() {
 const issueToken = (userId: string, expiresIn = dayInSeconds) => signToken(jwtSecret(dataDir(), false), userId, expiresIn);
 
 async function run(argv: string[]): Promise<unknown> {
+  if (argv.includes('--help') || argv.includes('-h')) return { bare: usage };
+  // Its own words and options (reconcileOptions): a wrong one is answered with its usage.
+  if (argv[0] === 'audio' && argv[1] === 'reconcile') {
+    const options = reconcileOptions(argv.slice(2));
+    const table = db();
+    const stack = readStack(dataDir());
+    return runReconcile({ audio: s3Objects(s3Client(), stack.audioBucket), audioFiles: dynamoAudioFiles(table) }, options);
+  }
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

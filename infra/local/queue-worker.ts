@@ -2,6 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
+import { platformLimits } from '../../functions/http/platform-limits.ts';
 import { lambdaContext } from './server.ts';
 
 type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -27,11 +28,27 @@ export function toRecord(message: Message, queueUrl: string): SQSRecord {
   };
 }
 
+/** How Lambda's SQS trigger takes a queue: messages per invocation, how long it gathers them, invocations at once. */
+export interface SqsTrigger {
+  batchSize?: number;
+  maxBatchingWindowSeconds?: number;
+  maxConcurrency?: number;
+}
+
+/** SQS's most per ReceiveMessage and per DeleteMessageBatch. */
+const perCall = 10;
+
+/** What a message adds to the event, as Lambda counts its invocation payload. */
+const recordBytes = (message: Message, queueUrl: string) => Buffer.byteLength(JSON.stringify(toRecord(message, queueUrl))) + 1;
+
 /**
- * The local stand-in for Lambda's SQS trigger: long-polls a queue and hands each message to the same
- * handler the trigger runs on AWS (`name`: the audio worker, the OCR worker's job and pages functions),
- * one at a time (batch size 1, as on AWS), deleting it unless the handler reports it failed. A failed
- * message comes back after its visibility timeout, as on AWS.
+ * The local stand-in for Lambda's SQS trigger: long-polls a queue and hands its messages to the same
+ * handler the trigger runs on AWS (`name`: the audio worker, audio-files-sync, the OCR worker's job
+ * and pages functions), as the trigger says (default one message at a time, as the audio worker's
+ * trigger): a batch is gathered until it is full, its window has passed since its first message or
+ * its event would pass Lambda's 6 MB invocation payload (the messages that would are held for the next).
+ * Each message the handler does not report failed is deleted; a failed one, or all of a batch whose
+ * handler threw, comes back after its visibility timeout, as on AWS.
  */
 export function startQueueWorker(
   queueUrl: string,
@@ -39,32 +56,77 @@ export function startQueueWorker(
   name = 'audio-worker',
   /** How long a received message stays hidden (the queue's visibility timeout on AWS); default the queue's own. */
   visibilitySeconds?: number,
+  trigger: SqsTrigger = {},
 ): { stop(): Promise<void> } {
   let running = true;
   const sqs = sqsClient();
-  const loop = (async () => {
+  const batchSize = trigger.batchSize ?? 1;
+  const receive = async (max: number, waitSeconds: number) =>
+    (
+      await sqs.send(
+        // The local SQS stand-in answers AttributeNames (not MessageSystemAttributeNames).
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(perCall, max),
+          WaitTimeSeconds: waitSeconds,
+          AttributeNames: ['All'],
+          VisibilityTimeout: visibilitySeconds,
+        }),
+      )
+    ).Messages ?? [];
+  /** Received messages that did not fit the batch they were received for, the next batch's first. */
+  const held: Message[] = [];
+  const gather = async (): Promise<Message[]> => {
+    const batch: Message[] = [];
+    let bytes = '{"Records":[]}'.length;
+    const take = (messages: Message[]) => {
+      for (const [i, message] of messages.entries()) {
+        const size = recordBytes(message, queueUrl);
+        if (batch.length > 0 && bytes + size > platformLimits.lambdaRequestBytes) return held.push(...messages.slice(i));
+        batch.push(message);
+        bytes += size;
+      }
+    };
+    take(held.splice(0));
+    if (batch.length === 0) take(await receive(batchSize, 1));
+    const until = Date.now() + (trigger.maxBatchingWindowSeconds ?? 0) * 1000;
+    while (running && held.length === 0 && batch.length > 0 && batch.length < batchSize && Date.now() < until) {
+      take(await receive(batchSize - batch.length, Math.min(1, Math.floor((until - Date.now()) / 1000))));
+    }
+    return batch;
+  };
+  const invoke = async (batch: Message[]) => {
+    const { batchItemFailures } = await handler({ Records: batch.map((m) => toRecord(m, queueUrl)) }, lambdaContext(name, randomUUID()));
+    const failed = new Set(batchItemFailures.map((f) => f.itemIdentifier));
+    const done = batch.filter((m) => !failed.has(m.MessageId!));
+    for (let i = 0; i < done.length; i += perCall) {
+      const entries = done.slice(i, i + perCall).map((m, j) => ({ Id: String(j), ReceiptHandle: m.ReceiptHandle! }));
+      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+    }
+  };
+  const receiver = async () => {
+    let next: Promise<Message[]> | undefined;
     while (running) {
       try {
-        const { Messages = [] } = await sqs.send(
-          // The local SQS stand-in answers AttributeNames (not MessageSystemAttributeNames).
-          new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'], VisibilityTimeout: visibilitySeconds }),
-        );
-        for (const message of Messages) {
-          const { batchItemFailures } = await handler({ Records: [toRecord(message, queueUrl)] }, lambdaContext(name, randomUUID()));
-          if (batchItemFailures.some((f) => f.itemIdentifier === message.MessageId)) continue;
-          await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: [{ Id: '0', ReceiptHandle: message.ReceiptHandle! }] }));
-        }
+        const batch = await (next ?? gather());
+        next = undefined;
+        if (batch.length === 0) continue;
+        // As Lambda's pollers do, the next batch is gathered while the function runs on this one.
+        if (batchSize > 1) next = gather().catch(() => []);
+        await invoke(batch);
       } catch (error) {
         if (!running) break;
         process.stderr.write(`${name}: ${(error as Error).message}\n`);
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
-  })();
+    await next;
+  };
+  const receivers = Promise.all(Array.from({ length: trigger.maxConcurrency ?? 1 }, receiver));
   return {
     async stop() {
       running = false;
-      await loop;
+      await receivers;
     },
   };
 }

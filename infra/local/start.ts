@@ -5,11 +5,12 @@ import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
 import { sweepEveryMinutes } from '../functions.ts';
+import { startAudioFilesSync } from './audio-files-sync.ts';
 import { startQueueWorker } from './queue-worker.ts';
 import { startScheduled } from './schedule.ts';
 import { ocrWorkerWanted, startLocalOcrWorker } from './ocr-worker.ts';
 import { discardStaleSearchIndex, releaseSearchIndexLock, startSearchIndexer } from './search-index.ts';
-import { dataDir, functionEnvironment, jwtSecret, names, removeStack, searchDbFile, writeStack } from './state.ts';
+import { bucketNotifications, dataDir, functionEnvironment, jwtSecret, names, removeStack, searchDbFile, writeStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
 const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
@@ -22,8 +23,9 @@ async function main() {
     dataDir: dir,
     tableName: names.tableName,
     buckets: [names.uploadsBucket, names.audioBucket],
-    queues: [names.ocrQueue, names.audioQueue, names.ocrPagesQueue],
+    queues: [names.ocrQueue, names.audioQueue, names.audioFileEvents, names.ocrPagesQueue],
     ports: { dynamodb: optionalPort('DYNAMODB_PORT'), s3: optionalPort('S3_PORT'), sqs: optionalPort('SQS_PORT') },
+    notifications: bucketNotifications,
   });
   const stack = {
     tableName: names.tableName,
@@ -67,6 +69,8 @@ async function main() {
   // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
   const { handler } = await import('../../functions/audio-worker.ts');
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
+  // The record of audio files follows the bucket as on AWS: audio-files-sync takes the audio bucket's events.
+  workers.push(startAudioFilesSync(stores.queueUrls[names.audioFileEvents]!));
   // Overage invoices run as on AWS: the billing-worker handler on a schedule, against the ledger; every
   // 2 seconds rather than AWS's minute, so that a local invoice shows within seconds.
   const billing = await import('../../functions/billing-worker.ts');

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { audioKeySuffix } from '../../lib/audio/audio-key.ts';
 import { defaultNames, environmentFor } from '../../lib/config.ts';
+import type { BucketNotification } from './embedded/notifications.ts';
 import { projectRoot } from '../project-root.ts';
 
 export { projectRoot };
@@ -17,10 +19,15 @@ export const names = {
   ...defaultNames,
   ocrQueue: 'ocr-jobs',
   audioQueue: 'audio-jobs',
+  /** The audio bucket's event notifications, which `audio-files-sync` takes (`AudioFileEvents` on AWS). */
+  audioFileEvents: 'audio-file-events',
   /** The reference OCR worker's own: its page tasks and its ledger (a client's state, not the service's). */
   ocrPagesQueue: 'ocr-pages',
   ocrLedgerTable: 'maktaba-ocr-worker',
 } as const;
+
+/** The audio bucket's changes, announced on a queue as its notification configuration does on AWS (infra/storage.ts). */
+export const bucketNotifications: readonly BucketNotification[] = [{ bucket: names.audioBucket, queue: names.audioFileEvents, suffix: audioKeySuffix }];
 
 export interface LocalStack {
   pid: number;

@@ -12,8 +12,11 @@ export function contentHash(line: Pick<Line, 'arabic' | 'english' | 'commentary'
   return createHash('sha256').update(text).digest('hex').slice(0, 32);
 }
 
+/** How every audio key ends: the audio bucket's event notifications filter on it (infra/storage.ts). */
+export const audioKeySuffix = '.mp3';
+
 export const audioKey = (bookId: string, lineId: string, field: AudioField, voice: string, hash: string): string =>
-  `${bookId}/${lineId}/${field}/${voice}_${hash}.mp3`;
+  `${bookId}/${lineId}/${field}/${voice}_${hash}${audioKeySuffix}`;
 
 export const bookPrefix = (bookId: string) => `${bookId}/`;
 export const linePrefix = (bookId: string, lineId: string) => `${bookId}/${lineId}/`;
@@ -29,7 +32,8 @@ export interface AudioKeyParts {
 
 /** The parts of an audio key; undefined for any other object. */
 export function parseAudioKey(key: string): AudioKeyParts | undefined {
-  const match = /^([^/]+)\/([^/]+)\/([^/]+)\/([^/_]+)_([0-9a-f]+)\.mp3$/.exec(key);
+  if (!key.endsWith(audioKeySuffix)) return undefined;
+  const match = /^([^/]+)\/([^/]+)\/([^/]+)\/([^/_]+)_([0-9a-f]+)$/.exec(key.slice(0, -audioKeySuffix.length));
   if (!match || !isAudioField(match[3])) return undefined;
   const [, bookId, lineId, field, voice, hash] = match;
   return { bookId: bookId!, lineId: lineId!, field: field as AudioField, voice: voice!, contentHash: hash! };

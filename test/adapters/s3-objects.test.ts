@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, NotFound, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
@@ -31,9 +31,23 @@ describe('S3 objects adapter', () => {
     await expect(objects.head('ocr/secret.pdf')).rejects.toBe(denied);
   });
 
-  it('maps HeadObject to size and type', async () => {
-    s3.on(HeadObjectCommand, { Bucket: 'uploads', Key: 'ocr/a.pdf' }).resolves({ ContentLength: 42, ContentType: 'application/pdf' });
-    await expect(objects.head('ocr/a.pdf')).resolves.toEqual({ size: 42, contentType: 'application/pdf' });
+  it('maps HeadObject to size, type and time', async () => {
+    const at = new Date('2026-11-20T10:00:00.000Z');
+    s3.on(HeadObjectCommand, { Bucket: 'uploads', Key: 'ocr/a.pdf' }).resolves({ ContentLength: 42, ContentType: 'application/pdf', LastModified: at });
+    await expect(objects.head('ocr/a.pdf')).resolves.toEqual({ size: 42, contentType: 'application/pdf', lastModified: at.toISOString() });
+  });
+
+  it('lists one page of keys after a key with ListObjectsV2 (StartAfter, MaxKeys), and says whether more follow', async () => {
+    const at = new Date('2026-11-20T10:00:00.000Z');
+    s3.on(ListObjectsV2Command).resolves({ Contents: [{ Key: 'b/1.mp3', Size: 7, LastModified: at }], IsTruncated: true });
+    await expect(objects.listPage('b/', 'b/0.mp3', 1000)).resolves.toEqual({
+      objects: [{ key: 'b/1.mp3', size: 7, lastModified: at.toISOString() }],
+      more: true,
+    });
+    expect(s3.commandCalls(ListObjectsV2Command)[0]!.args[0].input).toEqual({ Bucket: 'uploads', Prefix: 'b/', StartAfter: 'b/0.mp3', MaxKeys: 1000 });
+    s3.on(ListObjectsV2Command).resolves({ KeyCount: 0 });
+    await expect(objects.listPage('', undefined, 1000)).resolves.toEqual({ objects: [], more: false });
+    expect(s3.commandCalls(ListObjectsV2Command)[1]!.args[0].input).toEqual({ Bucket: 'uploads', Prefix: '', MaxKeys: 1000 });
   });
 
   it('puts with the content type', async () => {

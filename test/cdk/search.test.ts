@@ -141,8 +141,10 @@ describe('the OpenSearch domain', () => {
     ]);
     // OpenSearch checks at creation that it may write to them.
     expect(domainOf(plain).DependsOn).toContain(policyId);
-    // No Lambda-backed custom resource for the log policy or the access policy.
+    // No Lambda-backed custom resource for the log policy or the access policy (the two there are the
+    // media signing key's and the audio bucket's notification configuration, test/cdk/stack.test.ts).
     expect(Object.values(plain.template.toJSON().Resources as Record<string, { Type: string }>).filter((r) => r.Type.startsWith('Custom::'))).toEqual([
+      expect.objectContaining({ Type: 'Custom::S3BucketNotifications' }),
       expect.objectContaining({ Type: 'Custom::MediaSigningKey' }),
     ]);
   });

@@ -109,10 +109,10 @@ describe('queues', () => {
   it('redrive each job queue to its own dead-letter queue after 5 receives, encrypted', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
     const work = Object.values(queues).filter((q) => q.Properties.RedrivePolicy);
-    // OCR jobs, audio jobs and the built-in OCR worker's page tasks.
-    expect(work).toHaveLength(3);
+    // OCR jobs, audio jobs, the audio bucket's events and the built-in OCR worker's page tasks.
+    expect(work).toHaveLength(4);
     const targets = work.map((q) => q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string);
-    expect(new Set(targets).size).toBe(3);
+    expect(new Set(targets).size).toBe(4);
     for (const q of work) expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
     for (const dlq of targets) expect(queues[dlq]?.Properties.RedrivePolicy).toBeUndefined();
     for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
@@ -207,18 +207,21 @@ describe('HTTP API: throttling and reserved concurrency', () => {
 
 describe('functions', () => {
   it('deploys every function as nodejs22.x on arm64 from a bundle built at synth', () => {
-    // With the built-in OCR worker's two functions (its own asset, handlers job and pages) and the
-    // media signing key's generator (inline, run once per deploy, untraced: test/cdk/media.test.ts).
-    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 3);
-    plain.template.allResourcesProperties('AWS::Lambda::Function', {
-      Runtime: 'nodejs22.x',
-      Architectures: ['arm64'],
-      Handler: Match.stringLikeRegexp('^(index|job|pages)\\.handler$'),
-      MemorySize: Match.anyValue(),
-      LoggingConfig: { LogGroup: Match.anyValue() },
-    });
+    // With the built-in OCR worker's two functions (its own asset, handlers job and pages), the
+    // media signing key's generator (inline, run once per deploy, untraced: test/cdk/media.test.ts)
+    // and CDK's handler of the audio bucket's notification configuration (run at deploys; below).
+    plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 4);
     const keyGenerator = logicalId(plain.stack, plain.stack.media.keyGenerator);
-    for (const [id, f] of Object.entries(plain.template.findResources('AWS::Lambda::Function'))) {
+    const ours = Object.entries(plain.template.findResources('AWS::Lambda::Function')).filter(([id]) => !id.startsWith('BucketNotificationsHandler'));
+    expect(ours).toHaveLength(deployedFunctions().length + 3);
+    for (const [id, f] of ours) {
+      expect(f.Properties, id).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: expect.stringMatching(/^(index|job|pages)\.handler$/),
+        MemorySize: expect.any(Number),
+        LoggingConfig: { LogGroup: expect.anything() },
+      });
       if (id !== keyGenerator) expect(f.Properties.TracingConfig, id).toEqual({ Mode: 'Active' });
     }
     plain.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
@@ -391,6 +394,8 @@ describe('object grants', () => {
     ],
     'audio-api': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*', 's3:PutObject uploads/responses/*'],
     'audio-worker': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*'],
+    // HEAD only (GetObject authorizes it), and ListBucket so that a removed key reads as 404.
+    'audio-files-sync': ['s3:ListBucket audio', 's3:GetObject audio/*'],
     'search-api': ['s3:PutObject uploads/responses/*'],
     'search-indexer': [],
   };
@@ -458,6 +463,97 @@ describe('audio', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
     const timeouts = Object.values(queues).map((q) => q.Properties.VisibilityTimeout).filter(Boolean);
     expect(timeouts).toContain(1800);
+  });
+
+  describe('the record of audio files follows the bucket (audio-files-sync)', () => {
+    const queue = () => logicalId(plain.stack, plain.stack.queues.audioFileEvents);
+    const bucket = () => logicalId(plain.stack, plain.stack.buckets.audio);
+
+    it('announces every audio object stored in or removed from the audio bucket, and only there, on its queue', () => {
+      const configs = Object.values(plain.template.findResources('Custom::S3BucketNotifications'));
+      expect(configs).toHaveLength(1);
+      const suffix = { Key: { FilterRules: [{ Name: 'suffix', Value: '.mp3' }] } };
+      expect(configs[0]!.Properties).toMatchObject({
+        BucketName: { Ref: bucket() },
+        NotificationConfiguration: {
+          QueueConfigurations: [
+            { Events: ['s3:ObjectCreated:*'], Filter: suffix, QueueArn: { 'Fn::GetAtt': [queue(), 'Arn'] } },
+            { Events: ['s3:ObjectRemoved:*'], Filter: suffix, QueueArn: { 'Fn::GetAtt': [queue(), 'Arn'] } },
+          ],
+        },
+      });
+      expect(Object.keys(configs[0]!.Properties.NotificationConfiguration)).toEqual(['QueueConfigurations']);
+      // S3 may send to the queue for this bucket only; TLS is required of everyone else.
+      plain.template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queue() }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            {
+              Effect: 'Allow',
+              Principal: { Service: 's3.amazonaws.com' },
+              Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+              Resource: { 'Fn::GetAtt': [queue(), 'Arn'] },
+              Condition: { ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [bucket(), 'Arn'] } } },
+            },
+          ]),
+        },
+      });
+    });
+
+    it('redrives the queue to its own dead-letter queue after 5 receives, which alarms, and outputs it', () => {
+      const props = plain.template.toJSON().Resources[queue()].Properties;
+      // Six times the function's 60 s.
+      expect(props).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 360, RedrivePolicy: { maxReceiveCount: 5 } });
+      const dlq = props.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+      expect(dlq).toBe(logicalId(plain.stack, plain.stack.queues.audioFileEvents.deadLetterQueue!.queue));
+      plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      plain.template.hasOutput('AudioFileEventsDeadLetterQueueUrl', { Value: { Ref: dlq } });
+    });
+
+    it('triggers audio-files-sync from the queue, up to 10,000 messages (the most Lambda allows) gathered for 5 s, with partial batch failures and bounded concurrency', () => {
+      const mappings = plain.template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: { FunctionName: { Ref: logicalId(plain.stack, fn(plain.stack, 'audio-files-sync')) } },
+      });
+      expect(Object.values(mappings).map((m) => m.Properties)).toEqual([
+        {
+          EventSourceArn: { 'Fn::GetAtt': [queue(), 'Arn'] },
+          FunctionName: expect.anything(),
+          BatchSize: 10_000,
+          MaximumBatchingWindowInSeconds: 5,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          ScalingConfig: { MaximumConcurrency: 2 },
+        },
+      ]);
+    });
+
+    it('may update only audio-files items of the table, HEAD audio objects and take its queue, and nothing else', () => {
+      const statements = statementsOf(plain, 'audio-files-sync');
+      const table = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.table), 'Arn'] };
+      expect(statements.filter((st) => actions(st).some((a) => a.startsWith('dynamodb:')))).toEqual([
+        { Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: table, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['AUDIO#*'] } } },
+      ]);
+      // The S3 grants are the object-grants test's: ListBucket and GetObject (HEAD) on the audio bucket.
+      const sqs = statements.filter((st) => actions(st).some((a) => a.startsWith('sqs:')));
+      expect(sqs.flatMap(resources)).toEqual([{ 'Fn::GetAtt': [queue(), 'Arn'] }]);
+      expect(sqs.flatMap(actions).filter((a) => a === 'sqs:SendMessage')).toEqual([]);
+      expect([...new Set(statements.flatMap(actions).map((a) => a.split(':')[0]))].sort()).toEqual(['dynamodb', 'logs', 's3', 'sqs', 'xray']);
+    });
+
+    it('lets CDK’s deploy-time handler put the audio bucket’s notification configuration and nothing else', () => {
+      const handler = Object.keys(plain.template.findResources('AWS::Lambda::Function')).find((id) => id.startsWith('BucketNotificationsHandler'))!;
+      const role = plain.template.toJSON().Resources[handler].Properties.Role['Fn::GetAtt'][0] as string;
+      const policies = plain.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: role }] } });
+      expect(Object.values(policies).flatMap((p) => p.Properties.PolicyDocument.Statement)).toEqual([
+        { Effect: 'Allow', Action: 's3:PutBucketNotification', Resource: { 'Fn::GetAtt': [bucket(), 'Arn'] } },
+      ]);
+    });
   });
 
   it('lets only the audio functions call Polly, and only SynthesizeSpeech', () => {
@@ -632,7 +728,7 @@ describe('alarms', () => {
   it('alarms when a message reaches any dead-letter queue', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
     const deadLetterQueues = Object.values(queues).flatMap((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0] ?? []);
-    expect(deadLetterQueues).toHaveLength(3);
+    expect(deadLetterQueues).toHaveLength(4);
     for (const dlq of deadLetterQueues) {
       expect(alarms()).toContainEqual(
         expect.objectContaining({
@@ -668,9 +764,9 @@ describe('alarms', () => {
   });
 
   it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
-    // Errors and throttles of every function (the OCR worker's two too), the four dead-letter queues, the
+    // Errors and throttles of every function (the OCR worker's two too), the five dead-letter queues, the
     // invoices, and search's: the indexer's lag, a red cluster, free storage (test/cdk/search.test.ts).
-    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 4 + 2 + 3);
+    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 5 + 2 + 3);
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
       expect(alarm.OKActions).toEqual([{ Ref: topic() }]);
@@ -748,6 +844,8 @@ describe('cdk-nag', () => {
         'AwsSolutions-APIG4',
         'AwsSolutions-L1',
         'AwsSolutions-IAM5',
+        // CDK's handler of the audio bucket's notification configuration (AWSLambdaBasicExecutionRole).
+        'AwsSolutions-IAM4',
         'AwsSolutions-SMG4',
         'AwsSolutions-CFR1',
         'AwsSolutions-CFR2',

@@ -1,8 +1,16 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { checkedFetch } from '../support/api.ts';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../infra/local/state.ts';
+import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
+import { s3Objects } from '../../lib/adapters/s3/objects.ts';
+import { audioKey, contentHash } from '../../lib/audio/audio-key.ts';
+import type { Line } from '../../lib/books/book.ts';
 import { cli, freePort, startService } from '../support/processes.ts';
 
 /** `npm start` and the CLI as a user runs them: a fresh DATA_DIR, a restart, state kept. */
@@ -70,6 +78,39 @@ describe('local runtime', () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stdout).toBe('');
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+
+    // Audio put straight into the bucket is listed (the bucket's events, audio-files-sync); the record,
+    // made to disagree behind the service's back, is put right by `audio reconcile`.
+    const stack = JSON.parse(readFileSync(join(dataDir, 'local.json'), 'utf8')) as LocalStack;
+    const local = { region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } };
+    const bucket = s3Objects(new S3Client({ ...local, endpoint: stack.endpoints.s3, forcePathStyle: true }), stack.audioBucket);
+    const record = dynamoAudioFiles({ client: DynamoDBDocumentClient.from(new DynamoDBClient({ ...local, endpoint: stack.endpoints.dynamodb })), tableName: stack.tableName });
+    const b1 = out.books.b1 as { bookId: string; lineIds: string[] };
+    const [line1, line2] = book.lines as Omit<Line, 'bookId'>[];
+    const stored = audioKey(b1.bookId, line1!.lineId, 'arabic', 'alloy', contentHash(line1!, 'alloy'));
+    const ghost = audioKey(b1.bookId, line2!.lineId, 'arabic', 'alloy', contentHash(line2!, 'alloy'));
+    await bucket.put(stored, new Uint8Array([0xff, 0xfb, 0x90, 0x00]), 'audio/mpeg');
+    const hasAudio = async () =>
+      ((await (await checkedFetch(`${first.url}/audio/${b1.bookId}/lines-with-audio`)).json()) as { lines: { fields: { arabic: { hasAudio: boolean } } }[] }).lines.map(
+        (l) => l.fields.arabic.hasAudio,
+      );
+    for (let tries = 0; tries < 60 && !(await hasAudio())[0]; tries++) await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await hasAudio()).toEqual([true, false]);
+    await record.forget([stored]);
+    await record.record([{ key: ghost, size: 4, lastModified: new Date().toISOString() }]);
+    expect(await hasAudio()).toEqual([false, true]);
+    const reconciled = await cli(['audio', 'reconcile', b1.bookId], env);
+    expect(reconciled.code).toBe(0);
+    expect(JSON.parse(reconciled.stdout)).toEqual({ added: 1, removed: 1 });
+    expect(reconciled.stderr).toMatch(/^audio reconcile: 1 files listed, 1 added, 1 removed, \d+ s; to resume: --from \S+\n$/);
+    expect(await hasAudio()).toEqual([true, false]);
+    expect(JSON.parse((await cli(['audio', 'reconcile'], env)).stdout)).toEqual({ added: 0, removed: 0 });
+    const wrong = await cli(['audio', 'reconcile', 'not-a-book'], env);
+    expect(wrong).toMatchObject({ code: 1, stdout: '' });
+    expect(wrong.stderr).toMatch(/^not a book id: not-a-book \(usage: audio reconcile \[BOOK_ID\] \[--from KEY\]\)\n$/);
+    const help = await cli(['--help'], env);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: npm run --silent cli -- COMMAND\n[\s\S]*\n {2}audio reconcile \[BOOK_ID\] \[--from KEY\]\n$/);
 
     // An OCR job as a client and the worker run it: upload, the queued message, callbacks, the invoice.
     const mo = out.users.mo as { userId: string; token: string };

@@ -62,7 +62,7 @@ describe('POST /ocr (multipart)', () => {
       status: 'pending',
       usageInfo: { remainingCredits: 70, tierCredits: 100, pagesUsed: 30, billingPeriodEnd: expect.any(String) },
     });
-    expect(await uploads.head(body.storageKey)).toEqual({ size: pdf.length, contentType: 'application/pdf' });
+    expect(await uploads.head(body.storageKey)).toMatchObject({ size: pdf.length, contentType: 'application/pdf' });
 
     const file = await stores.ocr.getFile(body.fileId);
     expect(file).toMatchObject({ author: 'Unknown', visibility: 'private', categories: ['ocr'], tags: ['hadith', 'fiqh'], fileSize: pdf.length });

@@ -2,7 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CopyObjectCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import {
   ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
@@ -20,6 +32,7 @@ import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
 import { catalogueProjection, tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { failedConditions } from '../../lib/adapters/dynamo/table.ts';
+import type { S3EventRecord } from '../../lib/adapters/s3/events.ts';
 import { peekQueue, startEmbeddedStores, type EmbeddedStores } from '../../infra/local/embedded/index.ts';
 import type { EmbeddedEnv } from '../setup/embedded-stack.ts';
 
@@ -239,7 +252,13 @@ describe('a second stack in its own directory', () => {
   const destroyable: { destroy(): void }[] = [];
 
   const start = async () => {
-    const stores = await startEmbeddedStores({ dataDir, tableName: env.TABLE_NAME, buckets: ['persist-bucket'], queues: ['jobs', 'peeks'] });
+    const stores = await startEmbeddedStores({
+      dataDir,
+      tableName: env.TABLE_NAME,
+      buckets: ['persist-bucket'],
+      queues: ['jobs', 'peeks', 'events'],
+      notifications: [{ bucket: 'persist-bucket', queue: 'events', suffix: '.mp3' }],
+    });
     running.push(stores);
     return stores;
   };
@@ -301,6 +320,53 @@ describe('a second stack in its own directory', () => {
     const got = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 10 }));
     expect(got.Messages?.map((m) => m.Body)).toEqual(['late']);
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('announces every object stored in or removed from a notified bucket on its queue, as S3 does', async () => {
+    const { s3 } = clients(a);
+    const Bucket = 'persist-bucket';
+    const key = (name: string) => `events/${name} 1.mp3`;
+    await s3.send(new PutObjectCommand({ Bucket, Key: key('put'), Body: 'mp3' }));
+    await s3.send(new PutObjectCommand({ Bucket, Key: 'events/cover.png', Body: 'png' })); // not the suffix: not announced
+    await s3.send(new CopyObjectCommand({ Bucket, Key: key('copy'), CopySource: encodeURI(`${Bucket}/${key('put')}`) }));
+    const post = await createPresignedPost(s3, { Bucket, Key: key('post'), Expires: 60 });
+    const form = new FormData();
+    for (const [name, value] of Object.entries(post.fields)) form.append(name, value);
+    form.append('file', new Blob(['mp3']));
+    expect((await fetch(post.url, { method: 'POST', body: form })).status).toBe(204);
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: key('multipart') }));
+    const part = await s3.send(new UploadPartCommand({ Bucket, Key: key('multipart'), UploadId, PartNumber: 1, Body: 'mp3' }));
+    await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: key('multipart'), UploadId, MultipartUpload: { Parts: [{ ETag: part.ETag, PartNumber: 1 }] } }));
+    await s3.send(new DeleteObjectCommand({ Bucket, Key: key('put') }));
+    // DeleteObjects, which s3rver itself does not announce.
+    await s3.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: [{ Key: key('copy') }, { Key: key('post') }] } }));
+
+    const expected = [
+      ['ObjectCreated:Put', 'put'],
+      ['ObjectCreated:Copy', 'copy'],
+      ['ObjectCreated:Post', 'post'],
+      ['ObjectCreated:Post', 'multipart'], // s3rver names a completed multipart upload so
+      ['ObjectRemoved:Delete', 'put'],
+      ['ObjectRemoved:Delete', 'copy'],
+      ['ObjectRemoved:Delete', 'post'],
+    ].map(([eventName, name]) => `${eventName} ${Bucket} events/${name}+1.mp3`);
+    let announced: string[] = [];
+    for (let tries = 0; tries < 50 && announced.length < expected.length; tries++) {
+      if (tries > 0) await pause(100);
+      announced = (await peekQueue(a.endpoints.sqs, a.queueUrls.events!)).map((body) => {
+        const [record] = (JSON.parse(body) as { Records: S3EventRecord[] }).Records;
+        return `${record!.eventName} ${record!.s3.bucket.name} ${record!.s3.object.key}`;
+      });
+    }
+    expect(announced.sort()).toEqual(expected.sort());
+    const [put] = (await peekQueue(a.endpoints.sqs, a.queueUrls.events!)).map((body) => (JSON.parse(body) as { Records: S3EventRecord[] }).Records[0]!);
+    expect(put).toMatchObject({ eventSource: 'aws:s3', eventTime: expect.any(String), s3: { object: { size: 3, sequencer: expect.stringMatching(/^[0-9A-F]+$/) } } });
+  });
+
+  it('refuses a notification to a queue or from a bucket it does not have', async () => {
+    await expect(
+      startEmbeddedStores({ dataDir, tableName: env.TABLE_NAME, buckets: ['b'], queues: ['q'], notifications: [{ bucket: 'b', queue: 'nope', suffix: '' }] }),
+    ).rejects.toThrow(/b -> nope/);
   });
 
   it('keeps items, objects and queued messages (in flight too) across a restart', async () => {

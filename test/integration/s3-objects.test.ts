@@ -13,11 +13,22 @@ describe('S3 objects adapter on the embedded S3', () => {
     const text = 'بسم الله الرحمن الرحيم\nThe Forty Hadith';
     await objects().put(key, text, 'text/plain; charset=utf-8');
     expect(await objects().getText(key)).toBe(text);
-    expect(await objects().head(key)).toEqual({ size: Buffer.byteLength(text), contentType: 'text/plain; charset=utf-8' });
+    expect(await objects().head(key)).toEqual({ size: Buffer.byteLength(text), contentType: 'text/plain; charset=utf-8', lastModified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     await objects().delete(key);
     expect(await objects().getText(key)).toBeUndefined();
     expect(await objects().head(key)).toBeUndefined();
     await objects().delete(key); // already gone: still fine
+  });
+
+  it('lists a prefix a page at a time, each after the last key of the one before', async () => {
+    const prefix = `${unique('pages')}/`;
+    const keys = ['a', 'b', 'c', 'd', 'e'].map((name) => `${prefix}${name}.txt`);
+    await Promise.all(keys.map((key) => objects().put(key, key, 'text/plain')));
+    const first = await objects().listPage(prefix, undefined, 2);
+    expect(first).toMatchObject({ objects: [{ key: keys[0], size: keys[0]!.length }, { key: keys[1] }], more: true });
+    expect((await objects().listPage(prefix, keys[1], 2)).objects.map((o) => o.key)).toEqual([keys[2], keys[3]]);
+    expect(await objects().listPage(prefix, keys[3], 2)).toMatchObject({ objects: [{ key: keys[4] }], more: false });
+    await objects().deleteMany(keys);
   });
 
   it('presigns a GET that plain fetch follows, with the disposition asked for', async () => {
@@ -45,7 +56,7 @@ describe('S3 objects adapter on the embedded S3', () => {
     const response = await fetch(post.url, { method: 'POST', body: form });
     expect(response.status, await response.text()).toBe(204);
 
-    expect(await objects().head(key)).toEqual({ size: Buffer.byteLength('%PDF-1.7 كتاب'), contentType: 'application/pdf' });
+    expect(await objects().head(key)).toMatchObject({ size: Buffer.byteLength('%PDF-1.7 كتاب'), contentType: 'application/pdf' });
     expect(await objects().getText(key)).toBe('%PDF-1.7 كتاب');
   });
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedStores } from '../../infra/local/embedded/index.ts';
-import { functionEnvironment, names } from '../../infra/local/state.ts';
+import { startAudioFilesSync } from '../../infra/local/audio-files-sync.ts';
+import { bucketNotifications, functionEnvironment, names } from '../../infra/local/state.ts';
 
 /** The environment every test worker gets: the embedded stores of this run, and the function settings. */
 export interface EmbeddedEnv {
@@ -43,7 +44,8 @@ export default async function setup(project: TestProject) {
       dataDir,
       tableName: stack.tableName,
       buckets: [stack.uploadsBucket, stack.audioBucket],
-      queues: [names.ocrQueue, names.audioQueue],
+      queues: [names.ocrQueue, names.audioQueue, names.audioFileEvents],
+      notifications: bucketNotifications,
     });
   } catch (error) {
     rmSync(dataDir, { recursive: true, force: true });
@@ -56,9 +58,13 @@ export default async function setup(project: TestProject) {
   ) as unknown as EmbeddedEnv;
   Object.assign(process.env, full);
   for (const [name, value] of Object.entries(full)) project.provide(name as keyof EmbeddedEnv, value);
+  // As `npm start` does: the record of audio files follows the audio bucket's events, whichever
+  // worker writes the bucket.
+  const audioFilesSync = startAudioFilesSync(stores.queueUrls[names.audioFileEvents]!);
 
   return async () => {
     try {
+      await audioFilesSync.stop();
       await stores.stop();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

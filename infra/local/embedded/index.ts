@@ -1,10 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { ensureTable } from '../../../lib/adapters/dynamo/ensure-table.ts';
 import { startDynamoDb } from './dynamodb.ts';
+import { forwardNotifications, type BucketNotification } from './notifications.ts';
 import { startS3 } from './s3.ts';
 import { startSqs } from './sqs.ts';
 
 export { peekQueue } from './sqs.ts';
+export type { BucketNotification } from './notifications.ts';
 
 export interface EmbeddedStoresOptions {
   dataDir: string;
@@ -13,6 +16,8 @@ export interface EmbeddedStoresOptions {
   queues: string[];
   /** Fixed ports; each one left out is picked free at start. */
   ports?: { dynamodb?: number; s3?: number; sqs?: number };
+  /** S3 event notifications to queues, as a bucket's notification configuration sends them on AWS. */
+  notifications?: readonly BucketNotification[];
 }
 
 export interface EmbeddedStores {
@@ -23,6 +28,9 @@ export interface EmbeddedStores {
 
 /** DynamoDB Local, s3rver and local-aws-sqs, all keeping their state under `dataDir`, with the table ready. */
 export async function startEmbeddedStores(opts: EmbeddedStoresOptions): Promise<EmbeddedStores> {
+  for (const n of opts.notifications ?? []) {
+    if (!opts.queues.includes(n.queue) || !opts.buckets.includes(n.bucket)) throw new Error(`a notification names a bucket or queue the stores do not have: ${n.bucket} -> ${n.queue}`);
+  }
   const started = await Promise.allSettled([
     startDynamoDb({ dataDir: opts.dataDir, port: opts.ports?.dynamodb }),
     startS3({ dataDir: opts.dataDir, port: opts.ports?.s3, buckets: opts.buckets }),
@@ -60,10 +68,22 @@ export async function startEmbeddedStores(opts: EmbeddedStoresOptions): Promise<
     client.destroy();
   }
 
+  const routes = (opts.notifications ?? []).map((n) => ({ bucket: n.bucket, suffix: n.suffix, queueUrl: sqs.queueUrls[n.queue]! }));
+  const sqsClient = new SQSClient({ endpoint: sqs.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const notifications = forwardNotifications(sqsClient, routes);
+  if (routes.length > 0) s3.onChange((change) => notifications.forward(change));
+
   let stopping: Promise<void> | undefined;
   return {
     endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
     queueUrls: sqs.queueUrls,
-    stop: () => (stopping ??= stop()),
+    stop: () =>
+      (stopping ??= (async () => {
+        // The announcements of the last changes first, while the queue still takes them.
+        await notifications.flush(2_000);
+        notifications.stop();
+        sqsClient.destroy();
+        await stop();
+      })()),
   };
 }

@@ -2,13 +2,30 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { explainOutput, keepOutput } from './child-output.ts';
 
-/** s3rver keeping objects under `<dataDir>/s3`. It accepts only access key `S3RVER`, secret `S3RVER`. */
+/**
+ * s3rver keeping objects under `<dataDir>/s3`. It accepts only access key `S3RVER`, secret `S3RVER`.
+ * Every object it stores or removes is announced to `onChange`: what the bucket notifications forward
+ * (notifications.ts).
+ */
 export interface EmbeddedS3 {
   endpoint: string;
   port: number;
+  onChange(listener: (change: ObjectChange) => void): void;
   stop(): Promise<void>;
+}
+
+/** An object stored or removed: the S3 event's name (`ObjectCreated:Put`, `ObjectRemoved:Delete`, ...) and what it names. */
+export interface ObjectChange {
+  eventName: string;
+  eventTime: string;
+  bucket: string;
+  key: string;
+  size?: number;
+  eTag?: string;
 }
 
 const s3rverModule = createRequire(import.meta.url).resolve('s3rver');
@@ -17,21 +34,31 @@ const stopTimeoutMs = 5_000;
 
 // Runs in a child Node process: s3rver signs ListObjectsV2 continuation tokens with DES, which
 // OpenSSL 3 (Node 17+) refuses unless Node starts with --openssl-legacy-provider. The child prints
-// its port once listening and exits when its stdin closes, so it dies with its parent.
+// its port once listening, then one line per event record, and exits when its stdin closes, so it
+// dies with its parent.
 const childScript = `
 const [modulePath, optionsJson] = process.argv.slice(1);
 const { directory, port, buckets } = JSON.parse(optionsJson);
 const S3rver = require(modulePath);
+const announce = (eventName, bucket, key, size, eTag) =>
+  process.stdout.write(JSON.stringify({ eventName, eventTime: new Date().toISOString(), bucket, key, size, eTag }) + '\\n');
 // s3rver removes a key's directories once they are empty after a delete; a put into the same
 // directory at that moment writes into a directory that is gone, and the unhandled stream error ends
 // the process (seen when page edits race). Empty directories list as nothing, so they stay.
+// Every removal is announced here: s3rver announces a DELETE of one key but not a DeleteObjects.
 const Store = require(require('path').join(require('path').dirname(modulePath), 'stores', 'filesystem.js'));
 const unlinkQuietly = (file) => require('fs/promises').unlink(file).catch((e) => { if (e.code !== 'ENOENT') throw e; });
 Store.prototype.deleteObject = async function (bucket, key) {
   await Promise.all(['object', 'object.md5', 'metadata.json'].map((kind) => unlinkQuietly(this.getResourcePath(bucket, key, kind))));
+  announce('ObjectRemoved:Delete', bucket, key);
 };
 process.stdin.on('end', () => process.exit(0)).resume();
-new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) })
+const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) });
+// Stores (PUT, POST, copy, a completed multipart upload) as s3rver announces them; removals above.
+server.on('event', (event) => {
+  for (const { eventName, s3 } of event.Records) if (eventName.startsWith('ObjectCreated:')) announce(eventName, s3.bucket.name, s3.object.key, s3.object.size, s3.object.eTag);
+});
+server
   .run()
   .then((address) => process.stdout.write(JSON.stringify({ port: address.port }) + '\\n'))
   .catch((error) => { process.stderr.write(String(error && error.stack || error)); process.exit(1); });
@@ -55,9 +82,10 @@ export async function startS3(opts: { dataDir: string; port?: number; buckets: s
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
 
+  const listeners: ((change: ObjectChange) => void)[] = [];
   let port: number;
   try {
-    port = await readPort(child.stdout, ended, stderr);
+    port = await readLines(child.stdout, ended, stderr, (change) => listeners.forEach((listener) => listener(change)));
   } catch (error) {
     child.kill('SIGKILL');
     process.off('exit', killOnExit);
@@ -76,11 +104,14 @@ export async function startS3(opts: { dataDir: string; port?: number; buckets: s
       }
       process.off('exit', killOnExit);
     })());
-  return { endpoint: `http://127.0.0.1:${port}`, port, stop };
+  return { endpoint: `http://127.0.0.1:${port}`, port, onChange: (listener) => void listeners.push(listener), stop };
 }
 
-/** Resolves with the port the child prints as its first stdout line, or fails when it ends first. */
-function readPort(stdout: NodeJS.ReadableStream, ended: Promise<string>, stderr: () => string): Promise<number> {
+/**
+ * Reads the child's stdout: resolves with the port of its first line (or fails when it ends first),
+ * then hands each later line's change to `onChange`.
+ */
+function readLines(stdout: Readable, ended: Promise<string>, stderr: () => string, onChange: (change: ObjectChange) => void): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const fail = (reason: string) => reject(new Error(`${reason} before listening${explainOutput(stderr())}`));
     const timer = setTimeout(() => fail(`the S3 stand-in did not start within ${readyTimeoutMs / 1000} s`), readyTimeoutMs);
@@ -88,12 +119,13 @@ function readPort(stdout: NodeJS.ReadableStream, ended: Promise<string>, stderr:
       clearTimeout(timer);
       fail(reason);
     });
-    let text = '';
-    stdout.on('data', (chunk: Buffer) => {
-      if (text.includes('\n')) return; // already answered; keep draining the pipe
-      text += chunk.toString();
-      if (!text.includes('\n')) return;
-      const line = text.slice(0, text.indexOf('\n'));
+    let listening = false;
+    createInterface({ input: stdout, crlfDelay: Infinity }).on('line', (line) => {
+      if (listening) {
+        onChange(JSON.parse(line) as ObjectChange);
+        return;
+      }
+      listening = true;
       clearTimeout(timer);
       const port = Number(/"port":(\d+)/.exec(line)?.[1]);
       if (port > 0) resolvePort(port);

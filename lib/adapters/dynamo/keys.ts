@@ -13,6 +13,9 @@ export type Key = {
 
 const user = (userId: string) => `USER#${userId}`;
 
+const audioFilesPrefix = 'AUDIO#';
+const audioFilesPartition = (bookId: string, voice: string) => `${audioFilesPrefix}${bookId}#${voice}`;
+
 /** Wide enough for any inbox, and sorts as a string in numeric order. */
 export const padSeq = (seq: number): string => String(seq).padStart(12, '0');
 
@@ -48,8 +51,10 @@ export const keys = {
   line: (bookId: string, lineId: string): Key => ({ pk: `BOOK#${bookId}`, sk: `LINE#${lineId}` }),
   linePrefix: 'LINE#',
   /** A share of a book's audio files in one voice (`shard`: 00 to ff); one voice's files are one partition. */
-  audioFiles: (bookId: string, voice: string, shard: string): Key => ({ pk: `AUDIO#${bookId}#${voice}`, sk: shard }),
-  audioFilesPartition: (bookId: string, voice: string) => `AUDIO#${bookId}#${voice}`,
+  audioFiles: (bookId: string, voice: string, shard: string): Key => ({ pk: audioFilesPartition(bookId, voice), sk: shard }),
+  audioFilesPartition,
+  /** What every audio-files partition key starts with (the event handler's grant is scoped to it, infra/permissions.ts). */
+  audioFilesPrefix,
 
   file: (fileId: string): Key => ({ pk: `FILE#${fileId}`, sk: 'FILE' }),
   bookText: (bookTextId: string): Key => ({ pk: `BOOKTEXT#${bookTextId}`, sk: 'BOOKTEXT' }),

@@ -4,10 +4,12 @@ import {
   paginateListObjectsV2,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   NoSuchKey,
   NotFound,
   PutObjectCommand,
   type S3Client,
+  type _Object,
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -32,6 +34,9 @@ async function unlessMissing<T>(attempt: Promise<T>): Promise<T | undefined> {
     throw error;
   }
 }
+
+const iso = (date: Date | undefined) => (date ?? new Date(0)).toISOString();
+const storedObject = (o: _Object): StoredObject => ({ key: o.Key!, size: o.Size ?? 0, lastModified: iso(o.LastModified) });
 
 /** One bucket on S3 (or on s3rver locally: the client's forcePathStyle makes every URL path-style). */
 export function s3Objects(client: S3Client, bucket: string): Objects {
@@ -64,11 +69,14 @@ export function s3Objects(client: S3Client, bucket: string): Objects {
     async list(prefix) {
       const found: StoredObject[] = [];
       for await (const page of paginateListObjectsV2({ client }, { Bucket, Prefix: prefix })) {
-        for (const o of page.Contents ?? []) {
-          found.push({ key: o.Key!, size: o.Size ?? 0, lastModified: (o.LastModified ?? new Date(0)).toISOString() });
-        }
+        for (const o of page.Contents ?? []) found.push(storedObject(o));
       }
       return found;
+    },
+
+    async listPage(prefix, after, max) {
+      const out = await client.send(new ListObjectsV2Command({ Bucket, Prefix: prefix, StartAfter: after, MaxKeys: max }));
+      return { objects: (out.Contents ?? []).map(storedObject), more: out.IsTruncated === true };
     },
 
     async deleteMany(keys) {
@@ -84,7 +92,7 @@ export function s3Objects(client: S3Client, bucket: string): Objects {
 
     async head(key) {
       const out = await unlessMissing(client.send(new HeadObjectCommand({ Bucket, Key: key })));
-      return out && { size: out.ContentLength ?? 0, contentType: out.ContentType };
+      return out && { size: out.ContentLength ?? 0, contentType: out.ContentType, lastModified: iso(out.LastModified) };
     },
 
     async delete(key) {

@@ -1,4 +1,4 @@
-import { keysUnder, type ObjectInfo, type Objects, type PresignedPost, type StoredHeaders, type StoredObject, type UploadRules } from '../../../lib/objects.ts';
+import { keysUnder, listingOrder, pageAfter, type ObjectInfo, type Objects, type PresignedPost, type StoredHeaders, type StoredObject, type UploadRules } from '../../../lib/objects.ts';
 
 export interface FakeObject {
   body: Uint8Array;
@@ -6,8 +6,6 @@ export interface FakeObject {
   headers: StoredHeaders;
   lastModified: string;
 }
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Objects in memory (lib/adapters/s3/objects.ts): one bucket; URLs name the key and never expire. */
 export class FakeObjects implements Objects {
@@ -25,7 +23,7 @@ export class FakeObjects implements Objects {
   }
 
   keys(prefix = ''): string[] {
-    return [...this.objects.keys()].filter((key) => key.startsWith(prefix)).sort(compare);
+    return [...this.objects.keys()].filter((key) => key.startsWith(prefix)).sort(listingOrder);
   }
 
   async put(key: string, body: Uint8Array | string, contentType: string, headers: StoredHeaders = {}) {
@@ -49,6 +47,10 @@ export class FakeObjects implements Objects {
     });
   }
 
+  async listPage(prefix: string, after: string | undefined, max: number) {
+    return pageAfter(await this.list(prefix), after, max);
+  }
+
   async deleteMany(keys: readonly string[]) {
     for (const key of keys) this.objects.delete(key);
     return keys.length;
@@ -56,7 +58,7 @@ export class FakeObjects implements Objects {
 
   async head(key: string): Promise<ObjectInfo | undefined> {
     const found = this.objects.get(key);
-    return found && { size: found.body.byteLength, contentType: found.contentType };
+    return found && { size: found.body.byteLength, contentType: found.contentType, lastModified: found.lastModified };
   }
 
   async delete(key: string) {
