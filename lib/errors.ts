@@ -11,6 +11,7 @@ export type ErrorKind =
   | 'forbidden' // 403
   | 'not_found' // 404
   | 'payload_too_large' // 413
+  | 'unsupported_media_type' // 415
   | 'too_many_requests' // 429
   | 'internal'; // 500
 
@@ -52,6 +53,7 @@ export const badRequest = (message: string, fields?: Record<string, unknown>) =>
 export const notFound = (message: string, fields?: Record<string, unknown>) => new DomainError('not_found', message, { fields });
 export const forbidden = (message: string, fields?: Record<string, unknown>) => new DomainError('forbidden', message, { fields });
 export const payloadTooLarge = (message: string, fields?: Record<string, unknown>) => new DomainError('payload_too_large', message, { fields });
+export const unsupportedMediaType = (message: string) => new DomainError('unsupported_media_type', message);
 export const tooManyRequests = (message: string, fields?: Record<string, unknown>) => new DomainError('too_many_requests', message, { fields });
 export const internal = (message: string, fields?: Record<string, unknown>) => new DomainError('internal', message, { fields });
 

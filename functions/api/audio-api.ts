@@ -8,7 +8,6 @@ import { requestedFields } from '../../lib/audio/listing.ts';
 import { invalidFieldOrVoice, maxExpires, notGenerated } from '../../lib/audio/playback.ts';
 import { audioFields, defaultVoice, voiceIds, voices } from '../../lib/audio/voices.ts';
 import { queryInt } from '../../lib/paging.ts';
-import { inflatedTooLarge, malformedBrotli, malformedGzip, malformedJson } from '../http/body.ts';
 import { binary, contracts, json, type Answer } from './contract.ts';
 import { audioErrorAnswer, handedOverAnswer, objectId, pathId, sharedSchemas, timestamp } from './shapes.ts';
 
@@ -94,17 +93,13 @@ export const audioSchemas = { Voice, AudioJob, ListedAudioJob, SubscriptionRequi
 // Errors (SPEC.md 7): `{error}` plus the spec's lists; 500 bodies carry `details`.
 
 const errorOf = <const T extends readonly [string, ...string[]]>(texts: T) => v.strictObject({ error: v.picklist(texts) });
-/** Every route reads a JSON body when one is sent (functions/http/body.ts), even where it uses none. */
-const bodyUnreadable = errorOf([malformedJson, malformedGzip, malformedBrotli]);
 const availableFields = v.strictObject({ error: v.literal(invalidField), availableFields: v.array(fieldName) });
 const availableVoices = v.strictObject({ error: v.literal(invalidVoice), availableVoices: v.array(voiceId) });
 const fieldsRefused = v.strictObject({ error: v.literal(invalidFields), invalidFields: v.array(v.string()), availableFields: v.array(fieldName) });
 
-/** The 400 (the route's own ones, and an unreadable body) and 413 every route can give. */
-const refused = (description: string, ...own: v.GenericSchema[]): Record<number, Answer> => ({
-  400: json(`${description ? `${description} Or: the` : 'The'} body is not valid JSON, gzip or Brotli.`, own.length ? v.union([...own, bodyUnreadable]) : bodyUnreadable),
-  413: json(`\`${inflatedTooLarge}\`.`, errorOf([inflatedTooLarge])),
-});
+/** A route's own 400s, if any. */
+const refused = (description: string, ...own: v.GenericSchema[]): Record<number, Answer> =>
+  own.length ? { 400: json(description, own.length > 1 ? v.union(own) : own[0]!) } : {};
 const missing = <const T extends readonly [string, ...string[]]>(description: string, texts: T) => json(description, errorOf(texts));
 const subscription = json('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
 
@@ -203,7 +198,6 @@ export const audioContracts = contracts({
     description: `The six voices (SPEC.md 2.9); \`${defaultVoice}\` is the default everywhere.`,
     responses: {
       200: json('The voices.', v.strictObject({ voices: v.array(Voice) }), { voices: { summary: 'The six voices', value: { voices } } }),
-      ...refused(''),
     },
   },
   'GET /audio/fields': {
@@ -212,7 +206,6 @@ export const audioContracts = contracts({
     description: 'The line fields that can have audio (SPEC.md 2.9).',
     responses: {
       200: json('The fields.', v.strictObject({ fields: v.array(fieldName) }), { fields: { summary: 'The three fields', value: { fields: audioFields } } }),
-      ...refused(''),
     },
   },
   'POST /audio/{bookId}/generate': {
@@ -243,7 +236,6 @@ export const audioContracts = contracts({
       200: json('The job was stored; follow it at `GET /audio/jobs/{jobId}`.', v.strictObject({ success: v.literal(true), jobId: objectId }), {
         started: { summary: 'A job started', value: { success: true, jobId: ex.jobId } },
       }),
-      ...refused(''),
       404: missing('The book does not exist.', [bookNotFound]),
       500: failed('POST /audio/{bookId}/generate', 'a malformed book id, or the job could not be stored or queued'),
     },
@@ -264,7 +256,6 @@ export const audioContracts = contracts({
           value: { _id: ex.jobId, bookId: ex.bookId, voice: 'alloy', status: 'failed', progress: 20, error: 'Unexpected error', createdAt: ex.at, updatedAt: '2026-11-23T09:40:00.000Z', __v: 0 },
         },
       }),
-      ...refused(''),
       404: missing('The job does not exist.', [jobNotFound]),
       500: failed('GET /audio/jobs/{jobId}', 'a malformed job id, or the store failed'),
     },
@@ -295,7 +286,6 @@ export const audioContracts = contracts({
         },
       }),
       303: tooLarge,
-      ...refused(''),
       500: failed('GET /audio/jobs', 'a store failed'),
     },
   },
@@ -339,7 +329,6 @@ export const audioContracts = contracts({
         ),
       ),
       303: tooLarge,
-      ...refused(''),
       402: subscription,
       404: missing('The book does not exist, or it is private and the caller may not read it.', [bookNotFound]),
       500: failed('GET /audio/{bookId}/lines-with-audio', 'a malformed book id, or a store failed'),
@@ -527,7 +516,6 @@ export const audioContracts = contracts({
           'one file',
         ),
       ),
-      ...refused(''),
       402: subscription,
       404: missing('The book or the line does not exist, or the book is private to the caller.', [bookNotFound, lineNotFound]),
       500: failed('GET /audio/{bookId}/lines/{lineId}', 'a malformed id, or a store failed'),
@@ -545,7 +533,6 @@ export const audioContracts = contracts({
         voice: { summary: 'One voice', value: { success: true, message: 'Deleted the nova audio of arabic', deletedFiles: 1 } },
         all: { summary: 'Every voice', value: { success: true, message: 'Deleted all audio of english', deletedFiles: 'all' } },
       }),
-      ...refused(''),
       404: missing('The book or the line does not exist.', [bookNotFound, lineNotFound]),
       500: failed('DELETE /audio/{bookId}/lines/{lineId}/{field}', 'a malformed id, or a store failed'),
     },
@@ -559,7 +546,6 @@ export const audioContracts = contracts({
       200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
         deleted: { summary: 'Four files', value: { success: true, message: 'Deleted all audio of the line', deletedFiles: 4 } },
       }),
-      ...refused(''),
       404: missing('The book or the line does not exist.', [bookNotFound, lineNotFound]),
       500: failed('DELETE /audio/{bookId}/lines/{lineId}', 'a malformed id, or a store failed'),
     },
@@ -573,7 +559,6 @@ export const audioContracts = contracts({
       200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
         deleted: { summary: 'A book’s files', value: { success: true, message: 'Deleted all audio of the book', deletedFiles: 1260 } },
       }),
-      ...refused(''),
       404: missing('The book does not exist.', [bookNotFound]),
       500: failed('DELETE /audio/{bookId}', 'a malformed id, or a store failed'),
     },

@@ -1,4 +1,6 @@
 import type * as v from 'valibot';
+import { defaultBodyLimits, type BodyLimits } from '../http/body.ts';
+import { platformLimits } from '../http/platform-limits.ts';
 
 /**
  * A route's contract (issue 15): what it reads (path, query, body) and every answer it gives, per
@@ -36,10 +38,19 @@ export const binary = (description: string, contentType: string): Answer => ({ k
  * A request body. `parse: true` hands the handler the schema's output (a failed parse is a 400 with
  * the first issue's message, in the group's error style); without it the schema documents the body
  * and the domain checks it (where the spec's own error texts and statuses are not a schema's).
+ * `limits` widen the default bounds of a JSON body (functions/http/body.ts) where the route needs
+ * more. A route without a body never has one read.
  */
 export type Body =
-  | { kind: 'json'; schema: Schema; parse?: boolean; required?: boolean; examples?: Record<string, Example> }
+  | { kind: 'json'; schema: Schema; parse?: boolean; required?: boolean; examples?: Record<string, Example>; limits?: Partial<BodyLimits> }
   | { kind: 'multipart'; schema: Schema };
+
+/**
+ * The bounds a route's body is read within: a JSON body's defaults and what its contract widens; a
+ * multipart body (a file) is bounded by the API's own payload limit and the upload parser's.
+ */
+export const bodyLimitsOf = (body: Body): BodyLimits =>
+  body.kind === 'multipart' ? { ...defaultBodyLimits, maxBytes: platformLimits.httpApiBodyBytes } : { ...defaultBodyLimits, ...body.limits };
 
 export interface Contract {
   /** The reference page's group. */

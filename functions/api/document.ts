@@ -1,8 +1,10 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema } from '@valibot/to-json-schema';
 import { authTexts } from '../http/auth.ts';
-import { inflatedTooLarge, malformedBrotli, malformedGzip, malformedJson } from '../http/body.ts';
+import * as v from 'valibot';
+import { bodyRefusals } from '../http/body.ts';
+import { platformAnswers } from '../http/platform-limits.ts';
 import { routeKey, routes, type AuthMode, type Route } from '../routes.ts';
-import { tags, type Answer, type Body, type Contract, type ParamsSchema, type Schema } from './contract.ts';
+import { bodyLimitsOf, json, tags, type Answer, type Body, type Contract, type ParamsSchema, type Schema } from './contract.ts';
 import { allContracts, components } from './all.ts';
 import { errorAnswerOf } from './shapes.ts';
 
@@ -137,25 +139,38 @@ function response(answers: readonly Answer[]): Json {
 }
 
 /**
- * What the HTTP layer answers on any route before the route runs (functions/http/body.ts): a body
- * sent as JSON that is not, or compressed and not inflating, is a 400; one inflating past the limit
- * a 413. Added where a contract says nothing of the status.
+ * What the HTTP layer answers before a route with a body runs (functions/http/body.ts), within the
+ * route's limits: a body that is not what its headers say, or nested too deep, is a 400; one too big,
+ * with too many values or inflating too far a 413; a compressed one where the route takes none a
+ * 415, beside the route's own answers of the status. A route without a body reads none.
  */
-function bodyAnswers(route: Route): Record<number, Answer> {
+function bodyAnswers(route: Route, body: Body | undefined): Record<number, Answer> {
+  if (!body) return {};
   const error = errorAnswerOf(route.function);
-  return {
-    400: error(`The body is not what its headers say: \`${malformedJson}\`, \`${malformedGzip}\` or \`${malformedBrotli}\`.`),
-    413: error(`\`${inflatedTooLarge}\`.`),
+  const texts = (list: readonly string[]) => list.map((t) => `\`${t}\``).join(', ');
+  const refusals = bodyRefusals(bodyLimitsOf(body));
+  const answers: Record<number, Answer> = {
+    400: error(`The body is not what its headers say, or nested too deep: ${texts(refusals[400])}.`),
+    413: error(`The body is too big for the route: ${texts(refusals[413])}.`),
   };
+  if (refusals[415].length > 0) answers[415] = error(`A compressed body (\`Content-Encoding: gzip\` or \`br\`): ${texts(refusals[415])}.`);
+  return answers;
 }
 
-/** The contract's answers, the HTTP layer's and the auth layer's, by status. */
+/** What API Gateway answers any route past its rate, before a function runs. */
+const throttledAnswer = json(
+  'API Gateway’s throttling: past the route’s requests a second (README, "Maxima and caps"). Not locally.',
+  v.strictObject({ message: v.literal(platformAnswers.throttled.message) }),
+);
+
+/** The contract's answers, the HTTP layer's, the auth layer's and the gateway's, by status. */
 export function answersOf(contract: Contract, route: Route): Map<number, Answer[]> {
   const byStatus = new Map<number, Answer[]>();
   const add = (status: number, answer: Answer | readonly Answer[]) => byStatus.set(status, [...(byStatus.get(status) ?? []), ...[answer].flat()]);
   for (const [status, answer] of Object.entries(contract.responses)) add(Number(status), answer);
-  for (const [status, answer] of Object.entries(bodyAnswers(route))) if (!(status in contract.responses)) add(Number(status), answer);
+  for (const [status, answer] of Object.entries(bodyAnswers(route, contract.body))) add(Number(status), answer);
   for (const [status, answer] of Object.entries(authAnswers(route.auth))) add(Number(status), answer);
+  add(platformAnswers.throttled.statusCode, throttledAnswer);
   return new Map([...byStatus].sort(([a], [b]) => a - b));
 }
 

@@ -11,10 +11,10 @@ import { defaultPageLimit, maxOffset, maxPageLimit } from '../../lib/paging.ts';
 import { contracts, json, text } from './contract.ts';
 import {
   badRequestAnswer,
+  bookBodyLimits,
   bothLanguages,
   ocrSchemas as s,
   sampleIds as ids,
-  tooLargeAnswer,
   type Sample,
 } from './ocr-shapes.ts';
 import { handedOverAnswer, listLimit, listOffset, ocrErrorAnswer, pathId, queryChoice, queryFlag, queryList, queryNumber, queryOffset, queryOneOf, queryText } from './shapes.ts';
@@ -179,7 +179,6 @@ export const ocrApiContracts = contracts({
       201: json('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
       400: badRequestAnswer(`\`${noFileUploaded}\`; a body that is not \`multipart/form-data\`; \`jobMetadata\` over ${maxClientMetadataBytes.toLocaleString('en')} bytes of JSON`),
       403: subscriptionRequired,
-      413: tooLargeAnswer,
       500: [
         refusedFile,
         ocrErrorAnswer(`\`${jobCreationFailed}\`: the subscription could not be verified, \`jobMetadata\` is not a JSON object, or storing or queueing failed.`),
@@ -210,7 +209,6 @@ export const ocrApiContracts = contracts({
       ),
       400: badRequestAnswer('`fileName, fileType and fileSize (bytes, a whole number above 0) are required`'),
       403: subscriptionRequired,
-      413: tooLargeAnswer,
       429: ocrErrorAnswer(`The caller already has ${maxOpenUploads} uploads not yet made into jobs.`),
       500: [refusedFile, ocrErrorAnswer('`Error creating upload`: the subscription could not be verified, or signing or saving failed.')],
     },
@@ -230,7 +228,6 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer('The upload was already used for a job; the file was not uploaded yet; `jobMetadata` over 16,384 bytes of JSON'),
       403: [subscriptionRequired, ocrErrorAnswer('`Unauthorized to use this upload`: another user’s.')],
       404: ocrErrorAnswer('`Upload not found` (also for an id that cannot be one).'),
-      413: tooLargeAnswer,
       500: [
         text('The stored file is refused, in plain text (SPEC.md 7): its type or size, or it does not match what was declared (the object is removed).'),
         ocrErrorAnswer(`\`${jobCreationFailed}\`: the subscription could not be verified, \`jobMetadata\` is not a JSON object, or storing or queueing failed.`),
@@ -251,10 +248,8 @@ export const ocrApiContracts = contracts({
           job: { ...common(x), status: 'completed', processingTime: 252_000, createdAt: at, updatedAt: done, completedAt: done, hasFullText: false },
         })),
       ),
-      400: badRequestAnswer(),
       403: ocrErrorAnswer('`Unauthorized to view this job`: another user’s job.'),
       404: ocrErrorAnswer('`Job not found`.'),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error fetching job status`.'),
     },
   },
@@ -279,10 +274,8 @@ export const ocrApiContracts = contracts({
         })),
       ),
       303: handedOverAnswer,
-      400: badRequestAnswer(),
       403: ocrErrorAnswer('`Unauthorized to view this text`: another user’s job.'),
       404: ocrErrorAnswer('`Text not found`: no such job.'),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error fetching text`: storage or retrieval failed.'),
     },
   },
@@ -321,7 +314,6 @@ export const ocrApiContracts = contracts({
         })),
       ),
       400: badRequestAnswer(`\`status must be one of ${statusList}\`; \`offset must be at most ${maxOffset}\``),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error fetching jobs`.'),
     },
   },
@@ -346,7 +338,6 @@ export const ocrApiContracts = contracts({
         bothLanguages((x) => ({ success: true, total: 1, limit: 20, offset: 0, books: [listItem(x)] })),
       ),
       400: badRequestAnswer(`\`offset must be at most ${maxOffset}\``),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error fetching books`.'),
     },
   },
@@ -373,7 +364,6 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer(`\`pageOffset must be at most ${maxOffset}\``),
       403: ocrErrorAnswer('`Unauthorized to view this book`: a private book of another user.'),
       404: ocrErrorAnswer('`Book not found`.'),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error fetching book`: a malformed id (`Invalid bookText id: <id>`), or storage or retrieval failed.'),
     },
   },
@@ -386,6 +376,7 @@ export const ocrApiContracts = contracts({
     body: {
       kind: 'json',
       schema: bookEdit,
+      limits: bookBodyLimits,
       examples: {
         english: { summary: 'Rename, publish and correct a page', value: { fileName: 'The Forty Hadith (annotated)', visibility: 'public', tags: 'hadith, ethics', pages: { 1: { text: 'Actions are judged by intentions.' } } } },
         arabic: {
@@ -421,7 +412,6 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer(`Past a cap: more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber}, a page text over ${maxPageTextLength} characters`),
       403: ocrErrorAnswer('`Unauthorized to update this book`.'),
       404: ocrErrorAnswer('`Book not found`.'),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error updating book`: a malformed id or field (the reason in `error`, e.g. `tags must be an array of strings or a comma-separated string`), or saving failed.'),
     },
   },
@@ -438,7 +428,6 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer('`No pages to import`; more pages or text than one import takes'),
       403: ocrErrorAnswer('`Unauthorized to import this book`; or no subscription on the import tier (`error: "subscription_required"`).'),
       404: ocrErrorAnswer('`Book not found`.'),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error importing book`: a malformed id, the subscription could not be verified (`error: "subscription_check_failed"`), or the import failed.'),
     },
   },

@@ -3,7 +3,7 @@ import { ocrStatuses } from '../../lib/ocr/book-text.ts';
 import { resultSaved } from '../../lib/ocr/jobs/callbacks.ts';
 import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { contracts, json } from './contract.ts';
-import { badRequestAnswer, bothLanguages, ocrSchemas as s, sampleIds as ids, tooLargeAnswer } from './ocr-shapes.ts';
+import { badRequestAnswer, bookBodyLimits, bothLanguages, ocrSchemas as s, sampleIds as ids } from './ocr-shapes.ts';
 import { objectId, ocrErrorAnswer, uuid } from './shapes.ts';
 
 /**
@@ -47,6 +47,9 @@ const finalResult = v.object({
   processingTime: v.optional(v.pipe(v.number(), v.description('Milliseconds.'))),
 });
 
+/** One page's text, escaped at worst six bytes a letter (`\uXXXX`), and the rest of its fields; it may come compressed. */
+const pageResultLimits = { maxBytes: maxPageTextLength * 6 + 64 * 1024, compressed: true };
+
 const pagesOf = (texts: readonly string[]) => texts.map((text, i) => ({ pageNumber: i + 1, text, storageKey: `ocr-pages/${ids.jobId}/page-${i + 1}.png`, isAIGenerated: true }));
 const worker = { jobId: ids.jobId, fileId: ids.fileId, userId: ids.userId };
 const orphanIds = 'A job the service does not know creates its BookText, only with a UUID `jobId` and ObjectId `fileId` and `userId` (else the 500 `jobId must be a UUID` or `<name> must be an ObjectId`).';
@@ -60,6 +63,7 @@ export const ocrCallbackContracts = contracts({
       kind: 'json',
       schema: pageResult,
       required: true,
+      limits: pageResultLimits,
       examples: bothLanguages((x) => ({ ...worker, pageNumber: 1, text: x.pages[0], storageKey: `ocr-pages/${ids.jobId}/page-1.png`, pageCount: x.pages.length, pagesProcessed: 1 })),
     },
     responses: {
@@ -67,7 +71,6 @@ export const ocrCallbackContracts = contracts({
       400: badRequestAnswer(
         `\`Missing required fields: <names>\` (jobId, fileId, userId, then pageNumber); a page number that is not a whole number of 0 or more, or over ${maxPageNumber}; a text over ${maxPageTextLength} characters`,
       ),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error processing page result`: an orphan’s malformed ids, or saving failed.'),
     },
   },
@@ -79,6 +82,7 @@ export const ocrCallbackContracts = contracts({
       kind: 'json',
       schema: finalResult,
       required: true,
+      limits: bookBodyLimits,
       examples: bothLanguages((x) => ({
         ...worker,
         status: 'completed',
@@ -104,7 +108,6 @@ export const ocrCallbackContracts = contracts({
       400: badRequestAnswer(
         `\`Missing required fields: <names>\` (jobId, fileId, userId); more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber} or a text over ${maxPageTextLength} characters; \`metadata\` over 16,384 bytes of JSON`,
       ),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer(
         '`Error saving OCR result`: a malformed field (a status outside the five, `pages` not an array of objects with whole page numbers, `metadata` not an object; the reason in `error`), an orphan’s malformed ids, or saving failed.',
       ),

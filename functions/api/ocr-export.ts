@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import { docxContentType, exportUrlSeconds, fontSizes, maxInlineBytes } from '../../lib/ocr/export/rules.ts';
 import { binary, contracts, json } from './contract.ts';
-import { badRequestAnswer, tooLargeAnswer } from './ocr-shapes.ts';
 import { ocrErrorAnswer, pathId, queryFlag } from './shapes.ts';
 
 /** `ocr-export` (SPEC.md 4.1): the Word export. */
@@ -46,12 +45,10 @@ export const ocrExportContracts = contracts({
         ...json(`A document over ${maxInlineBytes} bytes (too large for a Lambda answer): follow \`Location\`, a signed URL of the document.`, StoredExport),
         headers: { Location: `The signed URL of the document, valid ${exportUrlSeconds} seconds.` },
       },
-      400: badRequestAnswer(),
       403: ocrErrorAnswer(
         'No active subscription (`error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true`), or `Unauthorized to export this book`: not the owner, an editor or an admin.',
       ),
       404: ocrErrorAnswer('`Book not found`.'),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error exporting book`: a malformed id (`Invalid bookText id: <id>`), the subscription could not be verified, or the export failed.'),
     },
   },

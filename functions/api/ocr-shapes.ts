@@ -1,7 +1,8 @@
 import * as v from 'valibot';
-import { inflatedTooLarge, malformedJson } from '../http/body.ts';
+import { maxInflatedBodyBytes, type BodyLimits } from '../http/body.ts';
 import { paymentStatuses } from '../../lib/billing/usage.ts';
 import { ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
+import { maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import type { Answer } from './contract.ts';
 import { nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
 
@@ -236,12 +237,8 @@ export const ocrSchemas = {
   EditedBook,
 };
 
-/** Any route's 400 for a body that is not what it claims (functions/http/body.ts), after the route's own reasons. */
-const badBody = `a body sent as JSON that is not (\`${malformedJson}\`), or a compressed body that does not inflate`;
-export const badRequestAnswer = (reasons?: string): Answer => ocrErrorAnswer(reasons ? `${reasons}; or ${badBody}.` : `The request: ${badBody}.`);
-/** Any route's 413: a compressed body that inflates past the limit. */
-export const tooLargeAnswer: Answer = ocrErrorAnswer(`A compressed body that inflates past the limit: \`${inflatedTooLarge}\`.`);
-
+/** A route's own 400s (the body's are added by the document, functions/api/document.ts). */
+export const badRequestAnswer = (reasons: string): Answer => ocrErrorAnswer(reasons);
 
 /** The examples' books, one in each language of the platform (real ids are ObjectIds and a UUID). */
 export const sampleIds = {
@@ -280,3 +277,10 @@ export type Sample = (typeof samples)[keyof typeof samples];
 /** Examples named as the model's (`english`, `arabic`), each made from its sample. */
 export const bothLanguages = (value: (sample: Sample) => unknown) =>
   Object.fromEntries(Object.entries(samples).map(([name, sample]) => [name, { summary: sample.summary, value: value(sample) }]));
+
+/**
+ * The body of a route that takes a whole book's text and pages (the final result, `PATCH`): a
+ * 2,000-page book is about 15 MB of JSON, sent compressed; each page is about 10 values, and the rest
+ * (metadata at most 16 KB of JSON, tags, categories) fits in 20,000 more.
+ */
+export const bookBodyLimits: Partial<BodyLimits> = { maxBytes: maxInflatedBodyBytes, maxValues: maxPagesPerRequest * 10 + 20_000, compressed: true };

@@ -9,6 +9,7 @@ export const statusOf: Record<ErrorKind, number> = {
   forbidden: 403,
   not_found: 404,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   too_many_requests: 429,
   internal: 500,
 };

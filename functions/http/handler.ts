@@ -12,8 +12,8 @@ import { logger } from '../../lib/log.ts';
 import type { Objects } from '../../lib/objects.ts';
 import { bucketObjects } from '../buckets.ts';
 import { count, metricNames, observed } from '../observability.ts';
-import type { BodyOf, Contract, QueryOf, Schema } from '../api/contract.ts';
-import { routeKey, routes, type FunctionName, type Route } from '../routes.ts';
+import { bodyLimitsOf, type BodyOf, type Contract, type QueryOf, type Schema } from '../api/contract.ts';
+import { routeKey, routes, type AuthMode, type FunctionName, type Route } from '../routes.ts';
 import { resolveCaller, type AuthDeps } from './auth.ts';
 import { fitAnswer } from './big-answers.ts';
 import { parseJsonBody } from './body.ts';
@@ -52,6 +52,9 @@ export interface HttpFunctionOptions<C extends Record<string, Contract>> {
 /** The default place for big answers: one per container, shared by every handler. */
 const answersBucket = once((): Objects => bucketObjects(config().uploadsBucket));
 
+/** The auth modes that turn away a caller without a valid token before the body is read. */
+export const signedInAuth: ReadonlySet<AuthMode> = new Set(['required', 'editor']);
+
 /** The signed-in user of a route whose auth mode guarantees one. */
 export function signedIn(request: Pick<Request, 'caller'>): User {
   if (request.caller.kind !== 'user') throw new Error('route requires a signed-in caller');
@@ -77,6 +80,8 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
       throw new Error(`${options.name}: a route needs a caller but the function has no authDeps`);
     });
   if (!options.authDeps && [...own.values()].some((r) => r.auth !== 'none')) throw new Error(`${options.name}: routes need authDeps`);
+  const inflatedByAnyone = [...own].filter(([key, route]) => !signedInAuth.has(route.auth) && contractOf[key]?.body && bodyLimitsOf(contractOf[key].body).compressed);
+  if (inflatedByAnyone.length) throw new Error(`${options.name}: only a signed-in caller's route may take a compressed body (${inflatedByAnyone.map(([key]) => key)})`);
 
   const answers = options.answers ?? answersBucket;
   const dispatch = async (event: APIGatewayProxyEventV2): Promise<HttpResult> => {
@@ -86,7 +91,8 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
     if (!route || !handler || !contract) return json(404, { message: 'Not Found' });
     try {
       const caller = await resolveCaller(authDeps, event, route.auth);
-      const { parsedBody, rawBody } = parseJsonBody(event);
+      // A route without a body reads none: whatever a client sends it costs nothing.
+      const { parsedBody, rawBody } = contract.body ? parseJsonBody(event, bodyLimitsOf(contract.body)) : { parsedBody: {}, rawBody: Buffer.alloc(0) };
       const query = event.queryStringParameters ?? {};
       const result = await handler.run({
         caller,

@@ -20,6 +20,16 @@ export interface MultipartForm {
 export const fileField = 'file';
 
 /**
+ * What a form may hold besides its file (issue 27): the job's fields are a dozen, `jobMetadata` at
+ * most 16 KB of JSON. busboy's defaults allow any number of parts, 1 MB a field and 2,000 header
+ * pairs a part; a form past these is refused like multer's limits (`Too many parts`).
+ */
+export const formLimits = { fields: 32, parts: 40, files: 2, fieldSize: 64 * 1024, fieldNameSize: 100, headerPairs: 20 } as const;
+export const tooManyParts = 'Too many parts';
+export const tooManyFields = 'Too many fields';
+export const tooManyFiles = 'Too many files';
+
+/**
  * Parses a multipart/form-data body, as multer's `single('file')` with a type filter would: one file
  * under `file`, any other file refused like multer's "Unexpected field", text fields kept as strings
  * (the last of a repeated name wins). The body is already in memory (a Lambda event), so the whole
@@ -40,7 +50,7 @@ export function parseMultipart(
       defParamCharset: 'utf8',
       // busboy flags a file that *reaches* fileSize; one byte more keeps exactly maxBytes allowed,
       // as the presigned path's content-length-range does.
-      limits: { fileSize: maxBytes + 1 },
+      limits: { fileSize: maxBytes + 1, ...formLimits },
     });
   } catch (error) {
     // Missing or non-multipart content type, or no boundary.
@@ -87,6 +97,9 @@ export function parseMultipart(
       else fields.set(name, value);
     });
 
+    parser.on('partsLimit', () => refuse(tooManyParts));
+    parser.on('fieldsLimit', () => refuse(tooManyFields));
+    parser.on('filesLimit', () => refuse(tooManyFiles));
     parser.on('error', (error) => reject(badRequest(`Malformed multipart body: ${(error as Error).message}`)));
     parser.on('close', () => (refusal ? reject(refusal) : resolve({ file, fields: Object.fromEntries(fields) })));
     parser.end(body);

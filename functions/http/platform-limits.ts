@@ -56,6 +56,12 @@ export const platformAnswers = {
   responseTooLarge: { statusCode: 500, message: 'Internal Server Error' },
   /** No answer within `integrationTimeoutMs`. */
   timeout: { statusCode: 503, message: 'Service Unavailable' },
+  /**
+   * A route past its stage's throttling (infra/settings.ts): "429 Too Many Requests" (HTTP API
+   * throttling, https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-throttling.html).
+   * The local server does not throttle.
+   */
+  throttled: { statusCode: 429, message: 'Too Many Requests' },
 } as const satisfies Record<string, PlatformAnswer>;
 
 /** Bytes of a value as JSON in UTF-8: how Lambda measures an event and a handler's result. */

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inflatedTooLarge, malformedBrotli, malformedGzip } from '../../functions/http/body.ts';
+import { inflatedTooLarge, malformedBrotli, malformedGzip, maxCompressionRatio, overRatio } from '../../functions/http/body.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { seed } from '../../infra/local/seed.ts';
@@ -71,20 +71,27 @@ describe('compressed request bodies', () => {
     expect(text.body.data.extractedText).toBe(extractedText);
   }, 60_000);
 
-  it('answers 413 for a Brotli body that inflates past the cap, 400 for one that is not Brotli', async () => {
-    const bomb = brotliCompressSync(Buffer.alloc(100 * 1024 * 1024, 0x20));
-    const tooLarge = await post(bomb, { 'content-encoding': 'br' });
-    expect(tooLarge.status).toBe(413);
-    expect(await tooLarge.json()).toEqual({ success: false, message: inflatedTooLarge });
+  it('answers 413 for a compressed body that inflates over 50 times its size (a bomb), before inflating it whole; 400 for one that is not Brotli', async () => {
+    for (const [encoding, bomb] of [['br', brotliCompressSync(Buffer.alloc(100 * 1024 * 1024, 0x20))], ['gzip', gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20))]] as const) {
+      expect(bomb.length).toBeLessThan(200 * 1024);
+      const tooLarge = await post(bomb, { 'content-encoding': encoding });
+      expect(tooLarge.status).toBe(413);
+      expect(await tooLarge.json()).toEqual({ success: false, message: overRatio });
+    }
     const bad = await post(Buffer.from(JSON.stringify({ jobId: randomUUID() })), { 'content-encoding': 'br' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ success: false, message: malformedBrotli });
   });
 
-  it('answers 413 in the OCR style for a body that inflates past the cap (a zip bomb), 400 for one that is not gzip', async () => {
-    const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20));
-    expect(bomb.length).toBeLessThan(200 * 1024);
-    const tooLarge = await post(bomb, { 'content-encoding': 'gzip' });
+  it('answers 413 in the OCR style for a body that inflates past 60 MB at an ordinary ratio, 400 for one that is not gzip', async () => {
+    // A string of 61 MB carrying one random bit every 8 bytes: gzip makes it about 2.5 MB (26 to 1).
+    const inflated = Buffer.alloc(61 * 1024 * 1024, 0x61);
+    const bits = randomBytes(inflated.length / 8);
+    for (let i = 0; i < bits.length; i++) if (bits[i]! & 1) inflated.fill(0x62, i * 8, i * 8 + 8);
+    inflated[0] = inflated[inflated.length - 1] = 0x22;
+    const body = gzipSync(inflated);
+    expect(inflated.length / body.length).toBeLessThan(maxCompressionRatio);
+    const tooLarge = await post(body, { 'content-encoding': 'gzip' });
     expect(tooLarge.status).toBe(413);
     expect(await tooLarge.json()).toEqual({ success: false, message: inflatedTooLarge });
 
@@ -92,7 +99,7 @@ describe('compressed request bodies', () => {
     const bad = await post(truncated, { 'content-encoding': 'gzip' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({ success: false, message: malformedGzip });
-  });
+  }, 60_000);
 
   it('reads a JSON body marked gzip but already inflated on the way (as REST API gateways do) as it is', async () => {
     const job = { jobId: randomUUID(), fileId: newObjectId(), userId: editorId };

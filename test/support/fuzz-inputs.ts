@@ -1,3 +1,4 @@
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { Route } from '../../functions/routes.ts';
 
@@ -164,7 +165,35 @@ const multipart = fc
     return { contentType: `multipart/form-data; boundary=${b}`, body };
   });
 
-function body(pool: FuzzPool): fc.Arbitrary<{ contentType?: string; body?: Buffer }> {
+/** A body and how it says it is encoded. */
+interface FuzzBody {
+  contentType?: string;
+  body?: Buffer;
+  encoding?: string;
+}
+
+/** 60 MB of `[{},{},…]` in 110 bytes of Brotli, or in gzip (issue 27): compression bombs of the cheapest kind. */
+const bombJson = Buffer.from(`[${'{},'.repeat(20_000_000)}{}]`);
+const bombs = [
+  { encoding: 'br', body: brotliCompressSync(bombJson, { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } }) },
+  { encoding: 'gzip', body: gzipSync(bombJson, { level: 9 }) },
+];
+
+/** Any body, or the same compressed (gzip or Brotli, said or not), or a compression bomb. */
+function body(pool: FuzzPool): fc.Arbitrary<FuzzBody> {
+  const compress = (b: FuzzBody) =>
+    fc.constantFrom('gzip', 'br', 'deflate').map((encoding): FuzzBody => {
+      const bytes = b.body ?? Buffer.alloc(0);
+      return { ...b, encoding, body: encoding === 'br' ? brotliCompressSync(bytes) : encoding === 'gzip' ? gzipSync(bytes) : bytes };
+    });
+  return fc.oneof(
+    { weight: 8, arbitrary: plainBody(pool) },
+    { weight: 2, arbitrary: plainBody(pool).chain(compress) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...bombs), fc.constantFrom(...jsonTypes)).map(([bomb, contentType]) => ({ ...bomb, contentType })) },
+  );
+}
+
+function plainBody(pool: FuzzPool): fc.Arbitrary<FuzzBody> {
   const object = fc
     .tuple(
       fc.option(fc.record({ jobId: fc.oneof(fc.constantFrom(...pool.bodyIds), fc.uuid()), fileId: fc.constantFrom(...pool.bodyIds), userId: fc.constantFrom(...pool.bodyIds) }), { nil: undefined }),
@@ -218,6 +247,7 @@ export function requestFor(route: Route, pool: FuzzPool): fc.Arbitrary<FuzzReque
       const headers: Record<string, string> = { ...extra };
       if (auth !== undefined) headers.authorization = auth;
       if (b.contentType !== undefined) headers['content-type'] = b.contentType;
+      if (b.encoding !== undefined) headers['content-encoding'] = b.encoding;
       return { method: route.method, path, headers, ...(b.body ? { body: b.body } : {}) };
     });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMultipart } from '../../functions/http/multipart.ts';
+import { formLimits, parseMultipart, tooManyFields } from '../../functions/http/multipart.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { acceptedUploadTypes, maxUploadBytes, UploadRejected, uploadRejection } from '../../lib/ocr/jobs/upload-rules.ts';
 
@@ -117,5 +117,23 @@ describe('parseMultipart', () => {
     const [body, contentType] = await encode(form);
     const error = await refusal(parseMultipart(body.subarray(0, body.length - 30), contentType));
     expect(error).toMatchObject({ kind: 'bad_request', message: expect.stringMatching(/^Malformed multipart body/) });
+  });
+
+  it('refuses a form of more parts or fields than a job has (busboy reads any number by default), and a field over 64 KB', async () => {
+    const fields = new FormData();
+    for (let i = 0; i < 1_000; i++) fields.append(`f${i}`, 'x');
+    fields.append('file', pdf(), 'a.pdf');
+    expect(await refusal(parse(fields))).toMatchObject({ message: tooManyFields });
+    const files = new FormData();
+    for (let i = 0; i < 50; i++) files.append('other', pdf(), 'a.pdf');
+    expect(await refusal(parse(files))).toBeInstanceOf(UploadRejected);
+    const big = new FormData();
+    big.append('jobMetadata', 'x'.repeat(formLimits.fieldSize + 1));
+    big.append('file', pdf(), 'a.pdf');
+    expect(await refusal(parse(big))).toMatchObject({ message: 'Field value too long: jobMetadata' });
+    const usual = new FormData();
+    for (const name of ['fileName', 'language', 'author', 'tags', 'categories', 'visibility', 'jobMetadata']) usual.append(name, 'x');
+    usual.append('file', pdf(), 'a.pdf');
+    expect((await parse(usual)).file).toBeDefined();
   });
 });
