@@ -36,9 +36,16 @@ const loggable = (error: unknown) => {
 
 /**
  * One batch over given deps: the Lambda handler's work, which the local poller and tests run too.
- * The batch is applied as one part, so on any failure the whole batch is reported failed by its first
- * record's sequence number: Lambda then retries from that record (halving the batch, as the trigger
- * bisects), and nothing after it is taken as indexed. Applying a change twice is harmless.
+ * The batch is applied as one part (its pages in one bulk write); when that fails, each record is
+ * applied alone, in order, to find the one that fails:
+ * - none alone (the failure was of the moment): the batch is done;
+ * - a record after the first: the ones before it are done, and it is reported (partial batch
+ *   response): Lambda splits the batch there and retries from it;
+ * - the first, in a batch of more: the handler throws, so the trigger halves the batch
+ *   (`bisectBatchOnError`) until the failing record is alone, and only it reaches the dead-letter
+ *   queue after its retries, not the records that came with it;
+ * - the only record: it is reported, retried, then given up on.
+ * Applying a change twice is harmless.
  */
 export async function indexStreamBatch(deps: IndexingDeps, event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse & { report?: IndexingReport }> {
   const records = event.Records ?? [];
@@ -49,16 +56,28 @@ export async function indexStreamBatch(deps: IndexingDeps, event: DynamoDBStream
     logger.debug('Search index updated', { records: records.length, changes: changes.length, ...report });
     return { batchItemFailures: [], report };
   } catch (error) {
-    const first = records[0]?.dynamodb?.SequenceNumber ?? '';
-    logger.error('Search indexing failed', { records: records.length, changes: changes.length, firstSequenceNumber: first, error: loggable(error) });
-    return { batchItemFailures: [{ itemIdentifier: first }] };
+    logger.warn('Search indexing of a batch failed; applying its records one at a time', { records: records.length, error: loggable(error) });
   }
+  for (const [i, record] of records.entries()) {
+    try {
+      await indexChanges(deps, decodeStreamRecords([record]));
+    } catch (error) {
+      const sequenceNumber = record.dynamodb?.SequenceNumber ?? '';
+      logger.error('Search indexing failed', { records: records.length, failingRecord: i, sequenceNumber, error: loggable(error) });
+      if (i === 0 && records.length > 1) throw new Error(`Search indexing failed at the batch's first record (${sequenceNumber}): halve the batch`);
+      return { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
+    }
+  }
+  return { batchItemFailures: [] };
 }
 
 export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
   .use(observed('search-indexer'))
   .handler(async (event) => {
-    const { batchItemFailures, report } = await indexStreamBatch(indexerDeps(), event);
+    const { batchItemFailures, report } = await indexStreamBatch(indexerDeps(), event).catch((error: unknown) => {
+      count(metricNames.searchBatchesFailed, 1);
+      throw error;
+    });
     count(metricNames.searchPagesIndexed, report?.pagesIndexed ?? 0);
     count(metricNames.searchBatchesFailed, batchItemFailures.length ? 1 : 0);
     return { batchItemFailures };

@@ -166,9 +166,9 @@ export const audioWorkerConcurrency = 5;
  * The search indexer's trigger on the table's stream (search.ts), which passes it BookText and
  * BookTextPage items only. Up to 100 records or 1 s, whichever comes first, so a page is searchable a
  * few seconds after its write. One batch per shard at a time (parallelization 1): a page's records
- * stay in order. A failing batch is halved to find the record that fails (each reported on its own:
- * partial batch responses), tried 5 times, and given up on after a day at most (the stream keeps
- * records 24 hours): its description then goes to the dead-letter queue.
+ * stay in order. The record that fails is found by the indexer (functions/search-indexer.ts) and
+ * reported, or the batch halved until it is alone; it is tried 5 times, and given up on after a day at
+ * most (the stream keeps records 24 hours): its description then goes to the dead-letter queue.
  */
 export const searchIndexerTrigger = {
   batchSize: 100,

@@ -1,11 +1,11 @@
 import * as v from 'valibot';
 import { maxOffset } from '../../lib/paging.ts';
 import { analyze } from '../../lib/search/analysis.ts';
-import { defaultSearchMode, maxQueryLength, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords, searchModes } from '../../lib/search/query.ts';
+import { defaultSearchMode, maxQueryLength, maxSearchHits, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords, searchModes } from '../../lib/search/query.ts';
 import { matcherFor, snippet } from '../../lib/search/snippet.ts';
 import { contracts, json } from './contract.ts';
-import { badRequestAnswer, bothLanguages, sampleIds as ids, tooLargeAnswer, type Sample } from './ocr-shapes.ts';
-import { listLimit, listOffset, objectId, ocrErrorAnswer, pathId, queryChoice, queryText } from './shapes.ts';
+import { badRequestAnswer, bothLanguages, sampleIds as ids, type Sample } from './ocr-shapes.ts';
+import { listOffset, objectId, ocrErrorAnswer, pathId, queryChoice, queryNumber, queryText } from './shapes.ts';
 
 /** `search-api` (issue 17; README, "Search"): full-text search of digitized books, beyond SPEC.md. */
 
@@ -22,7 +22,14 @@ const mode = queryChoice(
   defaultSearchMode,
   `\`all\`: pages with every word (stemmed); \`any\`: pages with at least one (stemmed); \`phrase\`: the words in this order (unstemmed). Any other value reads as \`${defaultSearchMode}\`.`,
 );
-const searchQuery = { q, mode, limit: listLimit, offset: listOffset };
+const limit = queryNumber('limit', {
+  fallback: maxSearchHits,
+  min: 1,
+  max: maxSearchHits,
+  over: 'clamp',
+  description: `Hits per page: a whole number, at most ${maxSearchHits} (larger values read as ${maxSearchHits}: each hit reads its whole page); anything else reads as ${maxSearchHits}.`,
+});
+const searchQuery = { q, mode, limit, offset: listOffset };
 
 const snippetText = v.pipe(
   v.string(),
@@ -70,7 +77,6 @@ export const searchContracts = contracts({
         })),
       ),
       400: badRequestAnswer(refusedQuery),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error searching books`.'),
     },
   },
@@ -90,7 +96,6 @@ export const searchContracts = contracts({
       400: badRequestAnswer(refusedQuery),
       403: ocrErrorAnswer('`Unauthorized to view this book`: a private book of another user.'),
       404: ocrErrorAnswer('`Book not found`.'),
-      413: tooLargeAnswer,
       500: ocrErrorAnswer('`Error searching book`: a malformed id (`Invalid bookText id: <id>`), or the search failed.'),
     },
   },

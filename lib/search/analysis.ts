@@ -45,6 +45,20 @@ for (let d = 0; d <= 9; d++) {
   setRange(0x06f0 + d, 0x06f0 + d, String(d));
 }
 
+/**
+ * What a character of a normalized term may have been written as, by this table: itself and the
+ * forms folded into it (ا ← أ إ آ ٱ; 4 ← ٤ ۴); and what it drops (marks, tatweel). A cheap
+ * search of a page's raw text reads these (lib/search/snippet.ts); folds outside the table
+ * (presentation forms, upper case beyond ASCII, accents) it leaves to the full analysis.
+ */
+export const writtenAs = new Map<string, string[]>();
+export const droppedMarks: string[] = [];
+arabicTable.forEach((value, i) => {
+  const raw = String.fromCharCode(0x600 + i);
+  if (value === '') droppedMarks.push(raw);
+  else if (value !== undefined) writtenAs.set(value, [...(writtenAs.get(value) ?? [value]), raw]);
+});
+
 /** A Latin letter with marks after it, or a precomposed non-ASCII Latin letter (é, ñ, ǻ). */
 const accentedLatin = /\p{Script=Latin}\p{M}+|[^\p{ASCII}\P{Script=Latin}]/gu;
 const stripAccents = (letter: string): string => letter.normalize('NFD').replace(/\p{M}/gu, '');

@@ -7,6 +7,13 @@ import { maxQueryTerms } from './rules.ts';
 export const searchModes = ['all', 'any', 'phrase'] as const satisfies readonly MatchMode[];
 export const defaultSearchMode: MatchMode = 'all';
 
+/**
+ * Hits a search answers at most (issue 27): each hit reads its whole page from the table for its
+ * snippet, up to 120 KB (60,000 Arabic characters), so 100 hits were 12 MB and about 1,500 read units
+ * on AWS for one anonymous request; 20 are at most 2.4 MB.
+ */
+export const maxSearchHits = 20;
+
 /** A query's length in characters, and its words once analyzed: bounded work per request. */
 export const maxQueryLength = 256;
 export const maxQueryWords = maxQueryTerms;

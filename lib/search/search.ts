@@ -6,7 +6,7 @@ import { catalogueView } from '../ocr/catalogue/listing.ts';
 import type { PageStore } from '../ocr/pages/store.ts';
 import type { MatchMode, PageHit, SearchEngine } from './engine.ts';
 import { matchOf, type Match } from './query.ts';
-import { matcherFor, snippet } from './snippet.ts';
+import { matcherFor, snippet, snippetBudgetChars } from './snippet.ts';
 
 /**
  * Full-text search of digitized books (issue 17; README, "Search"): the engine finds and counts the
@@ -29,12 +29,22 @@ export interface Searching {
   offset: number;
 }
 
-/** The snippets of the hits, from their pages as stored; a page no longer stored gives an empty one. */
+/**
+ * The snippets of the hits, from their pages as stored; a page no longer stored gives an empty one.
+ * One budget for the request's pages (snippet.ts), and the process is let go between pages, so
+ * other requests are served while a long listing's snippets are made.
+ */
 async function snippets(deps: SearchDeps, hits: PageHit[], match: Match): Promise<Map<string, string>> {
   const key = (h: PageHit) => `${h.bookTextId}#${h.pageNumber}`;
   const pages = await deps.pages.pagesAt(hits);
   const matches = matcherFor(match.field, match.terms);
-  return new Map(pages.map((page) => [key(page), snippet(page.text, matches)]));
+  const budget = { chars: snippetBudgetChars };
+  const made = new Map<string, string>();
+  for (const page of pages) {
+    made.set(key(page), snippet(page.text, matches, {}, budget));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return made;
 }
 
 const snippetOf = (all: Map<string, string>, hit: PageHit) => all.get(`${hit.bookTextId}#${hit.pageNumber}`) ?? '';

@@ -1,4 +1,4 @@
-import { tokens, wordPattern, type Token } from './analysis.ts';
+import { droppedMarks, tokens, wordPattern, writtenAs, type Token } from './analysis.ts';
 
 /**
  * A search hit's snippet: a window of the original page text around its matches, the matching
@@ -15,11 +15,33 @@ export interface SnippetOptions {
 
 export const defaultSnippetLength = 200;
 
+/** Which tokens a query matches; `terms`, when known, let a snippet find them without analyzing the whole page. */
+export type Matcher = ((token: Token) => boolean) & { terms?: readonly string[] };
+
 /** Which tokens a query matches: their term (exact search) or their stem, in the query's analyzed terms. */
-export function matcherFor(field: 'exact' | 'stemmed', terms: string[]): (token: Token) => boolean {
+export function matcherFor(field: 'exact' | 'stemmed', terms: string[]): Matcher {
   const wanted = new Set(terms);
-  return field === 'exact' ? (token) => wanted.has(token.term) : (token) => wanted.has(token.stem);
+  const matches = field === 'exact' ? (token: Token) => wanted.has(token.term) : (token: Token) => wanted.has(token.stem);
+  return Object.assign(matches, { terms });
 }
+
+/**
+ * Characters of a page a request may analyze past its matches' surroundings (issue 27): a page is
+ * up to 60,000 characters, which the analysis takes about 40 ms to read through (Arabic, this
+ * machine), and a search shows up to 100 pages. Shared by a request's snippets; past it, a page
+ * whose match the cheap search did not find shows its start, unmarked.
+ */
+export interface SnippetBudget {
+  chars: number;
+}
+export const snippetBudgetChars = 120_000;
+/** At most this much of the budget goes to one page, so one snippet never holds the process long. */
+const pageScanChars = 30_000;
+/** A page this short is analyzed whole. */
+const wholePageChars = 2_000;
+/** Candidates of the cheap search looked at, and matches kept, per page. */
+const maxCandidates = 256;
+const maxMatches = 64;
 
 const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export function escapeHtml(text: string): string {
@@ -29,11 +51,6 @@ export function escapeHtml(text: string): string {
 interface Span {
   start: number;
   end: number;
-}
-
-/** The words of the text as spans; one span per word even when it gave several tokens (ﷺ). */
-function words(text: string): Span[] {
-  return Array.from(text.matchAll(wordPattern), (m) => ({ start: m.index, end: m.index + m[0].length }));
 }
 
 /** The matched words, in order, each once. */
@@ -97,12 +114,80 @@ function windowAround(text: string, core: Span, length: number, wordSpans: Span[
   return hardCut(text, widest.start, length);
 }
 
-/** A window of `text` around its densest cluster of matching words, marked and escaped; the text's start when nothing matches. */
-export function snippet(text: string, matches: (token: Token) => boolean, options: SnippetOptions = {}): string {
+const escapeRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+
+/**
+ * A pattern of the raw text that every written form of the terms' first letters matches (a term's
+ * stem keeps its word's first letters: the stemmers take suffixes, and Arabic prefixes whole): each
+ * letter as any form the normalization folds into it, in either case, with dropped marks between.
+ * Its hits are only candidates: the analysis of the word decides.
+ */
+function candidatePattern(terms: readonly string[]): RegExp | undefined {
+  const marks = droppedMarks.length > 0 ? `[${droppedMarks.map(escapeRegExp).join('')}]*` : '';
+  const heads = terms.map((term) =>
+    [...term]
+      .slice(0, 3)
+      .map((c) => `[${(writtenAs.get(c) ?? [c]).map(escapeRegExp).join('')}]`)
+      .join(marks),
+  );
+  return heads.length > 0 ? new RegExp(heads.join('|'), 'giu') : undefined;
+}
+
+/** [start, end) moved out to the nearest spaces (at most 64 characters each way), so no word is cut. */
+function snapped(text: string, start: number, end: number): Span {
+  let from = Math.max(0, start);
+  let to = Math.min(text.length, end);
+  for (let i = 0; from > 0 && i < 64 && !/\s/.test(text[from - 1]!); i++) from--;
+  for (let i = 0; to < text.length && i < 64 && !/\s/.test(text[to]!); i++) to++;
+  return { start: from, end: to };
+}
+
+/** The tokens of [start, end) of the text, with offsets in the text. */
+function tokensIn(text: string, { start, end }: Span): Token[] {
+  return tokens(text.slice(start, end)).map((t) => ({ ...t, start: t.start + start, end: t.end + start }));
+}
+
+/**
+ * The part of a page its snippet is made from, so a long page costs its matches' surroundings, not
+ * its length (issue 27): the matches the cheap search finds and the analysis confirms, around their
+ * densest cluster; else, within the budget, the page analyzed a piece at a time up to its first
+ * match; else the page's start.
+ */
+function focus(text: string, matches: Matcher, length: number, budget: SnippetBudget): Span {
+  if (text.length <= wholePageChars) return { start: 0, end: text.length };
+  const around = (core: Span) => snapped(text, core.start - 2 * length, core.end + 2 * length);
+  const pattern = matches.terms && candidatePattern(matches.terms);
+  const found: Span[] = [];
+  for (let looked = 0; pattern && looked < maxCandidates && found.length < maxMatches; looked++) {
+    const hit = pattern.exec(text);
+    if (!hit) break;
+    const word = tokensIn(text, snapped(text, hit.index, hit.index + hit[0].length)).find((t) => t.start <= hit.index && hit.index < t.end);
+    if (word && matches(word) && found.at(-1)?.start !== word.start) found.push({ start: word.start, end: word.end });
+    pattern.lastIndex = Math.max(pattern.lastIndex, word?.end ?? 0);
+  }
+  if (found.length > 0) return around(densest(found, length) ?? found[0]!);
+  for (let at = 0, spent = 0; at < text.length && spent < pageScanChars && budget.chars > 0; ) {
+    const piece = snapped(text, at, at + Math.min(4_000, budget.chars));
+    budget.chars -= piece.end - piece.start;
+    spent += piece.end - piece.start;
+    const first = tokensIn(text, piece).find(matches);
+    if (first) return around(first);
+    at = piece.end;
+  }
+  return snapped(text, 0, 2 * length);
+}
+
+/**
+ * A window of `text` around its densest cluster of matching words, marked and escaped; the text's
+ * start when nothing matches. A long page is read only around its matches (`focus`), within
+ * `budget` when they are not found cheaply.
+ */
+export function snippet(text: string, matches: Matcher, options: SnippetOptions = {}, budget: SnippetBudget = { chars: snippetBudgetChars }): string {
   const asked = options.maxLength ?? defaultSnippetLength;
   const length = Number.isFinite(asked) ? Math.max(1, Math.floor(asked)) : defaultSnippetLength;
-  const spans = matchedSpans(tokens(text), matches);
-  const wordSpans = words(text);
+  const region = focus(text, matches, length, budget);
+  const spans = matchedSpans(tokensIn(text, region), matches);
+  const wordSpans = Array.from(text.slice(region.start, region.end).matchAll(wordPattern), (m) => ({ start: region.start + m.index, end: region.start + m.index + m[0].length }));
   const core = densest(spans, length) ?? spans[0] ?? { start: 0, end: 0 };
   let { start, end } = windowAround(text, core, length, wordSpans);
   // Where the text was cut, the snippet starts and ends with a word (not ", " or "</"); spacing

@@ -87,6 +87,16 @@ describe('GET /ocr/search', () => {
     expect((await search(q('زمرده'), editor)).body.total).toBe(3);
   });
 
+  it('answers at most 20 hits a request (each reads its whole page), and marks a word at the end of a 60,000-character page', async () => {
+    const filler = 'قال الشيخ إن العلم نور والجهل ظلام '.repeat(1_800).slice(0, 59_980);
+    const long = await digitized(Array.from({ length: 22 }, (_, i) => `${filler} فيروزةٌ ${i}`));
+    expect((await patch(long, { visibility: 'public' })).status).toBe(200);
+    const res = await search(`${q('فيروزه')}&limit=100`);
+    expect(res.body).toMatchObject({ total: 22, limit: 20 });
+    expect(res.body.hits).toHaveLength(20);
+    for (const hit of res.body.hits as { snippet: string }[]) expect(hit.snippet).toMatch(/<mark>فيروزةٌ<\/mark> \d+$/);
+  });
+
   it('answers 400 without words, and 403 for an invalid token', async () => {
     expect(await search('q=')).toMatchObject({ status: 400, body: { success: false, message: 'q is required: the words to search for' } });
     expect(await search(q('؟؟ --'))).toMatchObject({ status: 400 });

@@ -25,8 +25,8 @@ const stores = testStores();
 const at = '2026-03-01T00:00:00.000Z';
 let engine: SqliteSearchEngine;
 let deps: IndexingDeps;
-/** The indexer over this file's engine; `broken` makes the engine fail every write. */
-const control = { broken: false, seen: [] as string[] };
+/** The indexer over this file's engine; `broken` makes the engine fail every write, `poison` every write of that page. */
+const control = { broken: false, seen: [] as string[], poison: undefined as { bookTextId: string; pageNumber: number } | undefined };
 const handler: StreamHandler = async (event: DynamoDBStreamEvent) => {
   control.seen.push(...event.Records.map((r) => r.dynamodb!.SequenceNumber!));
   return indexStreamBatch(deps, event);
@@ -36,7 +36,10 @@ beforeAll(() => {
   engine = sqliteSearchEngine(':memory:');
   const failing = (fail: () => Promise<void>) => () => (control.broken ? Promise.reject(new Error('engine down')) : fail());
   const wrapped: SearchEngine = {
-    putPages: (pages) => failing(() => engine.putPages(pages))(),
+    putPages: (pages) =>
+      pages.some((p) => p.bookTextId === control.poison?.bookTextId && p.pageNumber === control.poison.pageNumber)
+        ? Promise.reject(new Error('refused page'))
+        : failing(() => engine.putPages(pages))(),
     setBookFields: (id, fields) => failing(() => engine.setBookFields(id, fields))(),
     removeBook: (id) => failing(() => engine.removeBook(id))(),
     hideBook: (id) => failing(() => engine.hideBook(id))(),
@@ -103,19 +106,19 @@ describe('search indexer on the table’s stream', () => {
     expect(await find('library', book.bookTextId, { kind: 'public' })).toEqual([]);
   });
 
-  it('reports the batch’s first record when the engine fails, and goes on from there once it works', async () => {
+  it('fails the batch whole when the engine fails (the trigger halves it), and goes on from there once it works', async () => {
     const book = await storedBook();
     await writePages(book, { 0: 'first', 1: 'second' });
     control.broken = true;
     try {
-      // The handler itself: the first record's sequence number, so Lambda retries the batch from its start.
+      // The handler itself: the batch's first record fails alone too, so it throws and the trigger halves the batch.
       const event = {
         Records: [
           { eventName: 'INSERT', dynamodb: { SequenceNumber: '100', NewImage: { entity: { S: 'BookTextPage' }, bookTextId: { S: book.bookTextId }, pageNumber: { N: '0' } } } },
           { eventName: 'INSERT', dynamodb: { SequenceNumber: '101', NewImage: { entity: { S: 'BookTextPage' }, bookTextId: { S: book.bookTextId }, pageNumber: { N: '1' } } } },
         ],
       } as DynamoDBStreamEvent;
-      expect((await indexStreamBatch(deps, event)).batchItemFailures).toEqual([{ itemIdentifier: '100' }]);
+      await expect(indexStreamBatch(deps, event)).rejects.toThrow(/first record \(100\)/);
       // Through the stream: the batch fails, its position stays.
       await expect(drainStream({ handler, bookTextIds: [book.bookTextId] })).rejects.toBeInstanceOf(StreamBatchFailed);
       await expect(drainStream({ handler, bookTextIds: [book.bookTextId] })).rejects.toBeInstanceOf(StreamBatchFailed);
@@ -125,6 +128,27 @@ describe('search indexer on the table’s stream', () => {
     await drainStream({ handler, bookTextIds: [book.bookTextId] });
     expect(await find('first', book.bookTextId)).toEqual([0]);
     expect(await find('second', book.bookTextId)).toEqual([1]);
+  });
+
+  it('finds the record that fails among a batch’s: those before it indexed, it reported; alone, it is reported too', async () => {
+    const book = await storedBook();
+    await writePages(book, { 0: 'ahead', 1: 'refused', 2: 'behind' });
+    const record = (seq: string, pageNumber: number) => ({
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: seq, NewImage: { entity: { S: 'BookTextPage' }, bookTextId: { S: book.bookTextId }, pageNumber: { N: String(pageNumber) } } },
+    });
+    control.poison = { bookTextId: book.bookTextId, pageNumber: 1 };
+    try {
+      const batch = { Records: [record('200', 0), record('201', 1), record('202', 2)] } as DynamoDBStreamEvent;
+      expect((await indexStreamBatch(deps, batch)).batchItemFailures).toEqual([{ itemIdentifier: '201' }]);
+      expect(await find('ahead', book.bookTextId)).toEqual([0]);
+      expect(await find('behind', book.bookTextId)).toEqual([]); // Lambda retries it, after the failing one
+      const alone = { Records: [record('201', 1)] } as DynamoDBStreamEvent;
+      expect((await indexStreamBatch(deps, alone)).batchItemFailures).toEqual([{ itemIdentifier: '201' }]);
+      await expect(indexStreamBatch(deps, { Records: [record('201', 1), record('202', 2)] } as DynamoDBStreamEvent)).rejects.toThrow(/halve/);
+    } finally {
+      control.poison = undefined;
+    }
   });
 
   it('narrows a batch that keeps failing to one record at a time, and gives up on the record that fails alone (the trigger’s dead letter)', async () => {
