@@ -46,6 +46,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printWriteLatency(report);
     return report.ok;
   },
+  hostile: async () => {
+    const { hostileBench, printHostile } = await import('./hostile.ts');
+    const report = await hostileBench();
+    printHostile(report);
+    return report.ok;
+  },
   'big-books': async () => {
     const { bigBooks, printBigBooks } = await import('./big-books.ts');
     const report = await bigBooks();
