@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedStores, type EmbeddedStores } from '../infra/local/embedded/index.ts';
+import type { SeedOutput } from '../infra/local/seed.ts';
 import { functionEnvironment, names } from '../infra/local/state.ts';
 
 /** Sets the variables, returning a function that puts back what was there before. */
@@ -94,4 +95,36 @@ export async function openBenchStack(name: string): Promise<BenchStack> {
     await close();
     throw error;
   }
+}
+
+/**
+ * Users made as the seed file makes them (infra/local/seed.ts), in the bench stack's table, each with
+ * a token the stack's functions accept: the accounts a bench calls the API as.
+ */
+export async function seedBenchUsers(
+  stack: Pick<BenchStack, 'secret'>,
+  users: { key: string; username: string; role?: 'editor' | 'admin'; subscription?: { tier: string; status: 'active' } }[],
+): Promise<SeedOutput['users']> {
+  const [{ seed }, { signToken }, { parseTierCatalogue }, { dynamoDocumentClient }, userStore, subscriptions, books, notifications] = await Promise.all([
+    import('../infra/local/seed.ts'),
+    import('../lib/auth/tokens.ts'),
+    import('../lib/billing/tiers.ts'),
+    import('../lib/adapters/aws/clients.ts'),
+    import('../lib/adapters/dynamo/users.ts'),
+    import('../lib/adapters/dynamo/subscriptions.ts'),
+    import('../lib/adapters/dynamo/books.ts'),
+    import('../lib/adapters/dynamo/notifications.ts'),
+  ]);
+  const db = { client: dynamoDocumentClient(), tableName: names.tableName };
+  const seeded = await seed(
+    {
+      users: userStore.dynamoUserStore(db),
+      subscriptions: subscriptions.dynamoSubscriptionStore(db),
+      books: books.dynamoBookStore(db),
+      notifications: notifications.dynamoNotificationStore(db),
+    },
+    { users },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(stack.secret, userId, 3600) },
+  );
+  return seeded.users;
 }

@@ -1,6 +1,5 @@
 import { brotliCompressSync, constants } from 'node:zlib';
-import { names } from '../infra/local/state.ts';
-import { openBenchStack } from './env.ts';
+import { openBenchStack, seedBenchUsers } from './env.ts';
 
 /**
  * `npm run bench -- hostile` (issue 27): what cheap hostile requests cost the service. For each
@@ -48,25 +47,13 @@ export async function hostileBench(): Promise<HostileReport> {
   const stack = await openBenchStack('hostile');
   const problems: string[] = [];
   try {
-    const [{ seed }, { signToken }, { parseTierCatalogue }, { dynamoDocumentClient }, users, subscriptions, books, notifications] = await Promise.all([
-      import('../infra/local/seed.ts'),
-      import('../lib/auth/tokens.ts'),
-      import('../lib/billing/tiers.ts'),
-      import('../lib/adapters/aws/clients.ts'),
-      import('../lib/adapters/dynamo/users.ts'),
-      import('../lib/adapters/dynamo/subscriptions.ts'),
-      import('../lib/adapters/dynamo/books.ts'),
-      import('../lib/adapters/dynamo/notifications.ts'),
-    ]);
     const { url } = await stack.serve();
-    const db = { client: dynamoDocumentClient(), tableName: names.tableName };
-    const seeded = await seed(
-      { users: users.dynamoUserStore(db), subscriptions: subscriptions.dynamoSubscriptionStore(db), books: books.dynamoBookStore(db), notifications: notifications.dynamoNotificationStore(db) },
-      { users: [{ key: 'worker', username: 'ocr-worker', role: 'editor' }, { key: 'member', username: 'reader', subscription: { tier: 'pro', status: 'active' } }] },
-      { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(stack.secret, userId, 3600) },
-    );
-    const worker = seeded.users.worker!;
-    const member = seeded.users.member!;
+    const seeded = await seedBenchUsers(stack, [
+      { key: 'worker', username: 'ocr-worker', role: 'editor' },
+      { key: 'member', username: 'reader', subscription: { tier: 'pro', status: 'active' } },
+    ]);
+    const worker = seeded.worker!;
+    const member = seeded.member!;
 
     // A public book of 100 pages of 60,000 characters, the searched word only near each page's end.
     const form = new FormData();

@@ -1,5 +1,4 @@
-import { names } from '../infra/local/state.ts';
-import { openBenchStack } from './env.ts';
+import { openBenchStack, seedBenchUsers } from './env.ts';
 
 /**
  * What read after write costs a write (issue 26; README, "Read after write"): each write that changes
@@ -36,35 +35,13 @@ export async function writeLatency(): Promise<WriteLatencyReport> {
   const stack = await openBenchStack('write-latency');
   const problems: string[] = [];
   try {
-    const [{ seed }, { signToken }, { parseTierCatalogue }, { dynamoDocumentClient }, users, subscriptions, books, notifications] = await Promise.all([
-      import('../infra/local/seed.ts'),
-      import('../lib/auth/tokens.ts'),
-      import('../lib/billing/tiers.ts'),
-      import('../lib/adapters/aws/clients.ts'),
-      import('../lib/adapters/dynamo/users.ts'),
-      import('../lib/adapters/dynamo/subscriptions.ts'),
-      import('../lib/adapters/dynamo/books.ts'),
-      import('../lib/adapters/dynamo/notifications.ts'),
-    ]);
     const { url } = await stack.serve();
-    const db = { client: dynamoDocumentClient(), tableName: names.tableName };
-    const seeded = await seed(
-      {
-        users: users.dynamoUserStore(db),
-        subscriptions: subscriptions.dynamoSubscriptionStore(db),
-        books: books.dynamoBookStore(db),
-        notifications: notifications.dynamoNotificationStore(db),
-      },
-      {
-        users: [
-          { key: 'worker', username: 'ocr-worker', role: 'editor' },
-          { key: 'member', username: 'reader', subscription: { tier: 'pro', status: 'active' } },
-        ],
-      },
-      { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(stack.secret, userId, 3600) },
-    );
-    const worker = seeded.users.worker!;
-    const member = seeded.users.member!;
+    const seeded = await seedBenchUsers(stack, [
+      { key: 'worker', username: 'ocr-worker', role: 'editor' },
+      { key: 'member', username: 'reader', subscription: { tier: 'pro', status: 'active' } },
+    ]);
+    const worker = seeded.worker!;
+    const member = seeded.member!;
 
     const send = async (method: string, route: string, token: string, body?: unknown, form?: FormData) => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };

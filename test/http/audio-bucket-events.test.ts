@@ -23,7 +23,11 @@ const record = dynamoAudioFiles(testDb());
 const bucket = s3Objects(s3Client(), process.env.AUDIO_BUCKET!);
 const lineTotal = 6236;
 const voice = 'alloy';
-const putsInFlight = 32;
+/**
+ * PUTs at a time: the AWS CLI's default (`max_concurrent_requests`, 10), as an operator's `aws s3
+ * sync` or `cp --recursive` copies a bucket in.
+ */
+const putsInFlight = 10;
 /** How long the listings may take to show the last change (the issue's bound). */
 const listingDeadlineMs = 30_000;
 const mp3 = new Uint8Array([0xff, 0xfb, 0x90, 0x00, 0, 0, 0, 0]);
