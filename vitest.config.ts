@@ -12,6 +12,8 @@ const domain = ['test/unit/domain/**/*.test.ts'];
  */
 const alone = ['test/http/audio-bucket-events.test.ts'];
 const embeddedStores = ['test/setup/embedded-stack.ts'];
+/** Each file takes its own project's stack's environment (test/setup/stack-env.ts). */
+const stackEnv = ['test/setup/stack-env.ts'];
 
 export default defineConfig({
   test: {
@@ -30,9 +32,13 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...domain, ...alone],
           // Starts DynamoDB Local, the S3 stand-in and the SQS stand-in once for the whole run.
           globalSetup: embeddedStores,
+          setupFiles: stackEnv,
         },
       },
-      { extends: true, test: { name: 'alone', include: alone, globalSetup: embeddedStores, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: { name: 'alone', include: alone, globalSetup: embeddedStores, setupFiles: stackEnv, fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
     ],
   },
 });

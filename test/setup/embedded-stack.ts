@@ -25,9 +25,10 @@ export interface EmbeddedEnv {
 }
 
 declare module 'vitest' {
-  // Each variable is also available to tests as inject('NAME').
-  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-  export interface ProvidedContext extends EmbeddedEnv {}
+  // Each variable is also available to tests as inject('NAME'); STACK_ENV holds them all, as JSON.
+  export interface ProvidedContext extends EmbeddedEnv {
+    STACK_ENV: string;
+  }
 }
 
 /**
@@ -56,8 +57,11 @@ export default async function setup(project: TestProject) {
     { ...stack, endpoints: stores.endpoints, queueUrls: stores.queueUrls },
     randomBytes(32).toString('hex'),
   ) as unknown as EmbeddedEnv;
+  // Workers inherit this process's environment, which the last project's setup wins (vitest runs
+  // every project's global setup first): each worker takes its own project's back (stack-env.ts).
   Object.assign(process.env, full);
   for (const [name, value] of Object.entries(full)) project.provide(name as keyof EmbeddedEnv, value);
+  project.provide('STACK_ENV', JSON.stringify(full));
   // As `npm start` does: the record of audio files follows the audio bucket's events, whichever
   // worker writes the bucket.
   const audioFilesSync = startAudioFilesSync(stores.queueUrls[names.audioFileEvents]!);
