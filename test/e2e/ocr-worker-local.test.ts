@@ -7,7 +7,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dynamoPageStore } from '../../lib/adapters/dynamo/book-text-pages.ts';
-import type { LocalStack } from '../../infra/local/state.ts';
+import { dynamoLedger } from '../../ocr-worker/adapters/dynamo-ledger.ts';
+import { names, type LocalStack } from '../../infra/local/state.ts';
 import { scannedPdf } from '../../ocr-worker/fixtures/pdf.ts';
 import { renderTextPage } from '../../ocr-worker/fixtures/render.ts';
 import { arabicLines } from '../../ocr-worker/fixtures/texts.ts';
@@ -52,13 +53,20 @@ describe('the reference OCR worker under npm start', () => {
     const stack = () => JSON.parse(readFileSync(join(dataDir, 'local.json'), 'utf8')) as LocalStack;
     // The service's own page records (their updatedAt shows a page posted again), read from the embedded
     // DynamoDB of the running stack: its endpoint changes with each start.
-    const pagesNow = async () => {
+    const withDynamo = async <T>(read: (client: DynamoDBDocumentClient, tableName: string) => Promise<T>) => {
       const { endpoints, tableName } = stack();
       const client = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: endpoints.dynamodb, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
-      const pages = await dynamoPageStore({ client, tableName }).pages(job.bookTextId);
-      client.destroy();
-      return new Map(pages.map((p) => [p.pageNumber, p.updatedAt]));
+      try {
+        return await read(client, tableName);
+      } finally {
+        client.destroy();
+      }
     };
+    const pagesNow = () =>
+      withDynamo(async (client, tableName) => new Map((await dynamoPageStore({ client, tableName }).pages(job.bookTextId)).map((p) => [p.pageNumber, p.updatedAt])));
+    // The pages the worker counts reported: their POST was answered (a page stored but not yet answered
+    // when the stop comes is posted again, as any client retries an unanswered call).
+    const reportedNow = () => withDynamo(async (client) => (await dynamoLedger(client, names.ocrLedgerTable).pages(job.jobId)).map((p) => p.pageNumber));
     const status = async () =>
       ((await (await checkedFetch(`${service.url}/ocr/status/${job.jobId}`, { headers: auth })).json()) as { job: { status: string } }).job.status;
     const until = async (done: () => Promise<boolean>, what: string, seconds = 240) => {
@@ -67,8 +75,10 @@ describe('the reference OCR worker under npm start', () => {
     };
 
     // Stop the service once the worker has reported a page, while pages are left; start it again.
-    await until(async () => (await pagesNow()).size >= 1, 'the first page');
-    const before = await pagesNow();
+    await until(async () => (await reportedNow()).length >= 1, 'the first page');
+    const reported = await reportedNow();
+    const stored = await pagesNow();
+    const before = new Map(reported.map((n) => [n, stored.get(n)]));
     expect(before.size).toBeLessThan(pageCount);
     await service.stop();
     service = await startService(env);
