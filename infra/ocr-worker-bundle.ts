@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
+import { commonJsShim, pdfReaderBundle } from '../ocr-worker/bundle-shim.ts';
 import { modelData, modelScript } from '../ocr-worker/engine/models.ts';
 import { formatBytes, lambdaEsm } from './bundle.ts';
 import { projectRoot } from './project-root.ts';
@@ -65,20 +66,16 @@ const require = createRequire(import.meta.url);
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-// As infra/bundle.ts: CommonJS dependencies inside the ESM bundle still call `require`; tesseract.js
-// also reads `__dirname` at load (its default worker path, which the engine replaces).
-const commonJsShim =
-  "import { createRequire as __bundleCreateRequire } from 'node:module';" +
-  "import { dirname as __bundleDirname } from 'node:path';" +
-  "import { fileURLToPath as __bundleFileURLToPath } from 'node:url';" +
-  'const require = __bundleCreateRequire(import.meta.url);' +
-  'const __filename = __bundleFileURLToPath(import.meta.url);' +
-  'const __dirname = __bundleDirname(__filename);';
 const globalFetch = path.join(here, 'global-fetch.cjs');
 
 function buildHandlers(outDir: string): void {
   buildSync({
-    entryPoints: { job: path.join(projectRoot, 'ocr-worker/lambda/job.ts'), pages: path.join(projectRoot, 'ocr-worker/lambda/pages.ts') },
+    entryPoints: {
+      job: path.join(projectRoot, 'ocr-worker/lambda/job.ts'),
+      pages: path.join(projectRoot, 'ocr-worker/lambda/pages.ts'),
+      // The process each PDF is parsed in (ocr-worker/pdf/reader-process.ts finds it beside the handler).
+      [path.basename(pdfReaderBundle.file, '.mjs')]: path.join(projectRoot, pdfReaderBundle.entry),
+    },
     outdir: outDir,
     ...lambdaEsm,
     // A native addon, loaded by pdfjs by name (createRequire): it ships as a package beside the code.

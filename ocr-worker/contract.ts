@@ -68,6 +68,11 @@ export class PageError extends Error {
   override name = 'PageError';
 }
 
+/** A page whose reading was stopped at a limit of time or memory: the file may be built to exhaust readers. */
+export class PageOverLimit extends PageError {
+  override name = 'PageOverLimit';
+}
+
 /** A file the worker cannot read at all: the job ends `failed` with this message, which users read. */
 export class UnreadableFile extends Error {
   override name = 'UnreadableFile';

@@ -118,9 +118,9 @@ export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string):
                   Update: {
                     TableName: tableName,
                     Key: { jobId, item: jobItem },
-                    UpdateExpression: 'ADD pagesDone :one',
+                    UpdateExpression: 'ADD pagesDone :one, pagesOverLimit :over',
                     ConditionExpression: 'attribute_exists(jobId)',
-                    ExpressionAttributeValues: { ':one': 1 },
+                    ExpressionAttributeValues: { ':one': 1, ':over': page.overLimit ? 1 : 0 },
                   },
                 },
               ],
@@ -133,7 +133,24 @@ export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string):
           throw error;
         }
       }, { ...pageContention, retryable: isConflict });
-      return { counted, pagesDone: (await getJob(jobId))!.pagesDone };
+      const after = (await getJob(jobId))!;
+      return { counted, pagesDone: after.pagesDone, pagesOverLimit: after.pagesOverLimit ?? 0 };
+    },
+
+    async fail(jobId, failure) {
+      try {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { jobId, item: jobItem },
+            UpdateExpression: 'SET failure = :failure',
+            ConditionExpression: 'attribute_exists(jobId) AND finished = :false AND attribute_not_exists(failure)',
+            ExpressionAttributeValues: { ':failure': failure, ':false': false },
+          }),
+        );
+      } catch (error) {
+        if (!conditionFailed(error)) throw error;
+      }
     },
 
     async claimFinish(jobId, owner, now, leaseMs) {

@@ -13,6 +13,8 @@ export interface JobEntry {
   pagesDone: number;
   /** Set when the file could not be read: the job ends `failed` with this message (our words). */
   failure?: string;
+  /** Pages whose reading was stopped at a limit of time or memory (pdf/reader-process.ts), each once. */
+  pagesOverLimit?: number;
   /** Who is posting the final result, since when (epoch ms); a lease another worker may take over when it is old. */
   claim?: { owner: string; claimedAt: number };
   /** The final result was posted (or found posted): nothing is left to do for this job. */
@@ -26,6 +28,8 @@ export interface PageEntry {
   /** Mean word confidence 0..100 when the page was read by OCR. */
   confidence?: number;
   error?: string;
+  /** The page error is a limit of time or memory that stopped the page's reading. */
+  overLimit?: boolean;
 }
 
 export interface JobLedger {
@@ -40,7 +44,9 @@ export interface JobLedger {
    * Records a page done and counts it, in one step: a page recorded already (a redelivery, a racing
    * worker) is neither replaced nor counted again. Returns the job's done count after it.
    */
-  markPageDone(jobId: string, page: PageEntry): Promise<{ counted: boolean; pagesDone: number }>;
+  markPageDone(jobId: string, page: PageEntry): Promise<{ counted: boolean; pagesDone: number; pagesOverLimit: number }>;
+  /** Ends the job as `failed` with this message (our words), unless it failed or finished already. */
+  fail(jobId: string, failure: string): Promise<void>;
   /**
    * Claims the posting of the final result: granted when nobody holds the claim, when `owner` holds it,
    * or when the holder's claim is older than `leaseMs` (it crashed); never while the job is finished.

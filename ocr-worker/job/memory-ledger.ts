@@ -25,10 +25,15 @@ export function memoryLedger(): JobLedger {
       if (!job) throw new Error(`job ${jobId} is not in the ledger`);
       const done = pages.get(jobId) ?? new Map<number, PageEntry>();
       pages.set(jobId, done);
-      if (done.has(page.pageNumber)) return { counted: false, pagesDone: job.pagesDone };
+      if (done.has(page.pageNumber)) return { counted: false, pagesDone: job.pagesDone, pagesOverLimit: job.pagesOverLimit ?? 0 };
       done.set(page.pageNumber, { ...page });
       job.pagesDone += 1;
-      return { counted: true, pagesDone: job.pagesDone };
+      if (page.overLimit) job.pagesOverLimit = (job.pagesOverLimit ?? 0) + 1;
+      return { counted: true, pagesDone: job.pagesDone, pagesOverLimit: job.pagesOverLimit ?? 0 };
+    },
+    async fail(jobId, failure) {
+      const job = jobs.get(jobId);
+      if (job && !job.finished && job.failure === undefined) job.failure = failure;
     },
     async claimFinish(jobId, owner, now, leaseMs) {
       const job = jobs.get(jobId);

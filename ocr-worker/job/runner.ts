@@ -1,6 +1,6 @@
 import { maxPageTextLength } from '../../lib/ocr/pages/page.ts';
-import { maxPagesPerJob, tooManyPagesMessage } from '../limits.ts';
-import { PageError, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
+import { maxPagesOverLimit, maxPagesPerJob, pagesOverLimitMessage, tooManyPagesMessage } from '../limits.ts';
+import { PageError, PageOverLimit, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
 import { finishJob, type FinishedJob } from './finish.ts';
@@ -62,7 +62,7 @@ export async function planJob(deps: RunnerDeps, message: OcrJobMessage): Promise
       job = await deps.ledger.start(message.jobId, { pageCount: opened.pageCount }, now());
     }
   }
-  const todo = await pagesToDo(deps.ledger, message.jobId, job.pageCount, range(1, job.pageCount));
+  const todo = job.failure === undefined ? await pagesToDo(deps.ledger, message.jobId, job.pageCount, range(1, job.pageCount)) : [];
   if (todo.length === 0) {
     await finishJob(deps, message);
     return { pageCount: job.pageCount, tasks: [] };
@@ -84,6 +84,7 @@ export async function runPages(deps: RunnerDeps, message: OcrJobMessage, pageNum
   const job = await deps.ledger.job(message.jobId);
   if (!job) throw new Error(`job ${message.jobId} has no plan: run planJob on its message first`);
   if (job.finished) return undefined;
+  if (job.failure !== undefined) return finishJob(deps, message);
   const todo = await pagesToDo(deps.ledger, message.jobId, job.pageCount, pageNumbers);
   let pagesDone = job.pagesDone;
   if (todo.length > 0) {
@@ -92,7 +93,11 @@ export async function runPages(deps: RunnerDeps, message: OcrJobMessage, pageNum
     try {
       for (const pageNumber of todo) {
         const entry = await readPage(deps, message, source, pageNumber, job.pageCount, Math.min(job.pageCount, pagesDone + 1));
-        pagesDone = (await deps.ledger.markPageDone(message.jobId, entry)).pagesDone;
+        const done = await deps.ledger.markPageDone(message.jobId, entry);
+        pagesDone = done.pagesDone;
+        // A file whose pages keep running into the reader's limits fails here, for every task of it.
+        if (done.pagesOverLimit >= maxPagesOverLimit) await deps.ledger.fail(message.jobId, pagesOverLimitMessage());
+        if (entry.overLimit && (await deps.ledger.job(message.jobId))?.failure !== undefined) return finishJob(deps, message);
       }
     } finally {
       await source.close();
@@ -141,7 +146,7 @@ async function readPage(
     }
   } catch (error) {
     if (!(error instanceof PageError)) throw error;
-    entry = { pageNumber, text: '', error: error.message };
+    entry = { pageNumber, text: '', error: error.message, ...(error instanceof PageOverLimit && { overLimit: true }) };
   }
   // The service refuses a longer page (lib/ocr/pages/page.ts); OCR noise that long is no text anyway.
   entry.text = entry.text.slice(0, maxPageTextLength);

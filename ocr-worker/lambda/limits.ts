@@ -14,14 +14,20 @@ import { pdfLimits } from '../pdf/limits.ts';
  */
 export const pageReadingTimeoutMs = 40_000;
 
-/** A task of `pagesPerTask` pages, each at both readings' and the render's limits: 8 × (2 × 40 + 30) s = 880 s. */
-export const worstTaskSeconds = (pagesPerTask * (2 * pageReadingTimeoutMs + pdfLimits.renderTimeoutMs)) / 1000;
+/**
+ * A PDF page's worst case in its reader process: a new reader opened (the last one was killed by the
+ * page before), then parsing, text extraction and rendering up to the page's limit.
+ */
+const worstPdfPageMs = pdfLimits.openTimeoutMs + pdfLimits.pageTimeoutMs;
+
+/** A task of `pagesPerTask` pages, each at both readings' and its PDF page's limits: 8 × (2 × 40 + 5 + 25) s = 880 s. */
+export const worstTaskSeconds = (pagesPerTask * (2 * pageReadingTimeoutMs + worstPdfPageMs)) / 1000;
 
 /**
  * The job function's worst case: the file opened and, for a PDF, up to three sample pages rendered
  * and one read by OCR to decide its text layer (pdf/page-source.ts), then the tasks sent.
  */
-export const worstPlanSeconds = (3 * pdfLimits.renderTimeoutMs + 2 * pageReadingTimeoutMs) / 1000 + 60;
+export const worstPlanSeconds = (3 * worstPdfPageMs + 2 * pageReadingTimeoutMs) / 1000 + 60;
 
 /**
  * A task that finds another worker posting the job's final result comes back after half the claim's

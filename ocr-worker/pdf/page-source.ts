@@ -1,16 +1,16 @@
 import type { FileBytes, OcrEngine, OcrModel, PageSource, SourcePage } from '../contract.ts';
-import { PageError } from '../contract.ts';
+import { PageError, UnreadableFile } from '../contract.ts';
 import { pdfLimits } from './limits.ts';
-import { openDocument, type OpenedPdf } from './open.ts';
-import { renderPage, type CanvasFactory, type RenderedPage } from './render.ts';
-import { layerItems, textFromItems } from './text-layer.ts';
+import type { RenderedPage } from './render.ts';
+import { defaultSandboxLimits, PdfReaderProcess, type SandboxLimits } from './reader-process.ts';
 import { checkSampleAgainstOcr, normalizeLayer, textLayerProblem, type SampleVerdict } from './trust.ts';
 
 export interface PdfOptions {
   maxPages?: number;
   dpi?: number;
   maxPixels?: number;
-  renderTimeoutMs?: number;
+  /** The reader process's limits (pdf/reader-process.ts); default pdfLimits'. */
+  sandbox?: Partial<SandboxLimits>;
   /** Bytes per range read (default pdfLimits.rangeChunkSize). */
   rangeChunkSize?: number;
   /**
@@ -30,23 +30,39 @@ interface ReadPage extends RenderedPage {
 /** How many leading pages may serve as the sample (a cover or a blank first page has no text). */
 const samplePages = 3;
 
-/** A PDF read page by page through range reads (see FileBytesTransport). */
+/**
+ * A PDF read page by page through range reads, parsed and rendered in a reader process
+ * (pdf/reader-process.ts): a page that runs past its time or memory is a page error, and the next
+ * page is read by a new process.
+ */
 export class PdfPageSource implements PageSource {
   readonly format = 'pdf' as const;
   readonly pageCount: number;
   #verdict: Promise<SampleVerdict | undefined> | undefined;
   readonly #cached = new Map<number, ReadPage>();
+  #reader: PdfReaderProcess | undefined;
+  readonly #limits: SandboxLimits;
+  #peakOfEnded = 0;
 
   constructor(
-    private readonly pdf: OpenedPdf,
+    /** The file, counting what the readers asked of it. */
+    private readonly bytes: CountedBytes,
+    reader: PdfReaderProcess,
     private readonly options: PdfOptions,
   ) {
-    this.pageCount = pdf.doc.numPages;
+    this.#reader = reader;
+    this.pageCount = reader.pageCount;
+    this.#limits = sandboxLimits(options);
   }
 
-  /** Bytes read from the file so far. */
+  /** The most memory a reader process of this file held, in MB (tests, the bench). */
+  get peakReaderMemoryMb(): number {
+    return Math.max(this.#peakOfEnded, this.#reader?.peakMemoryMb ?? 0);
+  }
+
+  /** Bytes read from the file so far (the reader asks this process for every byte). */
   get bytesRead(): number {
-    return this.pdf.transport.bytesRead;
+    return this.bytes.bytesRead;
   }
 
   async page(pageNumber: number): Promise<SourcePage> {
@@ -85,55 +101,65 @@ export class PdfPageSource implements PageSource {
     return { trusted: false, pageNumber: 0, cer: Number.NaN };
   }
 
-  /** One page's image and text layer; a page pdfjs cannot parse or render is a PageError for that page only. */
+  /** One page's image and text layer; a page pdfjs cannot parse or render, or that runs past a limit, is a PageError for that page only. */
   async read(pageNumber: number): Promise<ReadPage> {
     if (!Number.isInteger(pageNumber) || pageNumber < 1 || pageNumber > this.pageCount) {
       throw new RangeError(`Page ${pageNumber} is not in 1..${this.pageCount}`);
     }
-    const { doc, failed } = this.pdf;
-    const page = await Promise.race([doc.getPage(pageNumber), failed]).catch((error: unknown) => {
-      throw this.pageError(error, `Page ${pageNumber} could not be read`);
-    });
-    try {
-      const content = await Promise.race([page.getTextContent(), failed]).catch(() => ({ items: [] }));
-      const layer = normalizeLayer(textFromItems(layerItems(content.items)));
-      const rendered = await Promise.race([
-        renderPage(page, pageNumber, {
-          canvasFactory: doc.canvasFactory as CanvasFactory,
-          dpi: this.options.dpi ?? pdfLimits.dpi,
-          maxPixels: this.options.maxPixels ?? pdfLimits.maxPixels,
-          timeoutMs: this.options.renderTimeoutMs ?? pdfLimits.renderTimeoutMs,
-        }),
-        failed,
-      ]).catch((error: unknown) => {
-        throw this.pageError(error, `Page ${pageNumber} could not be rendered`);
-      });
-      return { ...rendered, layer, problem: textLayerProblem(layer) };
-    } finally {
-      page.cleanup(); // pdfjs keeps a page's fonts and images until told
-    }
+    const reader = await this.reader(pageNumber);
+    const raw = await reader.page(pageNumber, { dpi: this.options.dpi ?? pdfLimits.dpi, maxPixels: this.options.maxPixels ?? pdfLimits.maxPixels }, this.#limits);
+    const layer = normalizeLayer(raw.layer);
+    return { ...raw, layer, problem: textLayerProblem(layer) };
   }
 
-  /** A file read failure stays what it is (the job may retry); anything else is this page's error. */
-  private pageError(error: unknown, message: string): Error {
-    if (error instanceof PageError) return error;
-    if (this.pdf.failedWith !== undefined) return this.pdf.failedWith as Error;
-    return new PageError(`${message}: ${(error as Error)?.message ?? String(error)}`);
+  /** The live reader, or a new one when the last was stopped by a page (opening again is this page's fault if it fails). */
+  private async reader(pageNumber: number): Promise<PdfReaderProcess> {
+    if (this.#reader?.alive) return this.#reader;
+    this.#peakOfEnded = this.peakReaderMemoryMb;
+    this.#reader?.close();
+    this.#reader = undefined;
+    try {
+      this.#reader = await PdfReaderProcess.open(this.bytes, this.#limits, readerOptions(this.options));
+    } catch (error) {
+      if (error instanceof UnreadableFile) throw new PageError(`Page ${pageNumber} could not be read: ${error.message}`);
+      throw error;
+    }
+    return this.#reader;
   }
 
   async close(): Promise<void> {
     this.#cached.clear();
-    await this.pdf.doc.loadingTask.destroy();
+    this.#peakOfEnded = this.peakReaderMemoryMb;
+    this.#reader?.close();
+    this.#reader = undefined;
   }
 }
 
-/** Opens a PDF for reading page by page; an unreadable file (encrypted, damaged, over the page cap) is an UnreadableFile. */
+const readerOptions = (options: PdfOptions) => ({ maxPages: options.maxPages ?? pdfLimits.maxPages, rangeChunkSize: options.rangeChunkSize ?? pdfLimits.rangeChunkSize });
+
+interface CountedBytes extends FileBytes {
+  readonly bytesRead: number;
+}
+
+function counted(bytes: FileBytes): CountedBytes {
+  let bytesRead = 0;
+  return {
+    size: bytes.size,
+    get bytesRead() {
+      return bytesRead;
+    },
+    read: async (start, end) => {
+      const chunk = await bytes.read(start, end);
+      bytesRead += chunk.length;
+      return chunk;
+    },
+  };
+}
+
+const sandboxLimits = (options: PdfOptions): SandboxLimits => ({ ...defaultSandboxLimits, ...options.sandbox });
+
+/** Opens a PDF for reading page by page; an unreadable file (encrypted, damaged, over the page cap, over the reader's limits) is an UnreadableFile. */
 export async function openPdf(bytes: FileBytes, options: PdfOptions = {}): Promise<PdfPageSource> {
-  return new PdfPageSource(
-    await openDocument(bytes, {
-      ...(options.maxPages !== undefined && { maxPages: options.maxPages }),
-      ...(options.rangeChunkSize !== undefined && { rangeChunkSize: options.rangeChunkSize }),
-    }),
-    options,
-  );
+  const file = counted(bytes);
+  return new PdfPageSource(file, await PdfReaderProcess.open(file, sandboxLimits(options), readerOptions(options)), options);
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as pdfjs from 'pdfjs-dist/legacy/build/pdf.mjs';
 import * as pdfjsWorker from 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+import { pdfLimits } from './limits.ts';
 
 /**
  * pdfjs in Node: the legacy build (Node 20), with no worker thread. In Node pdfjs runs its "fake
@@ -29,5 +30,7 @@ export const pdfjsOptions = {
   iccUrl: folder('iccs'),
   useSystemFonts: false,
   isEvalSupported: false,
+  // An image that declares more pixels than a page may have is left out before it is decoded.
+  maxImageSize: pdfLimits.maxImagePixels,
   verbosity: 0, // errors only: a malformed file's warnings are not the worker's news
 } as const;

@@ -20,7 +20,10 @@ export interface RenderOptions {
   canvasFactory: CanvasFactory;
   dpi: number;
   maxPixels: number;
+  /** Time left for the render; past it the render is cancelled. */
   timeoutMs: number;
+  /** The page's whole time limit, as users read it in the page's error (default `timeoutMs`). */
+  limitMs?: number;
 }
 
 export interface RenderedPage extends Pick<SourcePage, 'png' | 'grey' | 'width' | 'height'> {
@@ -52,7 +55,7 @@ export async function renderPage(page: PdfPage, pageNumber: number, options: Ren
   const task = page.render({ canvas: canvas as DomCanvas, viewport, background: 'white' });
   const started = Date.now();
   const timer = setTimeout(() => task.cancel(), options.timeoutMs);
-  const overTime = () => new PageError(`Page ${pageNumber} took longer than ${options.timeoutMs / 1000} s to render`);
+  const overTime = () => new PageError(`Page ${pageNumber} took longer than ${(options.limitMs ?? options.timeoutMs) / 1000} s to render`);
   try {
     await task.promise;
     // A render whose last slice ran past the limit before the timer could cancel it is over it too.

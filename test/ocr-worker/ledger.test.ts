@@ -59,6 +59,25 @@ describe.each(ledgers)('the %s ledger', (_name, make) => {
     expect(await ledger.donePages(randomUUID(), [1])).toEqual(new Set());
   });
 
+  it('counts the pages stopped at a limit, racing or not, and fails a job once, never a finished one', async () => {
+    const jobId = randomUUID();
+    await ledger.start(jobId, { pageCount: 6 }, 0);
+    const marks = await Promise.all(
+      [1, 2, 3, 3, 4].map((n) => ledger.markPageDone(jobId, { pageNumber: n, text: '', error: `Page ${n} took longer than 25 s to read`, overLimit: n !== 4 })),
+    );
+    expect(Math.max(...marks.map((m) => m.pagesOverLimit))).toBe(3);
+    expect((await ledger.job(jobId))!.pagesOverLimit).toBe(3);
+    await Promise.all([ledger.fail(jobId, 'first reason'), ledger.fail(jobId, 'first reason')]);
+    await ledger.fail(jobId, 'second reason');
+    expect((await ledger.job(jobId))!.failure).toBe('first reason');
+
+    const finished = randomUUID();
+    await ledger.start(finished, { pageCount: 1 }, 0);
+    await ledger.markFinished(finished);
+    await ledger.fail(finished, 'too late');
+    expect((await ledger.job(finished))!.failure).toBeUndefined();
+  });
+
   it('refuses a page of a job it has no record of', async () => {
     await expect(ledger.markPageDone(randomUUID(), { pageNumber: 1, text: '' })).rejects.toThrow();
   });

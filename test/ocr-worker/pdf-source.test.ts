@@ -148,10 +148,10 @@ describe('hostile and broken PDFs', () => {
     await source.close();
   });
 
-  it('a page over the render time limit is an error for that page only', async () => {
+  it('a page over the time limit is an error for that page only', async () => {
     const pdf = await fixtures.bornDigitalPdf({ pages: [arabic, arabic], language: 'ar' });
-    const slow = await openPdf(memoryBytes(pdf), { renderTimeoutMs: 0 });
-    await expect(slow.page(1)).rejects.toThrow(/^Page 1 took longer than 0 s to render$/);
+    const slow = await openPdf(memoryBytes(pdf), { sandbox: { pageTimeoutMs: 0 } });
+    await expect(slow.page(1)).rejects.toThrow(/^Page 1 took longer than 0 s to (render|read)$/);
     await slow.close();
     const source = await openPdf(memoryBytes(pdf));
     expect((await source.page(2)).width).toBe(2480);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PageError, UnreadableFile } from '../../ocr-worker/contract.ts';
+import { PageError, PageOverLimit, UnreadableFile } from '../../ocr-worker/contract.ts';
+import { maxPagesOverLimit, pagesOverLimitMessage } from '../../ocr-worker/limits.ts';
 import { FinishPending, finishLeaseMs, pageSeparator } from '../../ocr-worker/job/finish.ts';
 import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
 import { maxPagesPerJob, noPagesMessage, planJob, runPages, tooManyPagesMessage, type RunnerDeps } from '../../ocr-worker/job/runner.ts';
@@ -147,6 +148,43 @@ describe('a job', () => {
     expect(service.pages.filter((p) => p.status === 'failed')).toHaveLength(1);
     expect(service.results).toMatchObject([{ status: 'completed', pageCount: 3, language: 'en' }]);
     expect(service.results[0]!.extractedText).toBe(['text of page 1', '', 'text of page 3'].join(pageSeparator));
+  });
+
+  it('fails a job whose pages keep running past the reader\'s limits after three of them, reading no more of it', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    // 2,000 pages that all share one bomb stream: each would cost its page's whole limit.
+    const bomb = (n: number) => new PageOverLimit(`Page ${n} took longer than 25 s to read`);
+    const book: Book = [scanned(1), ...Array.from({ length: 1999 }, (_, i) => bomb(i + 2))];
+    let opened = 0;
+    const workers = [0, 1].map(() => fakeWorker(book, { api: service.api, ledger }, { pagesPerTask: 8 }));
+    for (const w of workers) {
+      const open = w.deps.openSource;
+      w.deps.openSource = (bytes) => (opened++, open(bytes));
+    }
+    const job = message();
+    const plan = await planJob(workers[0]!.deps, job);
+    expect(plan.tasks).toHaveLength(250);
+    // Two workers take the tasks in turn, as the pool does.
+    for (const [i, task] of plan.tasks.entries()) await runPages(workers[i % 2]!.deps, job, task);
+
+    expect(maxPagesOverLimit).toBe(3);
+    expect(service.pages.filter((p) => p.status === 'failed')).toHaveLength(maxPagesOverLimit);
+    expect(service.results).toEqual([expect.objectContaining({ status: 'failed', error: pagesOverLimitMessage() })]);
+    expect(pagesOverLimitMessage()).toBe(
+      'The file could not be read: 3 of its pages took longer or needed more memory than a page may. It may be damaged, or made to exhaust readers.',
+    );
+    // Only the task that met the limit opened the file after the plan; the other 249 read nothing.
+    expect(opened).toBe(2);
+  });
+
+  it('counts an ordinary page error as a page error, never toward failing the job', async () => {
+    const service = fakeApi();
+    const book: Book = Array.from({ length: 10 }, (_, i) => new PageError(`Page ${i + 1} could not be read: bad operator`));
+    const { deps } = fakeWorker(book, { api: service.api });
+    await runJob(deps, message());
+    expect(service.pages.filter((p) => p.status === 'failed')).toHaveLength(10);
+    expect(service.results).toMatchObject([{ status: 'completed', pageCount: 10 }]);
   });
 
   it("reads scanned pages through the injected reading (the engine's second script and clean-up), with the job's model", async () => {
