@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
 import { explainOutput, keepOutput } from './child-output.ts';
 
 /**
- * s3rver keeping objects under `<dataDir>/s3`. It accepts only access key `S3RVER`, secret `S3RVER`.
+ * s3rver keeping objects under `<dataDir>/s3`, on 127.0.0.1 only. It accepts only access key `S3RVER`,
+ * secret `S3RVER`, and (patched below) refuses unsigned requests as S3 does.
  * Every object it stores or removes is announced to `onChange`: what the bucket notifications forward
  * (notifications.ts).
  */
@@ -96,6 +97,16 @@ objects.putObjectCopy = async function (ctx) {
 };
 process.stdin.on('end', () => process.exit(0)).resume();
 const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) });
+// S3 refuses a request without a signature (unless a bucket grants anonymous access: ours grant
+// none); s3rver serves it, so anyone reaching the port could list and read every object. Let through
+// only CORS preflights, which S3 answers unsigned, and a browser's form POST to a bucket, whose
+// signature is a field of the form (s3rver checks no POST policy). Right after the request log.
+const signed = (ctx) => 'authorization' in ctx.headers || 'X-Amz-Algorithm' in ctx.query || 'Signature' in ctx.query;
+const formUpload = (ctx) => ctx.method === 'POST' && ctx.path.split('/').filter(Boolean).length === 1 && Object.keys(ctx.query).length === 0 && ctx.is('multipart/form-data');
+server.middleware.splice(1, 0, (ctx, next) => {
+  if (ctx.method === 'OPTIONS' || signed(ctx) || formUpload(ctx)) return next();
+  throw new S3Error('AccessDenied', 'Access Denied');
+});
 // Stores (PUT, POST, copy, a completed multipart upload) as s3rver announces them; removals above.
 server.on('event', (event) => {
   for (const { eventName, s3 } of event.Records) if (eventName.startsWith('ObjectCreated:')) announce(eventName, s3.bucket.name, s3.object.key, s3.object.size, s3.object.eTag);
