@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -244,6 +244,9 @@ interface Stored {
   lastModified: string;
 }
 
+/** S3's ETag of an object stored in one request: its MD5, quoted. */
+const memoryETag = (body: Uint8Array) => `"${createHash('md5').update(body).digest('hex')}"`;
+
 class MemoryObjects implements Objects {
   readonly objects = new Map<string, Stored>();
   /** Keys by every folder they sit under (`a/`, `a/b/`, ...), so a listing does not scan the bucket. */
@@ -295,7 +298,14 @@ class MemoryObjects implements Objects {
 
   async head(key: string): Promise<ObjectInfo | undefined> {
     const o = this.objects.get(key);
-    return o ? { size: o.body.byteLength, contentType: o.contentType, lastModified: o.lastModified } : undefined;
+    return o ? { size: o.body.byteLength, contentType: o.contentType, lastModified: o.lastModified, eTag: memoryETag(o.body) } : undefined;
+  }
+
+  async copyIfUnchanged(from: string, to: string, eTag: string): Promise<boolean> {
+    const o = this.objects.get(from);
+    if (!o || memoryETag(o.body) !== eTag) return false;
+    await this.put(to, o.body, o.contentType);
+    return true;
   }
 
   async delete(key: string): Promise<void> {

@@ -72,9 +72,9 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `audio-files-record`: UpdateItem on the table's audio-files items only (partition keys `AUDIO#…`,
  *   by `dynamodb:LeadingKeys`): recording and forgetting files, nothing else of the table.
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
- *   one use of it needs: `upload-files` (`ocr/`), `text-reads` and `text-writes` (`ocr-results/`),
+ *   one use of it needs: `upload-files` (`ocr/`), `incoming-uploads` (`incoming/`), `text-reads` and `text-writes` (`ocr-results/`),
  *   `exports` (put only, `exports/`), `audio` (the audio bucket), `audio-heads` (HEAD only, the audio
- *   bucket), `upload-sweep` (delete only, `ocr/`),
+ *   bucket), `upload-sweep` (delete only, `incoming/`),
  *   `responses` (put only, `responses/`). No function needs a GET grant only to sign a URL: page
  *   images, exports and big answers are read through the media distribution (media.ts).
  * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
@@ -118,7 +118,7 @@ export const selfContained: readonly DeployedFunction[] = ['api-docs'];
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],
   // The search index: GET /ocr/books filtered and past its first pages, and read after write (its writes put into it).
-  'ocr-api': ['table', 'upload-files', 'text-reads', 'text-writes', 'ocr-queue', 'write-path', ...httpAnswers],
+  'ocr-api': ['table', 'upload-files', 'incoming-uploads', 'text-reads', 'text-writes', 'ocr-queue', 'write-path', ...httpAnswers],
   // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
   // and never calls Stripe (the billing worker invoices).
   'ocr-callbacks': ['table', 'text-writes', 'write-path', ...httpAnswers],

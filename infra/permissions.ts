@@ -8,7 +8,7 @@ import { outboxIndex } from '../lib/adapters/dynamo/billing-outbox.ts';
 import { keys } from '../lib/adapters/dynamo/keys.ts';
 import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
-import { uploadKey } from '../lib/ocr/jobs/fields.ts';
+import { incomingUploadKey, uploadKey } from '../lib/ocr/jobs/fields.ts';
 import { pageImagePrefix } from '../lib/ocr/pages/page.ts';
 import { textKey } from '../lib/ocr/text-storage.ts';
 import type { Access } from './functions.ts';
@@ -42,8 +42,10 @@ const topFolder = (key: string) => key.slice(0, key.indexOf('/') + 1);
  * those keys, so a grant cannot drift from where the objects are.
  */
 export const uploadsPrefixes = {
-  /** Uploaded files, `ocr/<uuid>-<name>` (lib/ocr/jobs/fields.ts). */
+  /** Jobs' files, `ocr/<uuid>-<name>` (lib/ocr/jobs/fields.ts). */
   files: topFolder(uploadKey('file')),
+  /** Files clients POST with a presigned upload, `incoming/<uuid>-<name>`, until a job copies them. */
+  incoming: topFolder(incomingUploadKey('file')),
   /** Long book texts, `ocr-results/<jobId>/<version>.txt` (lib/ocr/text-storage.ts). */
   texts: topFolder(textKey('job', 'version')),
   /** Page images the OCR worker puts, `ocr-pages/<jobId>/...` (lib/ocr/pages/page.ts). */
@@ -117,22 +119,31 @@ export interface ObjectGrant {
  * builds. functions.ts gives each function the kinds its code paths need, and nothing else.
  */
 export const objectGrants = {
-  // ocr-api: puts a multipart upload and signs POSTs for large ones; HEADs a presigned upload and
-  // deletes one that breaks the rules. (An upload shown as its book's page image is read through the
-  // media distribution: its URL is CloudFront's, which needs no S3 grant of the function.)
+  // ocr-api: puts a multipart upload, and copies a presigned upload in (CopyObject: GetObject on the
+  // source, PutObject here); removes a file whose job could not be saved. It never reads one: an
+  // upload shown as its book's page image is read through the media distribution, whose URL needs no
+  // S3 grant of the function.
   'upload-files': {
     bucket: 'uploads',
     prefix: uploadsPrefixes.files,
+    actions: ['s3:PutObject', 's3:DeleteObject'],
+    holds: 'jobs\' files',
+  },
+  // ocr-api: signs POSTs for large files, HEADs one (missing until the client sends it) and copies it
+  // to the job's key, then removes it, as it removes one that breaks the rules.
+  'incoming-uploads': {
+    bucket: 'uploads',
+    prefix: uploadsPrefixes.incoming,
     actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
-    holds: 'uploaded files',
+    holds: 'presigned uploads not yet made into jobs',
     readsMissing: true,
   },
   // GET /ocr/text, GET /ocr/books/:id and the Word export read a long text in full.
   'text-reads': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:GetObject'], holds: 'long book texts', readsMissing: true },
   // PATCH and the final callback store a new text version and remove the one it replaced; never read.
   'text-writes': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:PutObject', 's3:DeleteObject'], holds: 'long book texts' },
-  // The sweeper deletes uploaded files nobody made into a job; it reads and writes no object.
-  'upload-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.files, actions: ['s3:DeleteObject'], holds: 'uploaded files' },
+  // The sweeper deletes presigned uploads nobody made into a job; it reads and writes no object.
+  'upload-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.incoming, actions: ['s3:DeleteObject'], holds: 'presigned uploads not yet made into jobs' },
   // The Word export puts a large document; its URL is the media distribution's (media.ts), which reads it.
   exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:PutObject'], holds: 'large Word exports' },
   // An HTTP function puts an answer too big for Lambda's response and redirects to a signed media URL

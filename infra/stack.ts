@@ -42,6 +42,7 @@ import {
   browserUploads,
   dataTable,
   expiredExportsRule,
+  expiredIncomingRule,
   expiredResponsesRule,
   jobQueue,
   notifyAudioChanges,
@@ -82,7 +83,12 @@ export class MaktabaStack extends Stack {
     this.table = dataTable(this);
     const accessLogs = accessLogsBucket(this);
     const uploads = privateBucket(this, 'Uploads', accessLogs, {
-      lifecycleRules: [abandonedUploadsRule, expiredExportsRule(uploadsPrefixes.exports), expiredResponsesRule(uploadsPrefixes.responses)],
+      lifecycleRules: [
+        abandonedUploadsRule,
+        expiredExportsRule(uploadsPrefixes.exports),
+        expiredResponsesRule(uploadsPrefixes.responses),
+        expiredIncomingRule(uploadsPrefixes.incoming),
+      ],
       cors: [browserUploads],
     });
     const audio = privateBucket(this, 'Audio', accessLogs);

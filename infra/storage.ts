@@ -86,6 +86,14 @@ export const expiredExportsRule = (prefix: string): s3.LifecycleRule => ({ prefi
 export const expiredResponsesRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1) });
 
 /**
+ * A presigned upload's object (`incoming/`) is removed when its job is created, or by the sweeper a
+ * day after it was asked for; its POST, though, works for an hour after either, and what it stores
+ * then no code will ever remove. Two days leaves every unclaimed upload to the sweeper (S3 may expire
+ * an object as soon as a day after it was stored) and removes such leftovers.
+ */
+export const expiredIncomingRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(2) });
+
+/**
  * Browsers POST large files straight to the bucket (presigned POST) and GET page images by presigned
  * URL. The signature, not the origin, is what authorizes a request, so any origin may make one.
  */

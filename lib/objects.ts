@@ -7,6 +7,8 @@ export interface ObjectInfo {
   contentType: string | undefined;
   /** ISO time the object was stored. */
   lastModified: string;
+  /** The stored bytes' entity tag, as S3 quotes it: what a copy can be held to (`copyIfUnchanged`). */
+  eTag: string;
 }
 
 /** A browser-style POST upload: send `fields` then the file as multipart form data to `url`. */
@@ -55,6 +57,12 @@ export interface Objects {
   head(key: string): Promise<ObjectInfo | undefined>;
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Copies `from` to `to`, object and stored headers, only if `from` still has the entity tag `eTag`
+   * (S3 checks it as it copies: CopyObject's `x-amz-copy-source-if-match`); false, copying nothing,
+   * when it has another or is gone.
+   */
+  copyIfUnchanged(from: string, to: string, eTag: string): Promise<boolean>;
   presignGet(key: string, expiresInSeconds: number, options?: { contentDisposition?: string; contentType?: string }): Promise<string>;
   /**
    * GET URLs for many keys that share `prefix`, valid `expiresInSeconds`, in the order given: one

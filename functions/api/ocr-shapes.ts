@@ -86,7 +86,10 @@ const CreatedJob = v.pipe(
 const PresignedUpload = v.pipe(
   v.strictObject({
     uploadId: objectId,
-    storageKey: v.string(),
+    storageKey: v.pipe(
+      v.string(),
+      v.description('Where the POST stores the file (`incoming/…`). The job reads a copy of it made when the job is created, under its own key (`ocr/…`): sending the POST again later changes nothing of the job.'),
+    ),
     expiresAt: timestamp,
     url: v.string(),
     fields: v.pipe(v.record(v.string(), v.string()), v.description('Form fields to send, in this order, before the file (a presigned POST to the bucket).')),

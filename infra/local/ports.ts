@@ -13,7 +13,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Whether the port can be bound on all interfaces (as DynamoDB Local binds it). */
+/** Whether the port can be bound on all interfaces: nothing listens on it, on loopback or elsewhere. */
 export function isFree(port: number): Promise<boolean> {
   return new Promise((resolveFree) => {
     const server = createServer();

@@ -1,4 +1,4 @@
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, NotFound, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NoSuchKey, NotFound, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
@@ -31,10 +31,27 @@ describe('S3 objects adapter', () => {
     await expect(objects.head('ocr/secret.pdf')).rejects.toBe(denied);
   });
 
-  it('maps HeadObject to size, type and time', async () => {
+  it('maps HeadObject to size, type, time and ETag', async () => {
     const at = new Date('2026-11-20T10:00:00.000Z');
-    s3.on(HeadObjectCommand, { Bucket: 'uploads', Key: 'ocr/a.pdf' }).resolves({ ContentLength: 42, ContentType: 'application/pdf', LastModified: at });
-    await expect(objects.head('ocr/a.pdf')).resolves.toEqual({ size: 42, contentType: 'application/pdf', lastModified: at.toISOString() });
+    s3.on(HeadObjectCommand, { Bucket: 'uploads', Key: 'ocr/a.pdf' }).resolves({ ContentLength: 42, ContentType: 'application/pdf', LastModified: at, ETag: '"abc"' });
+    await expect(objects.head('ocr/a.pdf')).resolves.toEqual({ size: 42, contentType: 'application/pdf', lastModified: at.toISOString(), eTag: '"abc"' });
+  });
+
+  it('copies with CopyObject held to the ETag, the source escaped as S3 reads it, and reads a failed condition or a missing source as false', async () => {
+    s3.on(CopyObjectCommand).resolves({});
+    await expect(objects.copyIfUnchanged('incoming/u-كتاب (1).pdf', 'ocr/j-book.pdf', '"abc"')).resolves.toBe(true);
+    expect(s3.commandCalls(CopyObjectCommand)[0]!.args[0].input).toEqual({
+      Bucket: 'uploads',
+      Key: 'ocr/j-book.pdf',
+      CopySource: 'uploads/incoming/u-%D9%83%D8%AA%D8%A7%D8%A8%20%281%29.pdf',
+      CopySourceIfMatch: '"abc"',
+    });
+    s3.on(CopyObjectCommand).rejects(new S3ServiceException({ name: 'PreconditionFailed', $fault: 'client', $metadata: { httpStatusCode: 412 } }));
+    await expect(objects.copyIfUnchanged('incoming/a', 'ocr/b', '"abc"')).resolves.toBe(false);
+    s3.on(CopyObjectCommand).rejects(new NoSuchKey({ message: 'The specified key does not exist.', ...meta }));
+    await expect(objects.copyIfUnchanged('incoming/a', 'ocr/b', '"abc"')).resolves.toBe(false);
+    s3.on(CopyObjectCommand).rejects(new S3ServiceException({ name: 'AccessDenied', $fault: 'client', $metadata: { httpStatusCode: 403 } }));
+    await expect(objects.copyIfUnchanged('incoming/a', 'ocr/b', '"abc"')).rejects.toMatchObject({ name: 'AccessDenied' });
   });
 
   it('lists one page of keys after a key with ListObjectsV2 (StartAfter, MaxKeys), and says whether more follow', async () => {

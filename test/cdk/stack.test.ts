@@ -362,8 +362,9 @@ describe('object grants', () => {
   /**
    * Every S3 action each function may take, on which bucket and key prefix, written out: a grant
    * wider than the code (finding: ocr-callbacks could read, write and delete uploaded files and page
-   * images) fails here. Derived from the code paths: ocr-api puts uploaded files (multipart) and
-   * signs POSTs for them, HEADs and deletes them (presigned uploads), reads, stores and replaces long
+   * images) fails here. Derived from the code paths: ocr-api puts jobs' files (multipart), signs POSTs
+   * under incoming/, HEADs, copies (CopyObject: GetObject of the source, PutObject of the copy) and
+   * deletes them (presigned uploads), and never reads a job's file; it reads, stores and replaces long
    * texts (PATCH); ocr-callbacks stores and replaces long texts only; ocr-export reads long texts and
    * puts exports; page images and exports are read through the media distribution; the
    * audio functions manage the audio bucket's MP3s; every HTTP function may put a big answer under
@@ -374,12 +375,14 @@ describe('object grants', () => {
     'billing-webhook': ['s3:PutObject uploads/responses/*'],
     'billing-worker': [],
     'api-docs': [],
-    sweeper: ['s3:DeleteObject uploads/ocr/*'],
+    sweeper: ['s3:DeleteObject uploads/incoming/*'],
     'ocr-api': [
       's3:ListBucket uploads',
-      's3:GetObject uploads/ocr/*',
       's3:PutObject uploads/ocr/*',
       's3:DeleteObject uploads/ocr/*',
+      's3:GetObject uploads/incoming/*',
+      's3:PutObject uploads/incoming/*',
+      's3:DeleteObject uploads/incoming/*',
       's3:GetObject uploads/ocr-results/*',
       's3:PutObject uploads/ocr-results/*',
       's3:DeleteObject uploads/ocr-results/*',
@@ -445,6 +448,8 @@ describe('Word export', () => {
 
   it('expires exports/ in the uploads bucket after a day, and keeps the other rules', () => {
     const rules = plain.template.findResources('AWS::S3::Bucket')[uploadsBucket(plain)]!.Properties.LifecycleConfiguration.Rules;
+    // What a presigned POST stores again after its job was created: after the sweeper's day, never before.
+    expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'incoming/', ExpirationInDays: 2, Status: 'Enabled' }));
     expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'exports/', ExpirationInDays: 1, Status: 'Enabled' }));
     expect(rules).toContainEqual(expect.objectContaining({ Prefix: 'responses/', ExpirationInDays: 1, Status: 'Enabled' }));
     expect(rules).toContainEqual(expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 } }));
@@ -588,7 +593,7 @@ describe('billing worker', () => {
 });
 
 describe('sweeper', () => {
-  it('runs the sweeper every hour, and lets it delete only uploaded files, reading or writing no object', () => {
+  it('runs the sweeper every hour, and lets it delete only presigned uploads, reading or writing no object', () => {
     const sweeper = fn(plain.stack, 'sweeper');
     plain.template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 hour)',
@@ -596,8 +601,9 @@ describe('sweeper', () => {
     });
     const s3 = statementsOf(plain, 'sweeper').filter((st) => actions(st).some((a) => a.startsWith('s3:')));
     expect(s3.flatMap(actions)).toEqual(['s3:DeleteObject']);
-    expect(JSON.stringify(s3.flatMap(resources))).toMatch(/\/ocr\/\*"/);
-    expect(JSON.stringify(s3.flatMap(resources))).not.toMatch(/ocr-results|ocr-pages|exports/);
+    expect(JSON.stringify(s3.flatMap(resources))).toMatch(/\/incoming\/\*"/);
+    // Never a job's file (ocr/), a text, a page image or an export.
+    expect(JSON.stringify(s3.flatMap(resources))).not.toMatch(/\/ocr|exports/);
     expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => /^(sqs|polly|sns|secretsmanager):/.test(a))).toEqual([]);
   });
 });

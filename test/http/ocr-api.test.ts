@@ -5,6 +5,7 @@ import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
+import { s3JobFiles } from '../../ocr-worker/adapters/s3-files.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
@@ -137,7 +138,7 @@ describe('presigned upload for large files', () => {
   it('hands out a POST limited to the declared size and type, then creates the job from the stored object', async () => {
     const scan = Buffer.alloc(64 * 1024, 7);
     const asked = await api.call('POST', '/ocr/uploads', { token: mo.token, body: { fileName: 'big scan.tiff', fileType: 'image/tiff', fileSize: scan.length } });
-    expect(asked).toMatchObject({ status: 201, body: { uploadId: expect.any(String), url: expect.any(String), fields: expect.any(Object), storageKey: expect.stringMatching(/^ocr\/.+-big_scan\.tiff$/) } });
+    expect(asked).toMatchObject({ status: 201, body: { uploadId: expect.any(String), url: expect.any(String), fields: expect.any(Object), storageKey: expect.stringMatching(/^incoming\/.+-big_scan\.tiff$/) } });
     const { uploadId, url, fields } = asked.body;
 
     // Creating the job before the file is there is refused.
@@ -150,12 +151,44 @@ describe('presigned upload for large files', () => {
 
     expect((await api.call('POST', `/ocr/uploads/${uploadId}/job`, { token: other.token, body: {} })).status).toBe(403);
     const created = await api.call('POST', `/ocr/uploads/${uploadId}/job`, { token: mo.token, body: { language: 'en', tags: ['a', 'b'], jobMetadata: { from: 'presigned' } } });
-    expect(created).toMatchObject({ status: 201, body: { status: 'pending', fileName: 'big scan.tiff', storageKey: asked.body.storageKey, usageInfo: { tierCredits: 100 } } });
+    expect(created).toMatchObject({ status: 201, body: { status: 'pending', fileName: 'big scan.tiff', storageKey: expect.stringMatching(/^ocr\/.+-big_scan\.tiff$/), usageInfo: { tierCredits: 100 } } });
     expect(await queued(created.body.jobId)).toMatchObject({ fileSize: scan.length, fileType: 'image/tiff', language: 'en', metadata: { from: 'presigned' } });
     expect(await stores.ocr.get(created.body.bookTextId)).toMatchObject({ tags: ['a', 'b'] });
 
     // One upload makes one job.
     expect((await api.call('POST', `/ocr/uploads/${uploadId}/job`, { token: mo.token, body: {} })).status).toBe(400);
+  });
+
+  it('gives the job the bytes that were checked, though the POST can still replace the upload', async () => {
+    const original = Buffer.alloc(4096, 1);
+    original.write('%PDF-1.4 the book that was checked');
+    const swapped = Buffer.alloc(4096, 2);
+    swapped.write('%PDF-1.4 something else, same size');
+    const asked = await api.call('POST', '/ocr/uploads', { token: mo.token, body: { fileName: 'scan.pdf', fileType: 'application/pdf', fileSize: original.length } });
+    const send = (bytes: Buffer) => {
+      const post = new FormData();
+      for (const [name, value] of Object.entries(asked.body.fields as Record<string, string>)) post.append(name, value);
+      post.append('file', new Blob([bytes], { type: 'application/pdf' }), 'scan.pdf');
+      return fetch(asked.body.url, { method: 'POST', body: post });
+    };
+    expect((await send(original)).status).toBe(204);
+    const created = await api.call('POST', `/ocr/uploads/${asked.body.uploadId}/job`, { token: mo.token, body: {} });
+    expect(created.status).toBe(201);
+    // The claimed upload's own object is removed: the job has its copy.
+    expect(await uploads.head(asked.body.storageKey)).toBeUndefined();
+
+    // The POST is valid for its hour (S3 would take this too: same size, same type).
+    expect((await send(swapped)).status).toBe(204);
+
+    // The job names a key the POST cannot write, and the worker reads (with its own adapter) the checked bytes.
+    const message = await queued(created.body.jobId);
+    expect(message.storage).toEqual({ bucket: process.env.UPLOADS_BUCKET, key: created.body.storageKey });
+    expect(created.body.storageKey).not.toBe(asked.body.storageKey);
+    const file = await s3JobFiles(s3Client()).open(message.storage.bucket, message.storage.key);
+    expect(Buffer.from(await file.read(0, file.size))).toEqual(original);
+    expect(await stores.ocr.getFile(created.body.fileId)).toMatchObject({ storageKey: created.body.storageKey, fileSize: original.length });
+    // What the POST stored since is left where no job reads it, to the bucket's lifecycle rule.
+    expect(await uploads.getBytes(asked.body.storageKey)).toEqual(new Uint8Array(swapped));
   });
 
   it('applies the type, size and subscription rules when asked', async () => {

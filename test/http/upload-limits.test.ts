@@ -86,7 +86,8 @@ describe('the upload sweeper', () => {
     const unclaimed = (await ask(sam, 'never.pdf')).body;
     await objects.put(unclaimed.storageKey, Buffer.from('%PDF'), 'application/pdf');
     const claimed = (await ask(sam, 'used.pdf')).body;
-    expect((await makeJob(sam, claimed)).status).toBe(201);
+    const job = await makeJob(sam, claimed);
+    expect(job.status).toBe(201);
 
     // An hour on, nothing is old enough.
     const deps = { pendingUploads, uploads: objects };
@@ -98,7 +99,8 @@ describe('the upload sweeper', () => {
     expect(swept.removed).toBeGreaterThanOrEqual(1);
     expect(await objects.head(unclaimed.storageKey)).toBeUndefined();
     expect(await pendingUploads.get(unclaimed.uploadId)).toBeUndefined();
-    expect(await objects.head(claimed.storageKey)).toBeDefined();
+    // The claimed upload's job keeps its file (a copy: the upload's own object went when the job was made).
+    expect(await objects.head(job.body.storageKey)).toBeDefined();
     // The swept upload can no longer make a job.
     expect((await api.call('POST', `/ocr/uploads/${unclaimed.uploadId}/job`, { token: sam.token, body: {} })).status).toBe(404);
     // Sweeping again finds nothing left of it.

@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -214,6 +215,59 @@ describe('embedded S3', () => {
     const expired = await fetch(shortLived);
     expect(expired.status).toBe(403);
     expect(await expired.text()).toContain('Request has expired');
+  });
+
+  it('refuses what carries no signature, as S3 does, and serves the same with one', async () => {
+    const Key = `${unique('private')}/scan.pdf`;
+    await s3().send(new PutObjectCommand({ Bucket: env.UPLOADS_BUCKET, Key, Body: '%PDF-1.4', ContentType: 'application/pdf' }));
+    for (const url of [
+      `${env.AWS_ENDPOINT_URL_S3}/${env.UPLOADS_BUCKET}/${Key}`,
+      `${env.AWS_ENDPOINT_URL_S3}/${env.UPLOADS_BUCKET}?list-type=2`,
+      `${env.AWS_ENDPOINT_URL_S3}/${env.UPLOADS_BUCKET}`,
+      `${env.AWS_ENDPOINT_URL_S3}/`,
+    ]) {
+      const unsigned = await fetch(url);
+      expect(unsigned.status, url).toBe(403);
+      expect(await unsigned.text(), url).toContain('<Code>AccessDenied</Code>');
+    }
+    for (const method of ['PUT', 'DELETE']) {
+      expect((await fetch(`${env.AWS_ENDPOINT_URL_S3}/${env.UPLOADS_BUCKET}/${Key}`, { method, body: method === 'PUT' ? 'other' : undefined })).status, method).toBe(403);
+    }
+    const got = await s3().send(new GetObjectCommand({ Bucket: env.UPLOADS_BUCKET, Key }));
+    expect(await got.Body?.transformToString()).toBe('%PDF-1.4');
+    const listed = await s3().send(new ListObjectsV2Command({ Bucket: env.UPLOADS_BUCKET, Prefix: Key }));
+    expect(listed.Contents?.map((o) => o.Key)).toEqual([Key]);
+  });
+});
+
+/** Whether a TCP connection to the address is accepted within 2 s. */
+function connects(host: string, port: number): Promise<boolean> {
+  return new Promise((resolveConnect) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(2_000, () => (socket.destroy(), resolveConnect(false)));
+    socket.once('connect', () => (socket.destroy(), resolveConnect(true)));
+    socket.once('error', () => resolveConnect(false));
+  });
+}
+
+/** An IPv4 address of this machine other than loopback, if it has one. */
+const outsideAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+
+describe('the embedded stores listen on loopback only', () => {
+  const ports = () => ({
+    DynamoDB: Number(new URL(env.AWS_ENDPOINT_URL_DYNAMODB).port),
+    S3: Number(new URL(env.AWS_ENDPOINT_URL_S3).port),
+    SQS: Number(new URL(env.AWS_ENDPOINT_URL_SQS).port),
+  });
+
+  it('accepts connections on 127.0.0.1', async () => {
+    for (const [store, port] of Object.entries(ports())) expect(await connects('127.0.0.1', port), store).toBe(true);
+  });
+
+  it.skipIf(!outsideAddress)(`refuses them on this machine's other address (${outsideAddress ?? 'none here'})`, async () => {
+    for (const [store, port] of Object.entries(ports())) expect(await connects(outsideAddress!, port), store).toBe(false);
   });
 });
 

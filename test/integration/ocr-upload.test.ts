@@ -10,7 +10,7 @@ import type { OcrJobStore } from '../../lib/ocr/jobs/store.ts';
 import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
 import { requireSubscription } from '../../lib/ocr/access.ts';
 import { createJob, JobNotQueued, type UploadDeps } from '../../lib/ocr/jobs/upload.ts';
-import { createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
+import { changedAfterCheck, createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { testDb, testStores } from '../support/stores.ts';
 
@@ -96,6 +96,28 @@ describe('creating a job from a presigned upload when the queue send fails', () 
 
     const working = { ...deps, ocrQueue: { send: async () => ({ messageId: 'm-2' }) } };
     await expect(createJobFromUpload(working, member, asked.uploadId, parseJobFields({}), gate)).rejects.toMatchObject({ kind: 'bad_request' });
+  });
+});
+
+describe('creating a job from a presigned upload replaced while it is checked', () => {
+  it('copies nothing, answers that the file changed, and leaves the upload open for a retry that checks it anew', async () => {
+    const pendingUploads = dynamoUploadStore(testDb());
+    let sent = 0;
+    const deps = { ...uploadDeps({ ocrQueue: { send: async () => ({ messageId: String(++sent) }) } }), pendingUploads };
+    const asked = await requestUpload(deps, member, { fileName: 'scan.pdf', fileType: 'application/pdf', fileSize: 8 });
+    await uploads.put(asked.storageKey, '%PDF-1.4', 'application/pdf');
+    // The client's POST lands again between the server's check of the object and its copy.
+    const racing = {
+      ...deps,
+      uploads: { ...uploads, head: async (key: string) => { const seen = await uploads.head(key); await uploads.put(key, '%PDF-1.7', 'application/pdf'); return seen; } },
+    };
+    const gate = { subscription: activeSubscription };
+    await expect(createJobFromUpload(racing, member, asked.uploadId, parseJobFields({}), gate)).rejects.toMatchObject({ kind: 'bad_request', message: changedAfterCheck });
+    expect(sent).toBe(0);
+    expect(await pendingUploads.get(asked.uploadId)).toMatchObject({ jobId: null });
+
+    const created = await createJobFromUpload(deps, member, asked.uploadId, parseJobFields({}), gate);
+    expect(await uploads.getText(created.storageKey)).toBe('%PDF-1.7');
   });
 });
 

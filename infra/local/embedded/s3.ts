@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
 import { explainOutput, keepOutput } from './child-output.ts';
 
 /**
- * s3rver keeping objects under `<dataDir>/s3`. It accepts only access key `S3RVER`, secret `S3RVER`.
+ * s3rver keeping objects under `<dataDir>/s3`, on 127.0.0.1 only. It accepts only access key `S3RVER`,
+ * secret `S3RVER`, and (patched below) refuses unsigned requests as S3 does.
  * Every object it stores or removes is announced to `onChange`: what the bucket notifications forward
  * (notifications.ts).
  */
@@ -52,8 +53,60 @@ Store.prototype.deleteObject = async function (bucket, key) {
   await Promise.all(['object', 'object.md5', 'metadata.json'].map((kind) => unlinkQuietly(this.getResourcePath(bucket, key, kind))));
   announce('ObjectRemoved:Delete', bucket, key);
 };
+// S3 copies only while the source still has the ETag of x-amz-copy-source-if-match (the presigned
+// upload's claim relies on it); s3rver ignores the header. Here the check and the copy are two steps,
+// so the copy's own bytes are hashed too and a copy of anything else is undone. The other copy
+// conditions are refused rather than ignored.
+const lib = require('path').dirname(modulePath);
+const objects = require(require('path').join(lib, 'controllers', 'object.js'));
+const S3Error = require(require('path').join(lib, 'models', 'error.js'));
+const copy = objects.putObjectCopy;
+const conditionFailed = () => new S3Error('PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', { Condition: 'x-amz-copy-source-If-Match' });
+const md5Of = (file) => new Promise((resolve, reject) => {
+  const hash = require('crypto').createHash('md5');
+  require('fs').createReadStream(file).on('error', reject).on('data', (chunk) => hash.update(chunk)).on('end', () => resolve(JSON.stringify(hash.digest('hex'))));
+});
+const unquoted = (eTag) => eTag.trim().replace(/^"|"$/g, '');
+objects.putObjectCopy = async function (ctx) {
+  for (const header of ['x-amz-copy-source-if-none-match', 'x-amz-copy-source-if-modified-since', 'x-amz-copy-source-if-unmodified-since']) {
+    if (header in ctx.headers) throw new S3Error('NotImplemented', 'A header you provided implies functionality that is not implemented', { Header: header });
+  }
+  const expected = ctx.headers['x-amz-copy-source-if-match'];
+  if (expected === undefined) return copy(ctx);
+  const source = decodeURI(ctx.headers['x-amz-copy-source']).replace(/^\\//, '');
+  const [srcBucket, ...srcKey] = source.split('/');
+  const accepts = (eTag) => expected.split(',').some((tag) => tag.trim() === '*' || unquoted(tag) === unquoted(eTag));
+  if (await ctx.store.existsObject(srcBucket, srcKey.join('/'))) {
+    if (!accepts((await ctx.store.getMetadata(srcBucket, srcKey.join('/'))).etag)) throw conditionFailed();
+  }
+  await copy(ctx);
+  // A multipart upload's ETag is no digest of its bytes: its copied tag is all there is to compare.
+  const file = ctx.store.getResourcePath(ctx.params.bucket, ctx.params.key, 'object');
+  const copiedTag = (await ctx.store.getMetadata(ctx.params.bucket, ctx.params.key)).etag;
+  const copied = /-\\d+"?$/.test(copiedTag) ? copiedTag : await md5Of(file);
+  if (!accepts(copied)) {
+    await ctx.store.deleteObject(ctx.params.bucket, ctx.params.key);
+    ctx.body = undefined;
+    throw conditionFailed();
+  }
+  // s3rver copies the object and its digest file one after the other: the digest is the copy's own.
+  if (copied !== copiedTag) {
+    await require('fs/promises').writeFile(file + '.md5', JSON.parse(copied));
+    ctx.body.CopyObjectResult.ETag = copied;
+  }
+};
 process.stdin.on('end', () => process.exit(0)).resume();
 const server = new S3rver({ address: '127.0.0.1', port, directory, silent: true, configureBuckets: buckets.map((name) => ({ name })) });
+// S3 refuses a request without a signature (unless a bucket grants anonymous access: ours grant
+// none); s3rver serves it, so anyone reaching the port could list and read every object. Let through
+// only CORS preflights, which S3 answers unsigned, and a browser's form POST to a bucket, whose
+// signature is a field of the form (s3rver checks no POST policy). Right after the request log.
+const signed = (ctx) => 'authorization' in ctx.headers || 'X-Amz-Algorithm' in ctx.query || 'Signature' in ctx.query;
+const formUpload = (ctx) => ctx.method === 'POST' && ctx.path.split('/').filter(Boolean).length === 1 && Object.keys(ctx.query).length === 0 && ctx.is('multipart/form-data');
+server.middleware.splice(1, 0, (ctx, next) => {
+  if (ctx.method === 'OPTIONS' || signed(ctx) || formUpload(ctx)) return next();
+  throw new S3Error('AccessDenied', 'Access Denied');
+});
 // Stores (PUT, POST, copy, a completed multipart upload) as s3rver announces them; removals above.
 server.on('event', (event) => {
   for (const { eventName, s3 } of event.Records) if (eventName.startsWith('ObjectCreated:')) announce(eventName, s3.bucket.name, s3.object.key, s3.object.size, s3.object.eTag);

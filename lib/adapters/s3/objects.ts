@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   paginateListObjectsV2,
@@ -14,7 +15,7 @@ import {
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Objects, StoredObject } from '../../objects.ts';
-import { presignKeys } from './key-urls.ts';
+import { escapeKey, presignKeys } from './key-urls.ts';
 import { keysUnder } from '../../objects.ts';
 
 /** A missing key: GetObject says NoSuchKey, HeadObject (no body to carry a code) only a bare 404. */
@@ -25,6 +26,9 @@ function isMissing(error: unknown): boolean {
     (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode === 404
   );
 }
+
+/** S3's answer to a condition that did not hold (412 PreconditionFailed). */
+const preconditionFailed = (error: unknown): boolean => (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode === 412;
 
 async function unlessMissing<T>(attempt: Promise<T>): Promise<T | undefined> {
   try {
@@ -92,11 +96,23 @@ export function s3Objects(client: S3Client, bucket: string): Objects {
 
     async head(key) {
       const out = await unlessMissing(client.send(new HeadObjectCommand({ Bucket, Key: key })));
-      return out && { size: out.ContentLength ?? 0, contentType: out.ContentType, lastModified: iso(out.LastModified) };
+      return out && { size: out.ContentLength ?? 0, contentType: out.ContentType, lastModified: iso(out.LastModified), eTag: out.ETag ?? '' };
     },
 
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+    },
+
+    async copyIfUnchanged(from, to, eTag) {
+      try {
+        // A copy up to 5 GB is one request (uploads are at most 1000 MB); the header is checked by S3
+        // against the bytes it copies, so no write can slip between a check and the copy.
+        await client.send(new CopyObjectCommand({ Bucket, Key: to, CopySource: `${Bucket}/${escapeKey(from)}`, CopySourceIfMatch: eTag }));
+        return true;
+      } catch (error) {
+        if (preconditionFailed(error) || isMissing(error)) return false;
+        throw error;
+      }
     },
 
     presignGet(key, expiresInSeconds, options) {

@@ -70,13 +70,27 @@ export function parseJobFields(raw: RawJobFields): JobFields {
   };
 }
 
-/** `ocr/<uuid>-<name>`, the name reduced to letters (any script), digits, `.`, `-` and `_`. */
-export function uploadKey(originalName: string): string {
-  const safe =
+/** The name reduced to letters (any script), digits, `.`, `-` and `_`, for a key. */
+function keyName(originalName: string): string {
+  return (
     originalName
       .normalize('NFC')
       .replace(/[^\p{L}\p{M}\p{N}._-]+/gu, '_')
       .replace(/^[._]+/, '')
-      .slice(0, 150) || 'file';
-  return `ocr/${randomUUID()}-${safe}`;
+      .slice(0, 150) || 'file'
+  );
+}
+
+/** `ocr/<uuid>-<name>`: a job's file (SPEC.md 2.4), which only the service writes. */
+export function uploadKey(originalName: string): string {
+  return `ocr/${randomUUID()}-${keyName(originalName)}`;
+}
+
+/**
+ * `incoming/<uuid>-<name>`: where a presigned POST puts a file. The POST stays valid for its hour
+ * whatever happens, so a job never reads this key: its file is copied to an `uploadKey` when the job
+ * is created (presigned-upload.ts).
+ */
+export function incomingUploadKey(originalName: string): string {
+  return `incoming/${randomUUID()}-${keyName(originalName)}`;
 }

@@ -4,7 +4,7 @@ import { isObjectId, newJobId, newObjectId } from '../../ids.ts';
 import type { Gate } from '../access.ts';
 import { createJob, JobNotQueued, snapshotForUpload, type CreatedJob, type UploadDeps } from './upload.ts';
 import type { JobFields } from './fields.ts';
-import { uploadKey } from './fields.ts';
+import { incomingUploadKey, uploadKey } from './fields.ts';
 import { maxOpenUploads, unclaimedUploadSeconds, uploadRejection, UploadRejected } from './upload-rules.ts';
 import type { Objects } from '../../objects.ts';
 import { logger } from '../../log.ts';
@@ -13,7 +13,9 @@ import { logger } from '../../log.ts';
  * Large files (DESIGN.md section 6): API Gateway and Lambda cap a request near 6 MB, so a client
  * asks for an upload, sends the file straight to the bucket with a presigned POST, then creates
  * the job from it. The POST policy fixes the size and type; the server checks both again on the
- * stored object, since the local S3 stand-in does not enforce policies.
+ * stored object, since the local S3 stand-in does not enforce policies. The POST can be sent again
+ * until it expires, so the job never reads the key it writes (`incoming/`): creating the job copies
+ * the checked bytes to the job's own key (README, "Large files").
  */
 export interface PendingUpload {
   uploadId: string;
@@ -66,7 +68,7 @@ export async function requestUpload(deps: PresignDeps, user: User, body: Record<
   const upload: PendingUpload = {
     uploadId: newObjectId(),
     userId: user.userId,
-    storageKey: uploadKey(fileName),
+    storageKey: incomingUploadKey(fileName),
     fileName,
     fileType,
     fileSize,
@@ -105,15 +107,32 @@ export async function createJobFromUpload(deps: PresignDeps, user: User, uploadI
   const usageInfo = await snapshotForUpload(deps, user, gate);
   const jobId = newJobId();
   if (!(await deps.pendingUploads.claim(upload, jobId, deps.now()))) throw badRequest('This upload was already used for another job');
-  const file = { storageKey: upload.storageKey, originalName: upload.fileName, fileType: upload.fileType, fileSize: stored.size };
+  // The job's file is a copy under a key no POST can write, made only if the object still has the
+  // ETag of the check above: what the worker reads and the distribution serves is what was checked.
+  const file = { storageKey: uploadKey(upload.fileName), originalName: upload.fileName, fileType: upload.fileType, fileSize: stored.size };
+  let created: CreatedJob;
   try {
-    // The client's upload stays when saving fails, so a retry needs no second upload.
-    return await createJob(deps, user, file, fields, usageInfo, { jobId, removeObjectOnFailure: false });
+    if (!(await deps.uploads.copyIfUnchanged(upload.storageKey, file.storageKey, stored.eTag))) throw badRequest(changedAfterCheck);
+    // A failed save removes the copy; the client's upload stays, so a retry needs no second upload.
+    created = await createJob(deps, user, file, fields, usageInfo, { jobId, removeObjectOnFailure: true });
   } catch (error) {
     // A saved job keeps its upload (only its message is missing); anything else frees it for a retry.
-    if (!(error instanceof JobNotQueued)) await deps.pendingUploads.release(upload, jobId).catch(() => undefined);
+    if (!(error instanceof JobNotQueued)) {
+      await deps.pendingUploads.release(upload, jobId).catch(() => undefined);
+      throw error;
+    }
+    await removeIncoming(deps, upload);
     throw error;
   }
+  await removeIncoming(deps, upload);
+  return created;
+}
+
+export const changedAfterCheck = 'The uploaded file changed while the job was being created: create the job again to have it checked anew';
+
+/** The claimed upload's own object: a copy is the job's now. One stored again by the POST is removed by the bucket's lifecycle rule (infra/storage.ts). */
+async function removeIncoming(deps: PresignDeps, upload: PendingUpload): Promise<void> {
+  await deps.uploads.delete(upload.storageKey).catch((error: unknown) => logger.warn('Removing a claimed upload failed', { uploadId: upload.uploadId, error: error as Error }));
 }
 
 /** Uploads one sweep looks at, at most: a sweep runs in bounded time; the next one takes the rest. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { keysUnder, listingOrder, pageAfter, type ObjectInfo, type Objects, type PresignedPost, type StoredHeaders, type StoredObject, type UploadRules } from '../../../lib/objects.ts';
 
 export interface FakeObject {
@@ -6,6 +7,9 @@ export interface FakeObject {
   headers: StoredHeaders;
   lastModified: string;
 }
+
+/** S3's ETag of an object stored in one request: its MD5, quoted. */
+const eTagOf = (body: Uint8Array) => `"${createHash('md5').update(body).digest('hex')}"`;
 
 /** Objects in memory (lib/adapters/s3/objects.ts): one bucket; URLs name the key and never expire. */
 export class FakeObjects implements Objects {
@@ -58,11 +62,18 @@ export class FakeObjects implements Objects {
 
   async head(key: string): Promise<ObjectInfo | undefined> {
     const found = this.objects.get(key);
-    return found && { size: found.body.byteLength, contentType: found.contentType, lastModified: found.lastModified };
+    return found && { size: found.body.byteLength, contentType: found.contentType, lastModified: found.lastModified, eTag: eTagOf(found.body) };
   }
 
   async delete(key: string) {
     this.objects.delete(key);
+  }
+
+  async copyIfUnchanged(from: string, to: string, eTag: string) {
+    const found = this.objects.get(from);
+    if (!found || eTagOf(found.body) !== eTag) return false;
+    this.objects.set(to, { ...found, body: new Uint8Array(found.body), headers: { ...found.headers }, lastModified: this.clock().toISOString() });
+    return true;
   }
 
   async presignGet(key: string, expiresInSeconds: number, options: { contentDisposition?: string; contentType?: string } = {}) {

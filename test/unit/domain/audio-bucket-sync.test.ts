@@ -145,7 +145,7 @@ describe('an event names a key: it is recorded or forgotten as the bucket has it
 
   it('gives a key back as failed when the object keeps changing under every look', async () => {
     let size = 1;
-    const changing = { head: async () => ({ size: size++, contentType: 'audio/mpeg', lastModified: '2026-11-20T10:00:00.000Z' }) };
+    const changing = { head: async () => ({ size: size++, contentType: 'audio/mpeg', lastModified: '2026-11-20T10:00:00.000Z', eTag: `"${size}"` }) };
     expect((await syncAudioFiles({ audio: changing, audioFiles: record }, new Map([[key(), undefined]]))).failed).toEqual([key()]);
   });
 });
