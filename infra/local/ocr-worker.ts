@@ -1,7 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { fork } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
@@ -9,11 +11,14 @@ import { maxTokenLifetimeSeconds, signToken } from '../../lib/auth/tokens.ts';
 import { workerAccount } from '../../lib/auth/worker-account.ts';
 import { ensureLedgerTable } from '../../ocr-worker/adapters/ensure-ledger-table.ts';
 import { tokenVariable, workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
-import type { OcrThreadData } from './ocr-worker-thread.ts';
+import type { OcrHostData } from './ocr-worker-host.ts';
+
+/** The worker's niceness: below the API's, so that reading pages never slows an answer. */
+const workerNiceness = 10;
 
 /**
- * `npm start`'s reference OCR worker (local-runtime.md; README "The reference OCR worker"): a pool of
- * worker threads, one per core, running the worker's own Lambda handlers over the local OCR queue and
+ * `npm start`'s reference OCR worker (README "The reference OCR worker"): a process of its own with a
+ * pool of worker threads, one per core, running the worker's own Lambda handlers over the local OCR queue and
  * a local pages queue, reporting through the API's callbacks with the token of a local editor account,
  * exactly as an external worker would. `OCR_WORKER=off` runs none: jobs wait on the OCR queue.
  */
@@ -49,36 +54,38 @@ export async function startLocalOcrWorker(options: LocalOcrWorkerOptions): Promi
   const client = new DynamoDBClient({});
   await ensureLedgerTable(client, options.ledgerTable);
   client.destroy();
-  Object.assign(process.env, {
-    [workerEnvironment.ledgerTable]: options.ledgerTable,
-    [workerEnvironment.pagesQueueUrl]: options.pagesQueueUrl,
-    [workerEnvironment.apiUrl]: options.apiUrl,
-    [tokenVariable]: await workerToken(options.tableName, options.secret, options.dataDir),
-  });
   const count = Math.max(1, options.threads ?? availableParallelism());
-  const threads = Array.from({ length: count }, (_, i) => {
-    const workerData: OcrThreadData = {
-      entry: new URL('./ocr-worker-thread.ts', import.meta.url).href,
-      pagesQueueUrl: options.pagesQueueUrl,
-      ...(i === 0 && { ocrQueueUrl: options.ocrQueueUrl }),
-    };
-    const thread = new Worker(new URL('./thread-boot.mjs', import.meta.url), { workerData });
-    thread.on('error', (error) => process.stderr.write(`ocr worker thread: ${error.message}\n`));
-    return thread;
+  const hostData: OcrHostData = { threads: count, pagesQueueUrl: options.pagesQueueUrl, ocrQueueUrl: options.ocrQueueUrl };
+  // A process of its own, not threads of the API's: a hostile file costs the worker, never the API's
+  // memory or event loop; and a lower priority, so that the API wins the cores while pages are read.
+  const host = fork(fileURLToPath(new URL('./ocr-worker-host.ts', import.meta.url)), [JSON.stringify(hostData)], {
+    env: {
+      ...process.env,
+      [workerEnvironment.ledgerTable]: options.ledgerTable,
+      [workerEnvironment.pagesQueueUrl]: options.pagesQueueUrl,
+      [workerEnvironment.apiUrl]: options.apiUrl,
+      [tokenVariable]: await workerToken(options.tableName, options.secret, options.dataDir),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  process.stderr.write(`OCR worker: ${count} thread${count === 1 ? '' : 's'} (OCR_WORKER=off runs none)\n`);
+  try {
+    if (host.pid !== undefined) setPriority(host.pid, workerNiceness);
+  } catch {
+    // Not permitted on this machine: the worker runs at the API's priority.
+  }
+  await new Promise<void>((ready, failed) => {
+    host.once('message', () => ready());
+    host.once('exit', (code) => failed(new Error(`the OCR worker stopped as it started (exit ${code})`)));
+  });
+  process.stderr.write(`OCR worker: ${count} thread${count === 1 ? '' : 's'} in process ${host.pid} (OCR_WORKER=off runs none)\n`);
   return {
     async stop() {
-      await Promise.all(
-        threads.map(
-          (thread) =>
-            new Promise<void>((done) => {
-              thread.once('exit', () => done());
-              thread.postMessage('stop');
-              setTimeout(() => void thread.terminate(), 5_000).unref();
-            }),
-        ),
-      );
+      if (host.exitCode !== null || host.signalCode !== null) return;
+      await new Promise<void>((done) => {
+        host.once('exit', () => done());
+        host.send('stop');
+        setTimeout(() => host.kill('SIGKILL'), 10_000).unref();
+      });
     },
   };
 }
