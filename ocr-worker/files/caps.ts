@@ -11,6 +11,11 @@
  */
 export const maxImageFileBytes = 200 * 1024 * 1024;
 export const maxPagePixels = 40_000_000;
+/**
+ * Decoded sample bytes per page (a TIFF declares its samples per pixel and their bits): the pixel
+ * cap's RGBA, 160 MB. A TIFF page of 16 MP declaring 200 samples a pixel would decode to 3.2 GB.
+ */
+export const maxPageSampleBytes = maxPagePixels * 4;
 export const readPagePixels = 16_000_000;
 
 const megapixels = (n: number): string => `${Math.round(n / 1e6)} megapixels`;
@@ -22,6 +27,8 @@ export const fileErrors = {
   unreadable: (format: string) => `The file could not be read as a ${format} image: it may be damaged or incomplete.`,
   pageTooLarge: (width: number, height: number) =>
     `The page is too large (${width} × ${height} pixels, ${megapixels(width * height)}; the limit is ${megapixels(maxPagePixels)}).`,
+  pageTooMuchData: (bytes: number) =>
+    `The page holds more image data than a page may (${Math.round(bytes / 1e6).toLocaleString('en-US')} MB decoded; the limit is ${maxPageSampleBytes / 1e6} MB).`,
   pageUnreadable: (format: string) => `This page of the ${format} file could not be decoded.`,
   noPages: (format: string) => `The ${format} file holds no image.`,
 } as const;

@@ -1,6 +1,6 @@
 import UTIF from 'utif2';
 import { PageError, UnreadableFile, type PageSource } from '../contract.ts';
-import { fileErrors, maxPagePixels } from './caps.ts';
+import { fileErrors, maxPagePixels, maxPageSampleBytes } from './caps.ts';
 import { pagePng } from './page-png.ts';
 import { checkTiffStructure } from './tiff-structure.ts';
 
@@ -34,6 +34,10 @@ export function openTiff(bytes: Uint8Array): PageSource {
       const width = dimension(ifd, 't256');
       const height = dimension(ifd, 't257');
       if (width * height > maxPagePixels) throw new PageError(fileErrors.pageTooLarge(width, height));
+      // Checked from the directory too: samples per pixel and their bits multiply what is decoded.
+      const bitsPerPixel = Math.max(1, dimension(ifd, 't277')) * Math.max(1, ...((ifd.t258 as number[] | undefined) ?? [1]));
+      const sampleBytes = (width * height * bitsPerPixel) / 8;
+      if (sampleBytes > maxPageSampleBytes) throw new PageError(fileErrors.pageTooMuchData(sampleBytes));
       let rgba: Uint8Array;
       try {
         UTIF.decodeImage(buffer, ifd);

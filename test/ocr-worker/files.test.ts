@@ -5,6 +5,7 @@ import { maxImageFileBytes, readPagePixels } from '../../ocr-worker/files/caps.t
 import { detectFormat } from '../../ocr-worker/files/format.ts';
 import { bytesOf, formatOf, openImage } from '../../ocr-worker/files/open-image.ts';
 import { renderTextPage } from '../../ocr-worker/fixtures/render.ts';
+import { tiffSamplesBomb } from '../../ocr-worker/fixtures/bombs.ts';
 import { toTiff } from '../../ocr-worker/fixtures/tiff.ts';
 import { greyBmp, loopingTiff, pngDeclaring, tiffDeclaring, tinyGif } from './fixtures/images.ts';
 
@@ -99,6 +100,16 @@ describe('hostile and damaged image files', () => {
     const source = await openImage(bytesOf(tiffDeclaring(100_000, 100_000)), 'tiff');
     await expect(source.page(1)).rejects.toThrow(PageError);
     await expect(source.page(1)).rejects.toThrow(/too large/);
+  });
+
+  it('fails a TIFF page whose samples per pixel would decode past the cap as a page error, before decoding', async () => {
+    // 16 MP of 200 samples a pixel: 3.2 GB to decode, in under 1 KB.
+    const bomb = tiffSamplesBomb(4000, 4000, 200);
+    expect(bomb.length).toBeLessThan(1000);
+    const source = await openImage(bytesOf(bomb), 'tiff');
+    await expect(source.page(1)).rejects.toThrow('The page holds more image data than a page may (3,200 MB decoded; the limit is 160 MB).');
+    // Four 8-bit samples (RGBA) of the same page are a page like any other.
+    expect((await (await openImage(bytesOf(tiffSamplesBomb(1000, 1000, 4)), 'tiff')).page(1)).width).toBe(1000);
   });
 
   it('refuses a truncated PNG, JPEG and TIFF', async () => {
