@@ -1,4 +1,8 @@
 import { brotliCompressSync, constants } from 'node:zlib';
+import { PageError } from '../ocr-worker/contract.ts';
+import * as pdfBombs from '../ocr-worker/fixtures/bombs.ts';
+import { memoryBytes } from '../ocr-worker/fixtures/bytes.ts';
+import { openPdf } from '../ocr-worker/pdf/page-source.ts';
 import { openBenchStack, seedBenchUsers } from './env.ts';
 
 /**
@@ -7,6 +11,10 @@ import { openBenchStack, seedBenchUsers } from './env.ts';
  * while a cheap route (`GET /audio/voices`) is called every 20 ms: the process's peak memory and the
  * cheap route's p50 and p99 while the attack runs, beside the same with no attack. Over budget: a p99
  * of the cheap route past 100 ms, or the process growing past 500 MB.
+ *
+ * The PDF bombs are read as the OCR worker reads a page (`openPdf`, its reader process and limits)
+ * from this same process: what the worker's side and the API then cost, and in the row's outcome
+ * the page's result and the most memory its reader process held.
  */
 
 const probeEveryMs = 20;
@@ -15,6 +23,8 @@ const growthBudgetMb = 500;
 /** Attack requests per attack, sent `inFlight` at a time. */
 const attackRequests = Number(process.env.BENCH_ATTACKS ?? 20);
 const inFlight = 2;
+/** Reads of each PDF bomb's page (each takes up to the page's time limit). */
+const pdfRequests = 2;
 /** The costly-snippet attack's pages: public, 60,000 characters each, the word near each one's end. */
 const searchPages = 100;
 
@@ -29,6 +39,8 @@ export interface HostileRow {
   probeP99Ms: number;
   /** Calls of the cheap route that failed (a dropped connection). */
   probeFailures: number;
+  /** What a PDF bomb's page came to, and its reader's peak memory. */
+  outcome?: string;
 }
 
 export interface HostileReport {
@@ -90,7 +102,31 @@ export async function hostileBench(): Promise<HostileReport> {
     const bombBody = bomb();
     const manyValues = Buffer.from(`[${'{},'.repeat(1_700_000)}{}]`);
     const deep = Buffer.from(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
-    const attacks: { attack: string; send: () => Promise<number> }[] = [
+    /** A PDF bomb's first page read as the worker reads it: 200 when it reads, 422 when it is a page error. */
+    const pdfOutcomes = new Map<string, string>();
+    const readBomb = (attack: string, pdf: Uint8Array) => async () => {
+      const source = await openPdf(memoryBytes(pdf));
+      try {
+        const page = await source.read(1);
+        pdfOutcomes.set(attack, `read, ${page.width} × ${page.height}; reader ${Math.round(source.peakReaderMemoryMb)} MB`);
+        return 200;
+      } catch (error) {
+        if (!(error instanceof PageError)) throw error;
+        pdfOutcomes.set(attack, `${error.message}; reader ${Math.round(source.peakReaderMemoryMb)} MB`);
+        return 422;
+      } finally {
+        await source.close();
+      }
+    };
+    const pdfAttacks = [
+      { attack: 'PDF, 63 KB: an 8000 × 8000 Flate image', pdf: await pdfBombs.flateImageBombPdf(8000) },
+      { attack: 'PDF, 250 KB: a 16000 × 16000 Flate image', pdf: await pdfBombs.flateImageBombPdf(16_000) },
+      { attack: 'PDF, 65 KB: 32 MB of path operators', pdf: await pdfBombs.contentStreamBombPdf(32) },
+      { attack: 'PDF, 0.5 MB: 256 MB of path operators', pdf: await pdfBombs.contentStreamBombPdf(256) },
+      { attack: 'PDF, 1.4 KB: JPEG 2000 declaring 60000 × 60000 × 4', pdf: await pdfBombs.jpxBombPdf() },
+      { attack: 'PDF, 1.4 KB: JBIG2 declaring 200000 × 200000', pdf: await pdfBombs.jbig2BombPdf() },
+    ].map(({ attack, pdf }) => ({ attack, requests: pdfRequests, send: readBomb(attack, pdf) }));
+    const attacks: { attack: string; requests?: number; send: () => Promise<number> }[] = [
       { attack: 'none (the cheap route alone)', send: async () => 0 },
       ...(['POST /billing/webhook', 'GET /audio/voices (a body on a GET)'] as const).map((attack) => ({
         attack: `Brotli bomb, 110 bytes → 60 MB of [{},…], to ${attack}`,
@@ -106,10 +142,11 @@ export async function hostileBench(): Promise<HostileReport> {
         attack: `GET /ocr/search?q=book&limit=100, anonymous (${searchPages} pages of 60,000 characters, the word at each one's end)`,
         send: async () => (await fetch(`${url}/ocr/search?q=book&limit=100`)).status,
       },
+      ...pdfAttacks,
     ];
 
     const rows: HostileRow[] = [];
-    for (const { attack, send } of attacks) {
+    for (const { attack, send, requests: attackCount } of attacks) {
       global.gc?.();
       const before = process.memoryUsage().rss;
       let peak = before;
@@ -130,7 +167,7 @@ export async function hostileBench(): Promise<HostileReport> {
       })();
       const started = performance.now();
       const statuses = new Map<number, number>();
-      const requests = attack.startsWith('none') ? 0 : attackRequests;
+      const requests = attackCount ?? (attack.startsWith('none') ? 0 : attackRequests);
       let next = 0;
       await Promise.all(
         Array.from({ length: inFlight }, async () => {
@@ -156,6 +193,7 @@ export async function hostileBench(): Promise<HostileReport> {
         probeP50Ms: percentile(probes, 50),
         probeP99Ms: percentile(probes, 99),
         probeFailures,
+        ...(pdfOutcomes.has(attack) && { outcome: pdfOutcomes.get(attack)! }),
       };
       rows.push(row);
       if (row.probeP99Ms > p99BudgetMs) problems.push(`${attack}: the cheap route's p99 ${row.probeP99Ms.toFixed(0)} ms, over ${p99BudgetMs} ms`);
@@ -193,5 +231,6 @@ export function printHostile(report: HostileReport): void {
       `| ${r.attack} | ${r.requests} | ${r.statuses} | ${(r.attackMs / 1000).toFixed(1)} s | ${r.peakMb.toFixed(0)} MB | ${r.grewMb.toFixed(0)} MB | ${r.probeP50Ms.toFixed(1)} ms | ${r.probeP99Ms.toFixed(1)} ms | ${r.probeFailures} |`,
     );
   }
+  for (const r of report.rows) if (r.outcome) console.log(`- ${r.attack}: ${r.outcome}`);
   for (const problem of report.problems) console.log(`problem: ${problem}`);
 }
