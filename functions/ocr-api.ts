@@ -80,7 +80,7 @@ export const handler = httpFunction({
     },
     'GET /ocr/status/{jobId}': {
       failure: 'Error fetching job status',
-      run: (request) => jobStatus(deps(), signedIn(request), request.params.jobId ?? ''),
+      run: (request) => jobStatus(deps(), request.caller.kind === 'job' ? { grant: request.caller.grant } : signedIn(request), request.params.jobId ?? ''),
     },
     'GET /ocr/text/{jobId}': {
       failure: 'Error fetching text',

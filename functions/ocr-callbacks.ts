@@ -10,7 +10,7 @@ import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
 import { count, metricNames } from './observability.ts';
 
-/** `ocr-callbacks` (DESIGN.md section 1): the OCR worker's page and final results; editors and admins only. */
+/** `ocr-callbacks` (DESIGN.md section 1): the OCR worker's page and final results; editors and admins, or the job's own credential. */
 const deps = once(() => {
   const core = coreDeps();
   const stores = dynamoOcrStores(core.db);
@@ -33,14 +33,14 @@ export const handler = httpFunction({
     'POST /ocr/result/page': {
       failure: 'Error processing page result',
       run: async (request) => {
-        const answer = await recordPageResult(deps(), request.body);
+        const answer = await recordPageResult(deps(), request.body, request.caller);
         count(metricNames.ocrPagesReported);
         return answer;
       },
     },
     'POST /ocr/result': {
       failure: 'Error saving OCR result',
-      run: async (request) => json(201, await recordFinalResult(deps(), request.body)),
+      run: async (request) => json(201, await recordFinalResult(deps(), request.body, request.caller)),
     },
   },
 });

@@ -20,6 +20,11 @@ export interface Route {
   path: string;
   function: FunctionName;
   auth: AuthMode;
+  /**
+   * Also takes a job credential (lib/auth/job-credentials.ts) in place of a token: the OCR worker's
+   * calls for the one job it names. Not in SPEC.md: an addition (README, "Connecting an OCR worker").
+   */
+  jobCredential?: true;
 }
 
 export const routes: readonly Route[] = [
@@ -27,7 +32,7 @@ export const routes: readonly Route[] = [
   // Not in SPEC.md: the presigned path for files too large for a Lambda request (README, "Uploads").
   { method: 'POST', path: '/ocr/uploads', function: 'ocr-api', auth: 'required' },
   { method: 'POST', path: '/ocr/uploads/{uploadId}/job', function: 'ocr-api', auth: 'required' },
-  { method: 'GET', path: '/ocr/status/{jobId}', function: 'ocr-api', auth: 'required' },
+  { method: 'GET', path: '/ocr/status/{jobId}', function: 'ocr-api', auth: 'required', jobCredential: true },
   { method: 'GET', path: '/ocr/text/{jobId}', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/jobs', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/books', function: 'ocr-api', auth: 'optional' },
@@ -38,8 +43,8 @@ export const routes: readonly Route[] = [
   { method: 'PATCH', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'required' },
   { method: 'POST', path: '/ocr/books/{bookTextId}/import', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/books/{bookTextId}/export/docx', function: 'ocr-export', auth: 'required' },
-  { method: 'POST', path: '/ocr/result/page', function: 'ocr-callbacks', auth: 'editor' },
-  { method: 'POST', path: '/ocr/result', function: 'ocr-callbacks', auth: 'editor' },
+  { method: 'POST', path: '/ocr/result/page', function: 'ocr-callbacks', auth: 'editor', jobCredential: true },
+  { method: 'POST', path: '/ocr/result', function: 'ocr-callbacks', auth: 'editor', jobCredential: true },
   { method: 'GET', path: '/audio/voices', function: 'audio-api', auth: 'none' },
   { method: 'GET', path: '/audio/fields', function: 'audio-api', auth: 'none' },
   { method: 'POST', path: '/audio/{bookId}/generate', function: 'audio-api', auth: 'editor' },

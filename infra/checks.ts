@@ -25,7 +25,7 @@ export interface Findings {
   functions: readonly lambda.Function[];
   roles: readonly iam.Role[];
   /** The JWT key (absent with a JWKS URL), the Stripe keys and the OCR worker's token; an imported one is the operator's own. */
-  secrets: { jwt?: secretsmanager.ISecret; stripe: secretsmanager.ISecret; ocrWorkerToken?: secretsmanager.ISecret };
+  secrets: { jwt?: secretsmanager.ISecret; stripe: secretsmanager.ISecret };
   uploads: s3.IBucket;
   audio: s3.IBucket;
   /** Endpoint ARN patterns of the configured SNS platform applications. */
@@ -46,9 +46,6 @@ const reasons = {
   stripeRotation:
     'Stripe issues these keys: they are rolled in the Stripe dashboard and the new values put here by the operator (README: Deploying); ' +
     'Secrets Manager cannot rotate them.',
-  ocrWorkerTokenRotation:
-    'The OCR worker’s editor token is signed by the identity service (scripts/worker-token.ts or the JWKS provider), which Secrets ' +
-    'Manager cannot call; the operator puts a new token here before the old one expires (README: The built-in OCR worker).',
   noResource:
     'X-Ray PutTraceSegments/PutTelemetryRecords (every function, active tracing), Polly SynthesizeSpeech (audio functions) and ' +
     'DynamoDB ListStreams (the search indexer’s stream trigger, which reads only the table’s stream) accept no resource other than *.',
@@ -122,7 +119,6 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   for (const [secret, reason] of [
     [found.secrets.jwt, reasons.jwtRotation],
     [found.secrets.stripe, reasons.stripeRotation],
-    [found.secrets.ocrWorkerToken, reasons.ocrWorkerTokenRotation],
   ] as const) {
     if (secret instanceof secretsmanager.Secret) acknowledge(secret, 'AwsSolutions-SMG4', reason);
   }

@@ -69,6 +69,9 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `billing-outbox`: read and update items of the table and query the pending-invoice index (the
  *   billing worker's only table work: users, usage logs, the job's BookText); no put, delete or batch.
  * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
+ * - `job-credentials-issue`, `job-credentials-check`: GenerateMac and VerifyMac with the KMS key that
+ *   signs job credentials (lib/auth/job-credentials.ts): issued when a job is queued, checked on the
+ *   OCR worker's calls (the callbacks and the job's status).
  * - `audio-files-record`: UpdateItem on the table's audio-files items only (partition keys `AUDIO#…`,
  *   by `dynamodb:LeadingKeys`): recording and forgetting files, nothing else of the table.
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
@@ -95,6 +98,8 @@ export type Access =
   | 'stripe'
   | 'billing-outbox'
   | 'audio-queue'
+  | 'job-credentials-issue'
+  | 'job-credentials-check'
   | 'audio-files-record'
   | 'speech'
   | 'media-urls'
@@ -118,10 +123,11 @@ export const selfContained: readonly DeployedFunction[] = ['api-docs'];
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],
   // The search index: GET /ocr/books filtered and past its first pages, and read after write (its writes put into it).
-  'ocr-api': ['table', 'upload-files', 'incoming-uploads', 'text-reads', 'text-writes', 'ocr-queue', 'write-path', ...httpAnswers],
+  // Issues each job's credential, and checks it on the job's status (the worker asks it).
+  'ocr-api': ['table', 'upload-files', 'incoming-uploads', 'text-reads', 'text-writes', 'ocr-queue', 'write-path', 'job-credentials-issue', 'job-credentials-check', ...httpAnswers],
   // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
   // and never calls Stripe (the billing worker invoices).
-  'ocr-callbacks': ['table', 'text-writes', 'write-path', ...httpAnswers],
+  'ocr-callbacks': ['table', 'text-writes', 'write-path', 'job-credentials-check', ...httpAnswers],
   'ocr-export': ['table', 'text-reads', 'exports', ...httpAnswers],
   'billing-webhook': ['table', 'stripe', ...httpAnswers],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech', ...httpAnswers],

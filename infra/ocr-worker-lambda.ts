@@ -5,7 +5,6 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ledgerKeys } from '../ocr-worker/adapters/dynamo-ledger.ts';
@@ -19,8 +18,8 @@ import { jobQueue } from './storage.ts';
 /**
  * The reference OCR worker on AWS (issue 13), deployed by the same stack unless `-c ocrWorker=off`.
  * It is a client of the service: it takes the OCR queue's job messages, reads the files and puts
- * page images in the uploads bucket, and reports through the HTTP API with an editor token kept in a
- * secret of its own. A job fans out to tasks of 8 pages on a queue of its own, so that no function
+ * page images in the uploads bucket, and reports through the HTTP API with each job's own credential,
+ * which the job's message carries (it holds no token). A job fans out to tasks of 8 pages on a queue of its own, so that no function
  * reads a whole book: `job` (the OCR queue's trigger) plans and sends the tasks, `pages` (the pages
  * queue's trigger) reads them; a DynamoDB ledger of its own makes redeliveries and races harmless.
  */
@@ -57,13 +56,13 @@ export interface OcrWorkerGrantable {
   uploads: s3.IBucket;
   pagesQueue: sqs.IQueue;
   ledger: dynamodb.ITable;
-  token: secretsmanager.ISecret;
 }
 
 /**
  * What each of the worker's functions may do beyond its logs, X-Ray and its queue trigger's consume
  * (which the event source grants): `job` reads the uploaded file and sends tasks; `pages` reads the
- * file and puts page images. Both keep the ledger and read the token.
+ * file and puts page images. Both keep the ledger. Neither holds a credential of the service: each job's
+ * message carries its own (lib/auth/job-credentials.ts).
  */
 export function ocrWorkerStatements(fn: OcrWorkerFunction, on: OcrWorkerGrantable): iam.PolicyStatement[] {
   return [
@@ -72,7 +71,6 @@ export function ocrWorkerStatements(fn: OcrWorkerFunction, on: OcrWorkerGrantabl
       ? [new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [on.uploads.arnForObjects(`${uploadsPrefixes.pageImages}*`)] })]
       : sendTo(on.pagesQueue)),
     new iam.PolicyStatement({ actions: [...ledgerItemActions], resources: [on.ledger.tableArn] }),
-    new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [on.token.secretArn] }),
   ];
 }
 
@@ -90,7 +88,6 @@ export class OcrWorkerLambda extends Construct {
   readonly roles: Record<OcrWorkerFunction, iam.Role>;
   readonly pagesQueue: sqs.Queue;
   readonly ledger: dynamodb.Table;
-  readonly token: secretsmanager.Secret;
 
   constructor(scope: Construct, id: string, props: OcrWorkerLambdaProps) {
     super(scope, id);
@@ -106,21 +103,16 @@ export class OcrWorkerLambda extends Construct {
       // What it holds is only worth a month; losing it with the stack costs at most a re-read.
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.token = new secretsmanager.Secret(this, 'Token', {
-      description: 'Maktaba OCR worker: an editor token for the API callbacks; set {"token": "..."} from scripts/worker-token.ts after the first deploy',
-      generateSecretString: { secretStringTemplate: JSON.stringify({ token: '' }), generateStringKey: 'placeholder' },
-    });
 
     const environment = {
       [workerEnvironment.ledgerTable]: this.ledger.tableName,
       [workerEnvironment.pagesQueueUrl]: this.pagesQueue.queueUrl,
       [workerEnvironment.apiUrl]: props.apiUrl,
-      [workerEnvironment.tokenSecretArn]: this.token.secretArn,
     };
     // Built at synth like the service's bundles; OCR_WORKER_ASSET names one built already (the CDK tests' stub).
     const assetDir = process.env.OCR_WORKER_ASSET || bundleOcrWorkerSync().dir;
     const code = lambda.Code.fromAsset(assetDir);
-    const grantable = { uploads: props.uploads, pagesQueue: this.pagesQueue, ledger: this.ledger, token: this.token };
+    const grantable = { uploads: props.uploads, pagesQueue: this.pagesQueue, ledger: this.ledger };
     const made = (['job', 'pages'] as const).map((fn) => {
       const made = this.workerFunction(fn, code, environment);
       for (const statement of ocrWorkerStatements(fn, grantable)) made.role.addToPrincipalPolicy(statement);
@@ -136,7 +128,6 @@ export class OcrWorkerLambda extends Construct {
     );
     props.alarms.watchDeadLetters('OcrPages', this.pagesQueue.deadLetterQueue!.queue, 'OCR worker page tasks');
 
-    new CfnOutput(Stack.of(this), 'OcrWorkerTokenSecretArn', { value: this.token.secretArn, description: 'Put the OCR worker’s editor token here' });
     new CfnOutput(Stack.of(this), 'OcrPagesDeadLetterQueueUrl', { value: this.pagesQueue.deadLetterQueue!.queue.queueUrl });
   }
 

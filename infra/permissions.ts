@@ -1,6 +1,7 @@
 import type { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -32,6 +33,8 @@ export interface Grantable {
   mediaSigningKey: secretsmanager.ISecret;
   /** The OpenSearch domain's ARN and the index of pages in it (search.ts); the listing's index is `<index>-books`. */
   search: { domainArn: string; index: string };
+  /** The KMS HMAC key that signs job credentials (lib/auth/job-credentials.ts). */
+  jobCredentialKey: kms.IKey;
 }
 
 /** The top folder of a key the code builds, e.g. `ocr-results/` of `ocr-results/<jobId>/<version>.txt`. */
@@ -277,6 +280,9 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
   ],
   'audio-queue': (on) => sendTo(on.audioQueue),
+  // Job credentials: issued when a job is queued (GenerateMac), checked on the worker's calls (VerifyMac).
+  'job-credentials-issue': (on) => [new iam.PolicyStatement({ actions: ['kms:GenerateMac'], resources: [on.jobCredentialKey.keyArn] })],
+  'job-credentials-check': (on) => [new iam.PolicyStatement({ actions: ['kms:VerifyMac'], resources: [on.jobCredentialKey.keyArn] })],
   // audio-files-sync: UpdateItem (record, forget) of items whose partition key is an audio-files one.
   'audio-files-record': (on) => [
     new iam.PolicyStatement({

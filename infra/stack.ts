@@ -6,6 +6,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -120,6 +121,14 @@ export class MaktabaStack extends Stack {
           },
         });
 
+    // Signs job credentials; its material never leaves KMS, so nothing is ever rotated by hand.
+    // Kept when the stack goes: credentials in queued messages would otherwise fail.
+    const jobCredentialKey = new kms.Key(this, 'JobCredentialKey', {
+      description: 'Maktaba: signs the OCR worker credential of each job (HMAC)',
+      keySpec: kms.KeySpec.HMAC_256,
+      keyUsage: kms.KeyUsage.GENERATE_VERIFY_MAC,
+    });
+
     const environment = environmentFor({
       tableName: this.table.tableName,
       uploadsBucket: uploads.bucketName,
@@ -131,6 +140,7 @@ export class MaktabaStack extends Stack {
       tierCatalogue: settings.tierCatalogue,
       voiceMap: settings.voiceMap,
       stripeSecretArn: stripeSecret.secretArn,
+      jobCredentialKeyId: jobCredentialKey.keyArn,
     });
 
     this.alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail });
@@ -153,6 +163,7 @@ export class MaktabaStack extends Stack {
       audioQueue: audioJobs,
       mediaSigningKey: this.media.signingKey,
       search: { domainArn: this.search.domainArn, index: this.search.index },
+      jobCredentialKey,
     };
     const deployed = new Map<DeployedFunction, DeployedLambda>();
     for (const name of deployedFunctions()) {
@@ -243,7 +254,7 @@ export class MaktabaStack extends Stack {
       api: this.api,
       functions: [...this.functions.values(), ...Object.values(this.ocrWorkerLambda?.functions ?? {})],
       roles: [...deployed.values()].map((d) => d.role).concat(Object.values(this.ocrWorkerLambda?.roles ?? {})),
-      secrets: { jwt: jwtSecret, stripe: stripeSecret, ocrWorkerToken: this.ocrWorkerLambda?.token },
+      secrets: { jwt: jwtSecret, stripe: stripeSecret },
       uploads,
       audio,
       pushEndpoints: settings.pushApplications.map((app) => app.endpointArns),

@@ -5,6 +5,7 @@ import * as s3n from 'aws-cdk-lib/aws-s3-notifications';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
+import { deadLetterRetentionDays, jobQueueRetentionDays } from '../lib/auth/job-credentials.ts';
 import { audioKeySuffix } from '../lib/audio/audio-key.ts';
 import { maxReceives } from '../lib/queue.ts';
 
@@ -109,13 +110,21 @@ const secureQueue = { encryption: sqs.QueueEncryption.SQS_MANAGED, enforceSSL: t
 
 /** Where failures wait for an operator: encrypted, TLS-only, kept 14 days (SQS's longest). */
 export function deadLetterQueue(scope: Construct, id: string): sqs.Queue {
-  return new sqs.Queue(scope, id, { ...secureQueue, retentionPeriod: Duration.days(14) });
+  return new sqs.Queue(scope, id, { ...secureQueue, retentionPeriod: Duration.days(deadLetterRetentionDays) });
 }
 
-/** A work queue whose poison messages land, after five tries, in a dead-letter queue kept for 14 days. */
+/**
+ * A work queue (messages kept 4 days, SQS's default) whose poison messages land, after five tries, in
+ * a dead-letter queue kept for 14 days. A job credential outlives both (lib/auth/job-credentials.ts).
+ */
 export function jobQueue(scope: Construct, id: string, extra: Partial<sqs.QueueProps> = {}): sqs.Queue {
   const deadLetters = deadLetterQueue(scope, `${id}DeadLetters`);
-  return new sqs.Queue(scope, id, { ...secureQueue, deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives }, ...extra });
+  return new sqs.Queue(scope, id, {
+    ...secureQueue,
+    retentionPeriod: Duration.days(jobQueueRetentionDays),
+    deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceives },
+    ...extra,
+  });
 }
 
 /**

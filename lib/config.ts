@@ -40,6 +40,8 @@ export interface Config {
    * (the local runtime's, under DATA_DIR; `:memory:` in tests).
    */
   search: { endpoint?: string; index: string; dbPath: string };
+  /** The KMS key that signs job credentials; absent: derived from the local JWT secret (lib/auth/local-mac.ts). */
+  jobCredentialKeyId?: string;
 }
 
 /**
@@ -79,6 +81,8 @@ export const variables = {
   searchIndex: 'SEARCH_INDEX',
   /** The embedded engine's SQLite file (or `:memory:`). */
   searchDb: 'SEARCH_DB',
+  /** The KMS HMAC key that signs job credentials (lib/auth/job-credentials.ts); unset: a key derived from the local JWT secret. */
+  jobCredentialKeyId: 'JOB_CREDENTIAL_KEY_ID',
 } as const;
 export type Setting = keyof typeof variables;
 
@@ -156,6 +160,7 @@ export function readConfig(): Config {
       index: env('searchIndex') ?? defaultNames.searchIndex,
       dbPath: env('searchDb') ?? defaultNames.searchDb,
     },
+    jobCredentialKeyId: env('jobCredentialKeyId'),
   };
 }
 

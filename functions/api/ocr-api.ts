@@ -237,7 +237,7 @@ export const ocrApiContracts = contracts({
   'GET /ocr/status/{jobId}': {
     tag: 'OCR jobs',
     summary: 'Follow a job',
-    description: 'The job’s creator, editors and admins. No text is returned.',
+    description: 'The job’s creator, editors and admins, and the OCR worker with the job’s own credential (its message’s `credential`). No text is returned.',
     params: v.object({ jobId: pathId('The job’s UUID.') }),
     responses: {
       200: json(
@@ -248,7 +248,7 @@ export const ocrApiContracts = contracts({
           job: { ...common(x), status: 'completed', processingTime: 252_000, createdAt: at, updatedAt: done, completedAt: done, hasFullText: false },
         })),
       ),
-      403: ocrErrorAnswer('`Unauthorized to view this job`: another user’s job.'),
+      403: ocrErrorAnswer('`Unauthorized to view this job`: another user’s job, or another job’s credential.'),
       404: ocrErrorAnswer('`Job not found`.'),
       500: ocrErrorAnswer('`Error fetching job status`.'),
     },

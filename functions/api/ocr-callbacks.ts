@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ocrStatuses } from '../../lib/ocr/book-text.ts';
-import { resultSaved } from '../../lib/ocr/jobs/callbacks.ts';
+import { outsideGrant, resultSaved } from '../../lib/ocr/jobs/callbacks.ts';
 import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { contracts, json } from './contract.ts';
 import { badRequestAnswer, bookBodyLimits, bothLanguages, ocrSchemas as s, sampleIds as ids } from './ocr-shapes.ts';
@@ -54,6 +54,11 @@ const pagesOf = (texts: readonly string[]) => texts.map((text, i) => ({ pageNumb
 const worker = { jobId: ids.jobId, fileId: ids.fileId, userId: ids.userId };
 const orphanIds = 'A job the service does not know creates its BookText, only with a UUID `jobId` and ObjectId `fileId` and `userId` (else the 500 `jobId must be a UUID` or `<name> must be an ObjectId`).';
 
+/** A job credential (README, "Connecting an OCR worker") used beyond its job: not in SPEC.md, an addition. */
+const outsideGrantAnswer = ocrErrorAnswer(
+  `\`${outsideGrant}\`: called with a job credential (the job message's \`credential\`, in place of an editor's token) for another job, another owner or file, or a page number or count past its cap.`,
+);
+
 export const ocrCallbackContracts = contracts({
   'POST /ocr/result/page': {
     tag: 'OCR worker callbacks',
@@ -71,6 +76,7 @@ export const ocrCallbackContracts = contracts({
       400: badRequestAnswer(
         `\`Missing required fields: <names>\` (jobId, fileId, userId, then pageNumber); a page number that is not a whole number of 0 or more, or over ${maxPageNumber}; a text over ${maxPageTextLength} characters`,
       ),
+      403: outsideGrantAnswer,
       500: ocrErrorAnswer('`Error processing page result`: an orphan’s malformed ids, or saving failed.'),
     },
   },
@@ -108,6 +114,7 @@ export const ocrCallbackContracts = contracts({
       400: badRequestAnswer(
         `\`Missing required fields: <names>\` (jobId, fileId, userId); more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber} or a text over ${maxPageTextLength} characters; \`metadata\` over 16,384 bytes of JSON`,
       ),
+      403: outsideGrantAnswer,
       500: ocrErrorAnswer(
         '`Error saving OCR result`: a malformed field (a status outside the five, `pages` not an array of objects with whole page numbers, `metadata` not an object; the reason in `error`), an orphan’s malformed ids, or saving failed.',
       ),

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { anonymous, type Caller } from '../../lib/auth/caller.ts';
+import { isJobCredential, type JobCredentials } from '../../lib/auth/job-credentials.ts';
 import { InvalidTokenError, type VerifyToken } from '../../lib/auth/tokens.ts';
 import { isStaff, type User, type UserStore } from '../../lib/auth/users.ts';
 import { DomainError, type ErrorKind } from '../../lib/errors.ts';
@@ -25,13 +26,28 @@ export function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
 export interface AuthDeps {
   verifyToken: VerifyToken;
   users: UserStore;
+  jobCredentials: JobCredentials;
+  now: () => Date;
 }
 
-/** Resolves the caller for a route's auth mode, or throws the spec's plain-text refusal. */
-export async function resolveCaller(authDeps: () => Promise<AuthDeps> | AuthDeps, event: APIGatewayProxyEventV2, mode: AuthMode): Promise<Caller> {
+/**
+ * Resolves the caller for a route's auth mode, or throws the spec's plain-text refusal. A route that
+ * takes job credentials resolves one to its grant; whether the request stays within it is the domain's check.
+ */
+export async function resolveCaller(
+  authDeps: () => Promise<AuthDeps> | AuthDeps,
+  event: APIGatewayProxyEventV2,
+  mode: AuthMode,
+  { jobCredential = false }: { jobCredential?: boolean } = {},
+): Promise<Caller> {
   if (mode === 'none') return anonymous;
   const deps = await authDeps();
   const token = bearerToken(event);
+  if (token && jobCredential && isJobCredential(token)) {
+    const grant = await deps.jobCredentials.verify(token, deps.now());
+    if (!grant) throw reject('forbidden', authTexts.invalidToken);
+    return { kind: 'job', grant };
+  }
   const lenient = mode === 'optional-lenient';
   if (!token) {
     if (mode === 'optional' || lenient) return anonymous;

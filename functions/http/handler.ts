@@ -90,7 +90,7 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
     const contract = contractOf[event.routeKey];
     if (!route || !handler || !contract) return json(404, { message: 'Not Found' });
     try {
-      const caller = await resolveCaller(authDeps, event, route.auth);
+      const caller = await resolveCaller(authDeps, event, route.auth, { jobCredential: route.jobCredential === true });
       // A route without a body reads none: whatever a client sends it costs nothing.
       const { parsedBody, rawBody } = contract.body ? parseJsonBody(event, bodyLimitsOf(contract.body)) : { parsedBody: {}, rawBody: Buffer.alloc(0) };
       const query = event.queryStringParameters ?? {};

@@ -1,16 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import { fork } from 'node:child_process';
-import { setPriority } from 'node:os';
+import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
-import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
-import { maxTokenLifetimeSeconds, signToken } from '../../lib/auth/tokens.ts';
-import { workerAccount } from '../../lib/auth/worker-account.ts';
 import { ensureLedgerTable } from '../../ocr-worker/adapters/ensure-ledger-table.ts';
-import { tokenVariable, workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
+import { workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
 import type { OcrHostData } from './ocr-worker-host.ts';
 
 /** The worker's niceness: below the API's, so that reading pages never slows an answer. */
@@ -19,35 +12,18 @@ const workerNiceness = 10;
 /**
  * `npm start`'s reference OCR worker (README "The reference OCR worker"): a process of its own with a
  * pool of worker threads, one per core, running the worker's own Lambda handlers over the local OCR queue and
- * a local pages queue, reporting through the API's callbacks with the token of a local editor account,
- * exactly as an external worker would. `OCR_WORKER=off` runs none: jobs wait on the OCR queue.
+ * a local pages queue, reporting through the API's callbacks with each job's own credential (carried
+ * by its message), exactly as on AWS: it holds no token. `OCR_WORKER=off` runs none: jobs wait on the OCR queue.
  */
 export const ocrWorkerWanted = (): boolean => process.env.OCR_WORKER !== 'off';
 
 export interface LocalOcrWorkerOptions {
   apiUrl: string;
-  tableName: string;
   ledgerTable: string;
   ocrQueueUrl: string;
   pagesQueueUrl: string;
-  /** The local JWT secret, to sign the worker account's token. */
-  secret: string;
-  dataDir: string;
   /** Threads; default one per core. */
   threads?: number;
-}
-
-/**
- * The worker's editor account (made on the first start; its id is kept in `$DATA_DIR/ocr-worker-user`)
- * and a token for it, signed anew at every start with the longest lifetime a token may have.
- */
-async function workerToken(tableName: string, secret: string, dataDir: string): Promise<string> {
-  const users = dynamoUserStore({ client: dynamoDocumentClient(), tableName });
-  const file = join(dataDir, 'ocr-worker-user');
-  const kept = existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
-  const user = (kept && (await users.get(kept)) && (await workerAccount(users, kept, new Date()))) || (await workerAccount(users, undefined, new Date()));
-  if (user.userId !== kept) writeFileSync(file, user.userId);
-  return signToken(secret, user.userId, maxTokenLifetimeSeconds);
 }
 
 export async function startLocalOcrWorker(options: LocalOcrWorkerOptions): Promise<{ stop(): Promise<void> }> {
@@ -64,7 +40,6 @@ export async function startLocalOcrWorker(options: LocalOcrWorkerOptions): Promi
       [workerEnvironment.ledgerTable]: options.ledgerTable,
       [workerEnvironment.pagesQueueUrl]: options.pagesQueueUrl,
       [workerEnvironment.apiUrl]: options.apiUrl,
-      [tokenVariable]: await workerToken(options.tableName, options.secret, options.dataDir),
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

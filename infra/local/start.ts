@@ -86,12 +86,9 @@ async function main() {
     workers.push(
       await startLocalOcrWorker({
         apiUrl: server.url,
-        tableName: names.tableName,
         ledgerTable: names.ocrLedgerTable,
         ocrQueueUrl: stores.queueUrls[names.ocrQueue]!,
         pagesQueueUrl: stores.queueUrls[names.ocrPagesQueue]!,
-        secret,
-        dataDir: dir,
       }),
     );
   }

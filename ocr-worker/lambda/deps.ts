@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { workerDocumentClient, workerS3 } from '../adapters/aws-clients.ts';
 import { dynamoLedger } from '../adapters/dynamo-ledger.ts';
@@ -11,22 +10,18 @@ import { httpServiceApi } from '../client/http-api.ts';
 import { readPage } from '../engine/read-page.ts';
 import { createTesseractEngine } from '../engine/tesseract-engine.ts';
 import type { RunnerDeps } from '../job/runner.ts';
-import type { FileBytes, PageSource } from '../contract.ts';
+import type { ServiceApi } from '../client/service-api.ts';
+import type { FileBytes, OcrJobMessage, PageSource } from '../contract.ts';
 import { openSource, type TextLayerPolicy } from '../open-source.ts';
 import { modelFor } from '../text/language.ts';
 import { pageReadingTimeoutMs } from './limits.ts';
-import { reauthenticating, secretToken, tokenOf, type SecretToken } from './token.ts';
 
 /** What the worker's functions read from their environment (set by infra/ocr-worker-lambda.ts). */
 export const workerEnvironment = {
   ledgerTable: 'OCR_LEDGER_TABLE',
   pagesQueueUrl: 'OCR_PAGES_QUEUE_URL',
   apiUrl: 'OCR_API_URL',
-  tokenSecretArn: 'OCR_WORKER_TOKEN_SECRET_ARN',
 } as const;
-
-/** The token itself, instead of the secret: `npm start` signs one for its own worker account. */
-export const tokenVariable = 'OCR_WORKER_TOKEN';
 
 export function env(name: keyof typeof workerEnvironment): string {
   const value = process.env[workerEnvironment[name]];
@@ -43,8 +38,13 @@ export function bundledWorkerScript(): string | undefined {
   return existsSync(beside) ? beside : undefined;
 }
 
-export interface LambdaDeps extends RunnerDeps {
+export interface LambdaDeps extends Omit<RunnerDeps, 'api'> {
   sqs: SQSClient;
+  /**
+   * The API as this job's worker: with the credential its message carries (lib/auth/job-credentials.ts
+   * on the service's side), valid for that job alone. The worker holds no token of its own.
+   */
+  apiFor(message: OcrJobMessage): ServiceApi;
   /** The job's file as pages, with a PDF's text layer decided by this policy (the job's sample check, or a task's copy of it). */
   openSourceWith(bytes: FileBytes, textLayer?: TextLayerPolicy): Promise<PageSource>;
 }
@@ -52,19 +52,18 @@ export interface LambdaDeps extends RunnerDeps {
 let composed: LambdaDeps | undefined;
 
 /**
- * The runner's dependencies, composed once per container: the ledger table, the bucket, the API with
- * the token from Secrets Manager, and one engine (never closed: it recycles its tesseract workers
- * itself, and the container's end ends them).
+ * The runner's dependencies, composed once per container: the ledger table, the bucket, the API (per
+ * job, with its credential), and one engine (never closed: it recycles its tesseract workers itself,
+ * and the container's end ends them).
  */
 export function lambdaDeps(): LambdaDeps {
   if (composed) return composed;
-  const given = process.env[tokenVariable];
-  const token: SecretToken = given ? { get: async () => tokenOf(given), forget: () => undefined } : secretToken(new SecretsManagerClient({}), env('tokenSecretArn'));
   const workerPath = bundledWorkerScript();
+  const baseUrl = env('apiUrl');
   composed = {
     ledger: dynamoLedger(workerDocumentClient(), env('ledgerTable')),
     files: s3JobFiles(workerS3()),
-    api: reauthenticating(httpServiceApi({ baseUrl: env('apiUrl'), token: () => token.get() }), token),
+    apiFor: (message) => httpServiceApi({ baseUrl, token: message.credential }),
     engine: createTesseractEngine(workerPath ? { workerPath } : {}),
     openSource: (bytes) => openSource(bytes),
     openSourceWith: openSource,

@@ -20,7 +20,7 @@ import { parseJobMessage, type PageTask } from './messages.ts';
 export function handleJobs(deps: LambdaDeps, event: SQSEvent, pagesQueueUrl: string): Promise<SQSBatchResponse> {
   return eachMessage(event, 'an OCR job', parseJobMessage, async (message) => {
     try {
-      const plan = await planJob(deps, message);
+      const plan = await planJob({ ...deps, api: deps.apiFor(message) }, message);
       const textLayer = plan.tasks.length > 0 ? await textLayerDecision(deps, message) : undefined;
       const tasks = plan.tasks.map((pages): PageTask => ({ message, pages, ...(textLayer !== undefined && { textLayer }) }));
       await sendTasks(deps, pagesQueueUrl, tasks);

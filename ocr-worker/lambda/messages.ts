@@ -68,6 +68,7 @@ export function jobMessageOf(value: Json): OcrJobMessage {
     language: text(value, 'language'),
     customPrompt: optional(value, 'customPrompt', isPrompt, null),
     metadata: optional(value, 'metadata', isObject, {}),
+    credential: text(value, 'credential'),
   };
 }
 

@@ -22,7 +22,11 @@ export function handlePages(deps: LambdaDeps, event: SQSEvent, queueUrl: string)
       task.textLayer === undefined ? { engine: deps.engine, model: deps.modelFor(language) } : { trusted: task.textLayer };
     try {
       const started = Date.now();
-      const finished = await runPages({ ...deps, openSource: (bytes) => deps.openSourceWith(bytes, textLayer) }, task.message, task.pages);
+      const finished = await runPages(
+        { ...deps, api: deps.apiFor(task.message), openSource: (bytes) => deps.openSourceWith(bytes, textLayer) },
+        task.message,
+        task.pages,
+      );
       log.info('Read a task of pages', { jobId, pages: task.pages, seconds: (Date.now() - started) / 1000 });
       if (finished) {
         const { status, pageCount, seconds } = finished;

@@ -70,7 +70,7 @@ describe('the built-in OCR worker', () => {
     expect(env[workerEnvironment.apiUrl]).toEqual({ 'Fn::GetAtt': [id(on, on.stack.api), 'ApiEndpoint'] });
     expect(on.stack.ocrWorker).toBeUndefined();
     expect(Object.keys(on.template.toJSON().Outputs)).not.toContain('OcrWorkerRoleArn');
-    on.template.hasOutput('OcrWorkerTokenSecretArn', {});
+    expect(Object.keys(on.template.toJSON().Outputs)).not.toContain('OcrWorkerTokenSecretArn');
   });
 
   it('is left out with ocrWorker=off, which gives the external worker its role instead', () => {
@@ -140,23 +140,26 @@ describe('the built-in OCR worker', () => {
     });
   });
 
-  it('creates its token secret empty, to be filled in by the operator', () => {
-    const secret = resource(on, worker(on).token).Properties;
-    expect(JSON.parse(secret.GenerateSecretString.SecretStringTemplate as string)).toEqual({ token: '' });
-    expect(secret.Description).toMatch(/worker-token\.ts/);
+  it('holds no token: no secret of its own, no Secrets Manager grant, no token variable', () => {
+    const t = on.template.toJSON() as { Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }> };
+    const secrets = Object.values(t.Resources).filter((r) => r.Type === 'AWS::SecretsManager::Secret');
+    expect(secrets.map((r) => String(r.Properties?.Description ?? ''))).not.toContainEqual(expect.stringMatching(/OCR worker/));
+    for (const fn of Object.values(worker(on).functions)) {
+      const variables = Object.keys((resource(on, fn).Properties.Environment as { Variables: Record<string, unknown> }).Variables);
+      expect(variables.filter((v) => /TOKEN|SECRET/.test(v))).toEqual([]);
+    }
   });
 
   it('gives each function its own role with exactly the grants its code uses', () => {
     // Logical ids without their hash suffix, as grants() names resources.
     const name = (c: Construct) => id(on, c).replace(/[0-9A-F]{8}$/, '');
-    const [bucket, ledger, pagesQueue, ocrQueue, token] = [on.stack.buckets.uploads, worker(on).ledger, worker(on).pagesQueue, on.stack.queues.ocrJobs, worker(on).token].map(name) as [string, string, string, string, string];
+    const [bucket, ledger, pagesQueue, ocrQueue] = [on.stack.buckets.uploads, worker(on).ledger, worker(on).pagesQueue, on.stack.queues.ocrJobs].map(name) as [string, string, string, string];
     const ledgerActions = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a} ${ledger}`);
     const consume = (queue: string) =>
       ['ChangeMessageVisibility', 'DeleteMessage', 'GetQueueAttributes', 'GetQueueUrl', 'ReceiveMessage'].map((a) => `sqs:${a} ${queue}`);
     const common = (fn: OcrWorkerFunction) => [
       ...ledgerActions,
       `s3:GetObject ${bucket}/ocr/*`,
-      `secretsmanager:GetSecretValue ${token}`,
       'xray:PutTelemetryRecords "*"',
       'xray:PutTraceSegments "*"',
       ...['logs:CreateLogStream', 'logs:PutLogEvents'].map((a) => `${a} ${name(worker(on).functions[fn])}Logs`),

@@ -335,6 +335,26 @@ describe('OCR and billing', () => {
     plain.template.hasOutput('OcrQueueUrl', {});
   });
 
+  it('signs job credentials with a KMS HMAC key that ocr-api alone may sign with, and the worker\'s callers alone check', () => {
+    const keys = plain.template.findResources('AWS::KMS::Key');
+    const [keyId, key] = Object.entries(keys).find(([, k]) => k.Properties.KeySpec === 'HMAC_256')!;
+    expect(key.Properties).toMatchObject({ KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' });
+    // Kept with the stack gone: credentials in queued messages stay checkable.
+    expect(key.DeletionPolicy).toBe('Retain');
+    const kmsActions = (name: DeployedFunction) =>
+      statementsOf(plain, name)
+        .filter((st) => actions(st).some((a) => a.startsWith('kms:')))
+        .map((st) => ({ actions: actions(st), resources: JSON.stringify(resources(st)) }));
+    const on = JSON.stringify([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
+    expect(kmsActions('ocr-api')).toEqual([
+      { actions: ['kms:GenerateMac'], resources: on },
+      { actions: ['kms:VerifyMac'], resources: on },
+    ]);
+    expect(kmsActions('ocr-callbacks')).toEqual([{ actions: ['kms:VerifyMac'], resources: on }]);
+    for (const name of deployedFunctions().filter((n) => n !== 'ocr-api' && n !== 'ocr-callbacks')) expect(kmsActions(name), name).toEqual([]);
+    expect(envOf(plain, 'ocr-callbacks').JOB_CREDENTIAL_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+  });
+
   it('gives the Stripe secret to the functions that invoice or take webhooks, and no other', () => {
     const readers = (s: Synth) =>
       deployedFunctions().filter((name) =>
@@ -651,8 +671,9 @@ describe('least privilege', () => {
     expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     // es: read after write's writes and the catalogue listing's index (test/cdk/search.test.ts).
-    expect(services('ocr-api')).toEqual(['dynamodb', 'es', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
-    expect(services('ocr-callbacks')).toEqual(['dynamodb', 'es', 'logs', 's3', 'secretsmanager', 'xray']);
+    // kms: job credentials, issued with a job (ocr-api) and checked on the worker's calls (both).
+    expect(services('ocr-api')).toEqual(['dynamodb', 'es', 'kms', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
+    expect(services('ocr-callbacks')).toEqual(['dynamodb', 'es', 'kms', 'logs', 's3', 'secretsmanager', 'xray']);
     // secretsmanager: the Stripe keys only (it verifies no tokens).
     expect(services('billing-worker')).toEqual(['dynamodb', 'logs', 'secretsmanager', 'xray']);
     expect(services('ocr-export')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);

@@ -38,7 +38,8 @@ let server: Server;
 let serverUrl: string;
 const pagesPosted: PageResult[] = [];
 const resultsPosted: Array<Record<string, unknown>> = [];
-const secretReads: string[] = [];
+/** The credential the job's message carries: the only thing the worker may call the API with. */
+const credential = 'mkjob1.the-jobs-own.credential';
 
 const body = async (req: IncomingMessage): Promise<string> => {
   let text = '';
@@ -52,11 +53,7 @@ beforeAll(async () => {
   server = createServer(async (req, res) => {
     const text = await body(req);
     const answer = (status: number, value: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
-    if (req.headers['x-amz-target'] === 'secretsmanager.GetSecretValue') {
-      secretReads.push((JSON.parse(text) as { SecretId: string }).SecretId);
-      return answer(200, { ARN: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:token', Name: 'token', SecretString: '{"token":"editor-token"}' });
-    }
-    if (req.headers.authorization !== 'Bearer editor-token') return answer(401, { message: 'Unauthorized' });
+    if (req.headers.authorization !== `Bearer ${credential}`) return answer(401, { message: 'Unauthorized' });
     if (req.method === 'POST' && req.url === '/ocr/result/page') {
       pagesPosted.push(JSON.parse(text) as PageResult);
       return answer(200, { message: 'ok' });
@@ -111,6 +108,7 @@ describe('the OCR worker Lambda asset', () => {
       language: 'ar',
       customPrompt: null,
       metadata: {},
+      credential,
     };
     const event = { Records: [{ messageId: 'm1', receiptHandle: 'r1', body: JSON.stringify({ message, pages: [1], textLayer: false }) }] };
     const script =
@@ -123,9 +121,7 @@ describe('the OCR worker Lambda asset', () => {
         ...process.env,
         [workerEnvironment.ledgerTable]: ledgerTable,
         [workerEnvironment.apiUrl]: serverUrl,
-        [workerEnvironment.tokenSecretArn]: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:token',
         [workerEnvironment.pagesQueueUrl]: 'http://127.0.0.1:1/unused',
-        AWS_ENDPOINT_URL_SECRETS_MANAGER: serverUrl,
         POWERTOOLS_LOG_LEVEL: 'ERROR',
       },
       timeout: 120_000,
@@ -133,7 +129,6 @@ describe('the OCR worker Lambda asset', () => {
     const result = stdout.split('\n').find((l) => l.startsWith('RESULT '));
     expect(JSON.parse(result!.slice('RESULT '.length)), stdout + stderr).toEqual({ batchItemFailures: [] });
 
-    expect(secretReads).toHaveLength(1);
     expect(pagesPosted).toHaveLength(1);
     const [page] = pagesPosted;
     expect(page).toMatchObject({ jobId, pageNumber: 1, pageCount: 1, pagesProcessed: 1, storageKey: `ocr-pages/${jobId}/1.png` });

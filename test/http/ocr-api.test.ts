@@ -82,6 +82,7 @@ describe('POST /ocr (multipart)', () => {
       language: 'ar',
       customPrompt: 'keep diacritics',
       metadata: { edition: 2 },
+      credential: expect.stringMatching(/^mkjob1\./),
     });
   });
 

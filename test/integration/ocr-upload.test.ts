@@ -1,3 +1,5 @@
+import { jobCredentials } from '../../lib/auth/job-credentials.ts';
+import { localMacKey } from '../../lib/auth/local-mac.ts';
 import { describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
@@ -46,6 +48,7 @@ function uploadDeps(overrides: Partial<UploadDeps> = {}): UploadDeps {
     ocrQueue: { send: async () => ({ messageId: 'm-1' }) },
     subscriptions: stores.subscriptions,
     tierCatalogue: defaultTierCatalogue,
+    jobCredentials: jobCredentials(localMacKey(async () => 'a test secret')),
     now: () => new Date(),
     ...overrides,
   };

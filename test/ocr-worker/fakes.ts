@@ -20,6 +20,7 @@ export const message = (overrides: Partial<OcrJobMessage> = {}): OcrJobMessage =
   language: 'ar',
   customPrompt: null,
   metadata: {},
+  credential: 'mkjob1.test.credential',
   ...overrides,
 });
 

@@ -2,7 +2,6 @@ import type { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { ApiRefused, type ServiceApi } from '../../ocr-worker/client/service-api.ts';
 import { UnreadableFile } from '../../ocr-worker/contract.ts';
 import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
 import { pagesPerTask } from '../../ocr-worker/job/runner.ts';
@@ -11,7 +10,6 @@ import { handleJobs } from '../../ocr-worker/lambda/job.ts';
 import { finishRetrySeconds } from '../../ocr-worker/lambda/limits.ts';
 import { parseJobMessage, parseTask, type PageTask } from '../../ocr-worker/lambda/messages.ts';
 import { handlePages } from '../../ocr-worker/lambda/pages.ts';
-import { emptyTokenMessage, reauthenticating, tokenOf, type SecretToken } from '../../ocr-worker/lambda/token.ts';
 import { fakeApi, fakeWorker, message, scanned } from './fakes.ts';
 
 /** The Lambda handlers over the runner's fakes and a fake SQS: what the queues see and what the service gets. */
@@ -39,6 +37,7 @@ function fakeSqs(refuse = 0) {
 
 const lambdaDeps = (deps: ReturnType<typeof fakeWorker>['deps'], sqs: SQSClient): LambdaDeps => ({
   ...deps,
+  apiFor: () => deps.api,
   sqs,
   openSourceWith: (bytes) => deps.openSource(bytes),
 });
@@ -141,34 +140,9 @@ describe('messages', () => {
     expect(parseJobMessage(JSON.stringify(bare))).toEqual(job);
     expect(() => parseJobMessage(JSON.stringify({ ...job, storage: { bucket: 'b' } }))).toThrow(/storage\.key/);
     expect(() => parseJobMessage(JSON.stringify({ ...job, language: 3 }))).toThrow(/language/);
+    // The worker holds no token: a job without its credential cannot be reported on.
+    const { credential: _credential, ...uncredentialed } = job;
+    expect(() => parseJobMessage(JSON.stringify(uncredentialed))).toThrow(/credential/);
     expect(() => parseTask(JSON.stringify({ message: job, pages: [0] }))).toThrow(/page numbers/);
-  });
-});
-
-describe('the worker token', () => {
-  it('is the secret’s token field or the bare secret; an empty secret says how to fill it', () => {
-    expect(tokenOf('{"token":"abc","placeholder":"x"}')).toBe('abc');
-    expect(tokenOf(' eyJ.abc.def \n')).toBe('eyJ.abc.def');
-    expect(() => tokenOf('{"token":"","placeholder":"x"}')).toThrow(emptyTokenMessage);
-  });
-
-  it('is read again after a 401, and the call tried once more', async () => {
-    let forgotten = 0;
-    const token: SecretToken = { get: async () => 't', forget: () => void forgotten++ };
-    let calls = 0;
-    const api = {
-      async postPage() {
-        if (calls++ === 0) throw new ApiRefused('expired', 401);
-      },
-    } as unknown as ServiceApi;
-    await reauthenticating(api, token).postPage({} as never);
-    expect([calls, forgotten]).toEqual([2, 1]);
-    const refusing = {
-      async postPage() {
-        throw new ApiRefused('no', 403);
-      },
-    } as unknown as ServiceApi;
-    await expect(reauthenticating(refusing, token).postPage({} as never)).rejects.toThrow('no');
-    expect(forgotten).toBe(1);
   });
 });

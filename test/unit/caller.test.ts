@@ -1,6 +1,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { authTexts, resolveCaller } from '../../functions/http/auth.ts';
+import { jobCredentials } from '../../lib/auth/job-credentials.ts';
+import { localMacKey } from '../../lib/auth/local-mac.ts';
 import { errorResponse, messageStyle } from '../../functions/http/errors.ts';
 import { DomainError } from '../../lib/errors.ts';
 import type { AuthMode } from '../../functions/routes.ts';
@@ -29,7 +31,12 @@ const users: UserStore = {
   put: async () => undefined,
   delete: async () => false,
 };
-const deps = { users, verifyToken: createTokenVerifier({ mode: 'secret', secret }, async () => secret) };
+const deps = {
+  users,
+  verifyToken: createTokenVerifier({ mode: 'secret', secret }, async () => secret),
+  jobCredentials: jobCredentials(localMacKey(async () => secret)),
+  now: () => new Date(),
+};
 const event = (authorization?: string) => ({ headers: authorization ? { authorization } : {} }) as APIGatewayProxyEventV2;
 const bearer = async (userId: string) => `Bearer ${await signToken(secret, userId, 60)}`;
 

@@ -55,7 +55,7 @@ export interface CatalogueListing {
 
 /** Anonymous callers see public books, members public books and their own, editors and admins all. */
 export function catalogueView(caller: Caller): CatalogueView {
-  if (caller.kind === 'anonymous') return { kind: 'public' };
+  if (caller.kind !== 'user') return { kind: 'public' };
   return isStaff(caller.user) ? { kind: 'all' } : { kind: 'publicAndOwn', ownerId: caller.user.userId };
 }
 

@@ -1,5 +1,6 @@
+import type { Caller } from '../../auth/caller.ts';
 import { recordUsage, type UsageDeps, type UsageInfo } from '../../billing/usage.ts';
-import { badRequest, internal } from '../../errors.ts';
+import { badRequest, forbidden, internal } from '../../errors.ts';
 import { isJobId, isObjectId, newObjectId } from '../../ids.ts';
 import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
@@ -72,11 +73,28 @@ async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<Bo
   return winner;
 }
 
-export async function recordPageResult(deps: CallbackDeps, body: Body): Promise<{ success: true }> {
+/** What a worker holding a job credential reads when its call goes beyond the credential's job. */
+export const outsideGrant = 'Unauthorized to report on this job';
+
+/**
+ * A caller with a job credential reports on its job alone: its ids, its owner, and page numbers and
+ * counts within its cap (so it can bill no one else, and its owner for no more than the cap).
+ * Editors and admins report on any job, as SPEC.md 4.1 says.
+ */
+function checkWithinGrant(caller: Caller | undefined, body: Body, pageNumbers: readonly number[], pageCount: number | undefined): void {
+  if (caller?.kind !== 'job') return;
+  const { grant } = caller;
+  const sameJob = body.jobId === grant.jobId && body.userId === grant.userId && body.fileId === grant.fileId;
+  const withinCap = pageNumbers.every((n) => n <= grant.maxPages) && (pageCount === undefined || pageCount <= grant.maxPages);
+  if (!sameJob || !withinCap) throw forbidden(outsideGrant);
+}
+
+export async function recordPageResult(deps: CallbackDeps, body: Body, caller?: Caller): Promise<{ success: true }> {
   required(body, ['jobId', 'fileId', 'userId']);
   if (body.pageNumber === undefined) throw badRequest('Missing required fields: pageNumber');
   const pageNumber = checkPageRange(pageNumberOf(body.pageNumber, 'pageNumber'), 'pageNumber');
   checkPageText(optionalString(body.text), 'text');
+  checkWithinGrant(caller, body, [pageNumber], optionalPageCount(body.pageCount));
   const bookText = await bookTextForJob(deps, body, {});
   const at = deps.now().toISOString();
 
@@ -135,9 +153,10 @@ function readResult(body: Body) {
   };
 }
 
-export async function recordFinalResult(deps: CallbackDeps, body: Body): Promise<ResultAnswer> {
+export async function recordFinalResult(deps: CallbackDeps, body: Body, caller?: Caller): Promise<ResultAnswer> {
   required(body, ['jobId', 'fileId', 'userId']);
   const result = readResult(body);
+  checkWithinGrant(caller, body, (result.pages ?? []).map((p) => p.pageNumber), result.pageCount);
   const bookText = await bookTextForJob(deps, body, {
     status: result.status ?? 'pending',
     language: result.language ?? 'ar',

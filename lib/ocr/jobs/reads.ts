@@ -1,3 +1,4 @@
+import type { JobGrant } from '../../auth/job-credentials.ts';
 import type { User } from '../../auth/users.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
@@ -23,8 +24,17 @@ async function ownJob(deps: JobReadDeps, user: User, jobId: string, texts: { mis
   return bookText;
 }
 
-export async function jobStatus(deps: JobReadDeps, user: User, jobId: string) {
-  const bookText = await ownJob(deps, user, jobId, { missing: 'Job not found', denied: 'Unauthorized to view this job' });
+/** The job's status, for its owner, editors and admins, or the worker holding its credential. */
+async function grantedJob(deps: JobReadDeps, grant: JobGrant, jobId: string, texts: { missing: string; denied: string }) {
+  if (grant.jobId !== jobId) throw forbidden(texts.denied);
+  const bookText = await deps.ocrJobs.byJobId(jobId);
+  if (!bookText) throw notFound(texts.missing);
+  return bookText;
+}
+
+export async function jobStatus(deps: JobReadDeps, viewer: User | { grant: JobGrant }, jobId: string) {
+  const texts = { missing: 'Job not found', denied: 'Unauthorized to view this job' };
+  const bookText = 'grant' in viewer ? await grantedJob(deps, viewer.grant, jobId, texts) : await ownJob(deps, viewer, jobId, texts);
   const { fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt } = bookText;
   return {
     success: true,

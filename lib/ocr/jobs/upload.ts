@@ -1,3 +1,4 @@
+import type { JobCredentials } from '../../auth/job-credentials.ts';
 import type { User } from '../../auth/users.ts';
 import type { SubscriptionStore } from '../../billing/subscriptions.ts';
 import type { TierCatalogue } from '../../billing/tiers.ts';
@@ -9,6 +10,7 @@ import type { Objects } from '../../objects.ts';
 import type { Queue } from '../../queue.ts';
 import type { Gate } from '../access.ts';
 import { newBookText, type FileRecord } from '../book-text.ts';
+import { maxPagesPerRequest } from '../pages/page.ts';
 import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './fields.ts';
 import type { OcrJobStore } from './store.ts';
 import { created, type IndexWrites } from '../../search/read-after-write.ts';
@@ -23,6 +25,8 @@ export interface UploadDeps {
   ocrQueue: Queue;
   subscriptions: SubscriptionStore;
   tierCatalogue: TierCatalogue;
+  /** Issues the job's credential, which its message carries to the worker (lib/auth/job-credentials.ts). */
+  jobCredentials: JobCredentials;
   now: () => Date;
 }
 
@@ -70,7 +74,20 @@ export interface OcrJobMessage {
   language: string;
   customPrompt: string | null;
   metadata: Record<string, unknown>;
+  /**
+   * Not in SPEC.md (an addition): the job's own credential, what the worker calls the callbacks and
+   * the job's status with (README, "Connecting an OCR worker"); a worker with an editor token may ignore it.
+   */
+  credential: string;
 }
+
+/**
+ * The page cap of a job's credential: the most pages any job reads (a PDF or a TIFF). Not the file's
+ * own count: the service does not parse an upload (a file declared as one PNG may be a PDF, which the
+ * worker reads by its content), so the cap is the job's, and a leaked credential bills its owner at
+ * most this many pages.
+ */
+export const jobPageCap = maxPagesPerRequest;
 
 /**
  * Writes the File and the pending BookText together, then queues the job. A failed write leaves
@@ -117,6 +134,15 @@ export async function createJob(
     at,
   );
 
+  // Issued before anything is written: a key that cannot sign leaves no job behind.
+  let credential: string;
+  try {
+    credential = await deps.jobCredentials.issue({ jobId: bookText.jobId, userId: user.userId, fileId: file.fileId, maxPages: jobPageCap }, deps.now());
+  } catch (error) {
+    logger.error('Issuing the job credential failed', { jobId: bookText.jobId, error: error as Error });
+    if (options.removeObjectOnFailure) await deps.uploads.delete(stored.storageKey).catch(() => undefined);
+    throw internal('The job could not be saved');
+  }
   try {
     if (!(await deps.ocrJobs.create(bookText, file))) throw new Error(`job id ${bookText.jobId} already taken`);
   } catch (error) {
@@ -138,6 +164,7 @@ export async function createJob(
     language: fields.language,
     customPrompt: fields.customPrompt ?? null,
     metadata: fields.metadata,
+    credential,
   };
   let queueMessageId: string;
   try {

@@ -1,4 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { jobCredentials } from '../../../lib/auth/job-credentials.ts';
+import { localMacKey } from '../../../lib/auth/local-mac.ts';
 import type { Caller } from '../../../lib/auth/caller.ts';
 import type { User } from '../../../lib/auth/users.ts';
 import { defaultTierCatalogue } from '../../../lib/billing/tiers.ts';
@@ -42,6 +44,7 @@ function uploadDeps(): UploadDeps {
     ocrQueue: world.queue,
     subscriptions: world.subscriptions,
     tierCatalogue: defaultTierCatalogue,
+    jobCredentials: jobCredentials(localMacKey(async () => 'a test secret')),
     now: world.now,
   };
 }
