@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { dynamoProcessedEvents } from '../lib/adapters/dynamo/stripe-events.ts';
+import { dynamoUserCustomers } from '../lib/adapters/dynamo/user-customers.ts';
 import { applyStripeEvent, type WebhookEvent } from '../lib/billing/webhook.ts';
 import { badRequest } from '../lib/errors.ts';
 import { billingContracts } from './api/billing-webhook.ts';
@@ -15,6 +16,7 @@ const deps = once(() => {
   return {
     ...core,
     events: dynamoProcessedEvents(core.db, core.now),
+    userCustomers: dynamoUserCustomers(core.db),
     customers: onFirstUse<Customers>(async () => (await import('../lib/adapters/billing/stripe.ts')).stripeCustomers(await stripeApi())),
   };
 });

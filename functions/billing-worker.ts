@@ -46,5 +46,6 @@ export const handler = middy<ScheduledEvent, InvoicingReport>()
     seconds(metricNames.oldestPendingInvoice, report.oldestPendingSeconds);
     count(metricNames.overageInvoiced, report.invoiced);
     count(metricNames.overageInvoicesFailed, report.failed);
+    count(metricNames.overageWithoutCustomer, report.withoutCustomer);
     return report;
   });

@@ -23,6 +23,8 @@ export const metricNames = {
   overageInvoiced: 'OverageInvoiced',
   /** Usage logs settled `invoice_failed` after the last attempt. */
   overageInvoicesFailed: 'OverageInvoicesFailed',
+  /** Usage logs settled `no_customer`: overage owed by a user with no Stripe customer to charge. */
+  overageWithoutCustomer: 'OverageWithoutCustomer',
   /** Per audio-files-sync invocation: audio files whose record could not be settled (their messages are retried). */
   audioFilesUnsettled: 'AudioFilesUnsettled',
   /** Per search-indexer invocation: pages written to the search index. */

@@ -57,7 +57,8 @@ export class Alarms extends Construct {
   /**
    * The billing worker's outbox (lib/billing/invoicing.ts): a usage log `pending` for longer than the
    * threshold (several attempts failed, or the worker is not running: every run reports the oldest
-   * wait, so a missing report alarms too), and any log settled `invoice_failed`.
+   * wait, so a missing report alarms too), any log settled `invoice_failed`, and any settled
+   * `no_customer` (pages owed by a user with no Stripe customer: revenue the operator must collect).
    */
   watchInvoices(functionName: string): void {
     const metric = (metricName: string, statistic: string) =>
@@ -78,6 +79,11 @@ export class Alarms extends Construct {
       'FailedInvoices',
       metric(metricNames.overageInvoicesFailed, cloudwatch.Stats.SUM),
       'Overage invoices: every attempt failed for a usage log (paymentStatus invoice_failed)',
+    );
+    this.alarm(
+      'OverageWithoutCustomer',
+      metric(metricNames.overageWithoutCustomer, cloudwatch.Stats.SUM),
+      'Overage invoices: a user owes overage but has no Stripe customer to charge (paymentStatus no_customer)',
     );
   }
 

@@ -1,3 +1,4 @@
+import { ledgerCustomerId } from '../../lib/adapters/billing/ledger.ts';
 import type { User, UserStore } from '../../lib/auth/users.ts';
 import { roles, type Role } from '../../lib/auth/users.ts';
 import { calendarMonth, subscriptionStatuses, type SubscriptionStatus, type SubscriptionStore } from '../../lib/billing/subscriptions.ts';
@@ -181,7 +182,12 @@ export async function seed(
   });
 
   // Writes. Inbox order is creation order, so each recipient's notifications go in oldest first.
-  for (const user of users) await stores.users.put(user);
+  // A user seeded with a subscription is a paying customer: on AWS the webhook stores the customer
+  // its subscription came with; here a ledger customer stands in, so their overage is invoiced.
+  const subscribed = new Set(subscriptions.map((s) => s.subscription.userId));
+  for (const user of users) {
+    await stores.users.put(subscribed.has(user.userId) ? { ...user, stripeCustomerId: ledgerCustomerId(user.userId) } : user);
+  }
   for (const { subscription, pagesUsed } of subscriptions) {
     await stores.subscriptions.put(subscription);
     await stores.subscriptions.setPagesUsed(subscription.userId, subscription.currentPeriodStart, pagesUsed);

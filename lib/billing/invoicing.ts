@@ -1,6 +1,6 @@
 import type { UserStore } from '../auth/users.ts';
 import { logger } from '../log.ts';
-import type { Billing, OverageCharge } from './billing.ts';
+import { NoCustomerError, type Billing, type OverageCharge } from './billing.ts';
 import type { UsageLog } from './usage.ts';
 
 /**
@@ -12,7 +12,11 @@ import type { UsageLog } from './usage.ts';
  * persisted with each log (its outbox), not waited out in one process.
  */
 export const invoicingSchedule = {
-  /** Attempts per log; the last failure settles it `invoice_failed`. */
+  /**
+   * Attempts per log; the last failure settles it `invoice_failed`, or `no_customer` when the user
+   * had no Stripe customer even then (one may arrive while the attempts last: the webhook stores it
+   * just after the subscription it came with).
+   */
   maxAttempts: 8,
   /**
    * The wait after attempt `n` before the next: 1, 2, 4, ... minutes, at most an hour. All eight
@@ -25,7 +29,10 @@ export const invoicingSchedule = {
   oldestPendingAlarmSeconds: 3600,
 } as const;
 
-export type Settlement = { paymentStatus: 'invoiced'; invoiceId: string } | { paymentStatus: 'invoice_failed' };
+export type Settlement =
+  | { paymentStatus: 'invoiced'; invoiceId: string }
+  | { paymentStatus: 'invoice_failed' }
+  | { paymentStatus: 'no_customer' };
 
 /** The pending usage logs, as the billing worker sees them (lib/adapters/dynamo/billing-outbox.ts). */
 export interface InvoiceOutbox {
@@ -57,13 +64,15 @@ export interface InvoicingRun {
 export interface InvoicingReport {
   invoiced: number;
   failed: number;
+  /** Logs settled `no_customer`: overage owed by a user with no Stripe customer to charge. */
+  withoutCustomer: number;
   /** Attempts that failed and will be retried. */
   retrying: number;
   /** Age of the oldest pending log at the start of the run; 0 when none waits. */
   oldestPendingSeconds: number;
 }
 
-type Outcome = 'invoiced' | 'failed' | 'retrying' | 'taken';
+type Outcome = 'invoiced' | 'failed' | 'withoutCustomer' | 'retrying' | 'taken';
 
 const chargeOf = (log: UsageLog, customerId: string | undefined): OverageCharge => ({
   usageId: log.usageId,
@@ -103,6 +112,10 @@ async function attempt(deps: InvoicingDeps, log: UsageLog, now: Date): Promise<O
     // Provider text stays in the log; the usage log records only where the invoice stands.
     logger.error('Billing worker: invoicing failed', { usageId: log.usageId, jobId: log.jobId, attempts, error: error as Error });
     if (attempts < maxAttempts) return 'retrying';
+    if (error instanceof NoCustomerError) {
+      await settle(deps, taken, { paymentStatus: 'no_customer' }, now);
+      return 'withoutCustomer';
+    }
     await settle(deps, taken, { paymentStatus: 'invoice_failed' }, now);
     return 'failed';
   }
@@ -115,6 +128,7 @@ export async function invoicePending(deps: InvoicingDeps, run: InvoicingRun): Pr
   const report: InvoicingReport = {
     invoiced: 0,
     failed: 0,
+    withoutCustomer: 0,
     retrying: 0,
     oldestPendingSeconds: pending[0] ? Math.max(0, Math.floor((started - Date.parse(pending[0].createdAt)) / 1000)) : 0,
   };

@@ -42,9 +42,10 @@ export interface UsageLog {
 /**
  * Where the overage invoice stands (SPEC.md 2.4): `not_required` nothing is owed; `pending` the
  * billing worker has yet to invoice it; `invoiced` the provider holds the invoice; `invoice_failed`
- * every attempt failed (an alarm tells the operator).
+ * every attempt failed; `no_customer` the user has no Stripe customer to charge (an alarm tells the
+ * operator of either).
  */
-export const paymentStatuses = ['not_required', 'pending', 'invoiced', 'invoice_failed'] as const;
+export const paymentStatuses = ['not_required', 'pending', 'invoiced', 'invoice_failed', 'no_customer'] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
 
 export interface UsageStore {

@@ -1,11 +1,12 @@
-import type { Customers } from './billing.ts';
+import type { Customers, UserCustomers } from './billing.ts';
 import { logger } from '../log.ts';
 import { calendarMonth, type SubscriptionStatus, type SubscriptionStore } from './subscriptions.ts';
 import type { TierCatalogue } from './tiers.ts';
 
 /**
  * Stripe's subscription webhooks (`customer.subscription.created|updated|deleted`) applied to the
- * user's Subscription record. The function verifies the signature; this module sees plain data,
+ * user's Subscription record, and the subscription's customer to the user (User.stripeCustomerId,
+ * whom overage invoices charge). The function verifies the signature; this module sees plain data,
  * so it carries no Stripe SDK.
  */
 
@@ -50,6 +51,7 @@ export interface WebhookDeps {
   events: ProcessedEvents;
   tierCatalogue: TierCatalogue;
   customers: Customers;
+  userCustomers: UserCustomers;
   now(): Date;
 }
 
@@ -96,6 +98,20 @@ async function userIdOf(deps: WebhookDeps, subscription: StripeSubscription): Pr
 }
 
 /**
+ * The subscription's customer becomes the user's. A user's customer normally never changes; when it
+ * does (a new subscription under another customer), the one to charge is the customer of the
+ * subscription the record now shows, so it follows the record's own rule: written by an event the
+ * record took (the newest; an ending subscription never displaces an active one), never by a stale
+ * one, unless the user has no customer at all (one stored before this was, or lost).
+ */
+async function linkCustomer(deps: WebhookDeps, userId: string, subscription: StripeSubscription, event: WebhookEvent, applied: boolean) {
+  const customer = customerId(subscription);
+  if (!customer) return;
+  const linked = await deps.userCustomers.link(userId, customer, event.created, { onlyIfNone: !applied });
+  if (!linked && applied) logger.info('Stripe customer not stored: the user has one from a newer event, or no record', { eventId: event.id, userId });
+}
+
+/**
  * Applies one event. A redelivered event id does nothing; an event older than the one the record
  * came from does not overwrite it. Events that cannot be applied (no user, unknown tier) are logged
  * and not remembered, so a resend after fixing the data or the tier catalogue applies them.
@@ -127,7 +143,8 @@ export async function applyStripeEvent(deps: WebhookDeps, event: WebhookEvent): 
     stripeEventCreated: event.created,
     updatedAt: deps.now().toISOString(),
   });
-  // Remembered only once applied: if the write above failed, Stripe's retry applies it again.
+  await linkCustomer(deps, userId, subscription, event, applied);
+  // Remembered only once applied: if a write above failed, Stripe's retry applies it again.
   await deps.events.remember(event.id, event.type);
   return applied ? 'applied' : 'stale';
 }

@@ -1,49 +1,8 @@
 import Stripe from 'stripe';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { stripeBilling, stripeClient, stripeCustomers } from '../../lib/adapters/billing/stripe.ts';
-import type { OverageCharge } from '../../lib/billing/billing.ts';
-
-/** One request the SDK made, as Stripe would receive it. */
-interface Sent {
-  method: string;
-  path: string;
-  form: Record<string, string>;
-  idempotencyKey: string | null;
-}
-
-type Reply = { status: number; body: unknown; headers?: Record<string, string> };
-
-/** A fake of Stripe's HTTP API: records each request and answers from `route`. */
-function fakeStripe(route: (sent: Sent, attempt: number) => Reply) {
-  const sent: Sent[] = [];
-  const fetch = async (url: string | URL | globalThis.Request, init?: RequestInit) => {
-    const request: Sent = {
-      method: init?.method ?? 'GET',
-      path: new URL(String(url)).pathname,
-      form: Object.fromEntries(new URLSearchParams(String(init?.body ?? ''))),
-      idempotencyKey: new Headers(init?.headers).get('idempotency-key'),
-    };
-    sent.push(request);
-    const attempt = sent.filter((s) => s.method === request.method && s.path === request.path).length;
-    const reply = route(request, attempt);
-    return new Response(JSON.stringify(reply.body), {
-      status: reply.status,
-      headers: { 'content-type': 'application/json', 'request-id': `req_${sent.length}`, ...reply.headers },
-    });
-  };
-  return { sent, fetch };
-}
-
-/** Stripe's answers for the three calls of one overage invoice. */
-const stripeApi = (sent: Sent): Reply => {
-  if (sent.path === '/v1/invoices') return { status: 200, body: { id: 'in_123', object: 'invoice', status: 'draft' } };
-  if (sent.path === '/v1/invoiceitems') return { status: 200, body: { id: 'ii_456', object: 'invoiceitem', invoice: 'in_123' } };
-  if (sent.path === '/v1/invoices/in_123/finalize') return { status: 200, body: { id: 'in_123', object: 'invoice', status: 'open' } };
-  return { status: 404, body: { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${sent.path})` } } };
-};
-
-const client = (fetch: ReturnType<typeof fakeStripe>['fetch'], maxNetworkRetries = 0) =>
-  new Stripe('sk_test_x', { httpClient: Stripe.createFetchHttpClient(fetch), maxNetworkRetries });
+import { NoCustomerError, type OverageCharge } from '../../lib/billing/billing.ts';
+import { client, fakeStripe, stripeApi } from '../support/fakes/stripe-api.ts';
 
 const charge: OverageCharge = {
   usageId: '65a1b2c3d4e5f60718293a4b',
@@ -108,9 +67,9 @@ describe('Stripe billing adapter', () => {
   });
 
   it('refuses a charge for a user without a Stripe customer, calling nothing', async () => {
-    await expect(stripeBilling(client(api.fetch)).invoiceOverage({ ...charge, customerId: undefined })).rejects.toThrow(
-      /no Stripe customer/,
-    );
+    const refused = stripeBilling(client(api.fetch)).invoiceOverage({ ...charge, customerId: undefined });
+    await expect(refused).rejects.toBeInstanceOf(NoCustomerError);
+    await expect(refused).rejects.toThrow(`Cannot invoice usage ${charge.usageId}: user user-1 has no Stripe customer`);
     expect(api.sent).toHaveLength(0);
   });
 

@@ -768,7 +768,7 @@ describe('alarms', () => {
     }
   });
 
-  it('alarms when a usage log waits over an hour for its invoice, when the billing worker reports nothing, and on a failed invoice', () => {
+  it('alarms when a usage log waits over an hour for its invoice, when the billing worker reports nothing, on a failed invoice, and on overage owed by a user with no Stripe customer', () => {
     const dimensions = [
       { Name: 'function', Value: 'billing-worker' },
       { Name: 'service', Value: 'maktaba' },
@@ -788,12 +788,23 @@ describe('alarms', () => {
     expect(byMetric('OverageInvoicesFailed')).toEqual([
       expect.objectContaining({ Namespace: 'Maktaba', Dimensions: expect.arrayContaining(dimensions), Statistic: 'Sum', Threshold: 1 }),
     ]);
+    // paymentStatus no_customer: pages that no invoice covers, named as such for the operator.
+    expect(byMetric('OverageWithoutCustomer')).toEqual([
+      expect.objectContaining({
+        Namespace: 'Maktaba',
+        Dimensions: expect.arrayContaining(dimensions),
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        AlarmDescription: expect.stringContaining('no Stripe customer'),
+      }),
+    ]);
   });
 
   it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
     // Errors and throttles of every function (the OCR worker's two too), the five dead-letter queues, the
-    // invoices, and search's: the indexer's lag, a red cluster, free storage (test/cdk/search.test.ts).
-    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 5 + 2 + 3);
+    // invoices' three, and search's: the indexer's lag, a red cluster, free storage (test/cdk/search.test.ts).
+    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 5 + 3 + 3);
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
       expect(alarm.OKActions).toEqual([{ Ref: topic() }]);

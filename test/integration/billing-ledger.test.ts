@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
-import type { OverageCharge } from '../../lib/billing/billing.ts';
+import { NoCustomerError, type OverageCharge } from '../../lib/billing/billing.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { testDb } from '../support/stores.ts';
 
@@ -9,7 +9,7 @@ const ledger = ledgerBilling(testDb());
 const charge = (userId: string, createdAt: string, pages: number): OverageCharge => ({
   usageId: newObjectId(),
   userId,
-  customerId: undefined,
+  customerId: `cus_local_${userId}`,
   jobId: `job-${pages}`,
   pages,
   amountCents: pages * 2,
@@ -48,5 +48,13 @@ describe('billing ledger (the local Stripe stand-in)', () => {
     expect(invoices[0]).toEqual({ jobId: 'job-10', pages: 10, amountCents: 20, status: 'open', createdAt: '2026-02-01T00:00:00.000Z' });
     expect(Object.keys(invoices[0]!).sort()).toEqual(['amountCents', 'createdAt', 'jobId', 'pages', 'status']);
     expect(await ledger.invoices(newObjectId())).toEqual([]);
+  });
+
+  it('refuses, as Stripe does, a charge for a user without a customer, and records nothing', async () => {
+    const userId = newObjectId();
+    const refused = ledger.invoiceOverage({ ...charge(userId, '2026-03-01T00:00:00.000Z', 4), customerId: undefined });
+    await expect(refused).rejects.toBeInstanceOf(NoCustomerError);
+    await expect(refused).rejects.toThrow(/has no Stripe customer/);
+    expect(await ledger.invoices(userId)).toEqual([]);
   });
 });

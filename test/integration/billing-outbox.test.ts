@@ -154,7 +154,7 @@ describe('the billing worker', () => {
     }
     expect(await w.usage.forJob(body.jobId)).toMatchObject({ paymentStatus: 'invoice_failed', attempts: invoicingSchedule.maxAttempts });
     // Settled: no longer pending, so nothing is tried again and nothing is reported waiting.
-    expect(await w.worker(w.ledger, minutesLater(24 * 60))).toEqual({ invoiced: 0, failed: 0, retrying: 0, oldestPendingSeconds: 0 });
+    expect(await w.worker(w.ledger, minutesLater(24 * 60))).toEqual({ invoiced: 0, failed: 0, withoutCustomer: 0, retrying: 0, oldestPendingSeconds: 0 });
     // Every attempt fell within the 24 hours Stripe keeps an idempotency key.
     expect((at.getTime() - Date.now()) / 3_600_000).toBeLessThan(24);
   });
@@ -180,7 +180,7 @@ describe('the billing worker', () => {
     const userId = await w.member();
     const answer = await recordFinalResult(w.callbackDeps(), { ...completion(userId), pageCount: 2 });
     expect(answer.usageInfo).toMatchObject({ overagePages: 0, paymentStatus: 'not_required' });
-    expect(await w.worker(w.ledger)).toEqual({ invoiced: 0, failed: 0, retrying: 0, oldestPendingSeconds: 0 });
+    expect(await w.worker(w.ledger)).toEqual({ invoiced: 0, failed: 0, withoutCustomer: 0, retrying: 0, oldestPendingSeconds: 0 });
     expect(await w.ledger.invoices(userId)).toEqual([]);
   });
 });

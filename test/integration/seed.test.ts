@@ -57,6 +57,14 @@ describe('seed file', () => {
     });
   });
 
+  it('makes a user seeded with a subscription a customer of the local ledger, and no one else', async () => {
+    // Without one the ledger, like Stripe, refuses their overage invoices (README, the local runtime's stand-ins).
+    const out = await seed(stores, { users: [{ key: 'payer', subscription: { tier: 'basic', status: 'canceled' } }, { key: 'reader' }] }, options());
+    const payer = out.users.payer!.userId;
+    expect(await stores.users.get(payer)).toMatchObject({ stripeCustomerId: `cus_local_${payer}` });
+    expect((await stores.users.get(out.users.reader!.userId))?.stripeCustomerId).toBeUndefined();
+  });
+
   it('rejects a file with a bad reference or value and writes nothing', async () => {
     const bad = [
       { users: [{ key: 'a' }], notifications: [{ key: 'n', recipient: 'nobody', type: 'announcement' }] },

@@ -3,9 +3,13 @@ import type { Subscription } from '../../lib/billing/subscriptions.ts';
 import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { applyStripeEvent, subscriptionStatus, tierOf, type StripeSubscription, type WebhookDeps } from '../../lib/billing/webhook.ts';
 
-/** In-memory ports: subscriptions with the store's newer-event rule, remembered events, customers. */
+/**
+ * In-memory ports: subscriptions with the store's newer-event rule, remembered events, customers,
+ * and the users' customers with the rule of lib/adapters/dynamo/user-customers.ts.
+ */
 function fakes(customers: Record<string, { userId?: string }> = {}) {
   const stored = new Map<string, Subscription>();
+  const linked = new Map<string, { customerId: string; eventCreated: number }>();
   const remembered = new Set<string>();
   const customerLookups: string[] = [];
   const deps: WebhookDeps = {
@@ -28,9 +32,17 @@ function fakes(customers: Record<string, { userId?: string }> = {}) {
         return customers[customerId]?.userId;
       },
     },
+    userCustomers: {
+      async link(userId, customerId, eventCreated, { onlyIfNone }) {
+        const current = linked.get(userId);
+        if (current && (onlyIfNone || current.eventCreated > eventCreated)) return false;
+        linked.set(userId, { customerId, eventCreated });
+        return true;
+      },
+    },
     now: () => new Date('2026-03-15T12:00:00.000Z'),
   };
-  return { deps, stored, remembered, customerLookups };
+  return { deps, stored, remembered, customerLookups, linked };
 }
 
 const subscription = (overrides: Partial<StripeSubscription> = {}): StripeSubscription => ({
@@ -78,6 +90,25 @@ describe('Stripe subscription webhook', () => {
     expect(await applyStripeEvent(deps, event(s, undefined, 'evt_a', 200))).toBe('duplicate');
     expect(await applyStripeEvent(deps, event({ ...s, status: 'past_due' }, undefined, 'evt_b', 150))).toBe('stale');
     expect(stored.get('u3')).toMatchObject({ status: 'active', stripeEventCreated: 200 });
+  });
+
+  it("stores the subscription's customer as the user's, and a late event never replaces a newer one's", async () => {
+    const { deps, linked } = fakes();
+    const s = subscription({ metadata: { userId: 'u5' }, customer: { id: 'cus_new' } });
+    expect(await applyStripeEvent(deps, event(s, undefined, 'evt_new', 300))).toBe('applied');
+    expect(linked.get('u5')).toEqual({ customerId: 'cus_new', eventCreated: 300 });
+    // An older event of the user's earlier customer arrives late: the record and the customer stay.
+    expect(await applyStripeEvent(deps, event({ ...s, customer: 'cus_old' }, undefined, 'evt_old', 200))).toBe('stale');
+    expect(linked.get('u5')).toEqual({ customerId: 'cus_new', eventCreated: 300 });
+  });
+
+  it('lets even a stale event give a customer to a user who has none', async () => {
+    const { deps, linked } = fakes();
+    const s = subscription({ metadata: { userId: 'u6' } });
+    await applyStripeEvent(deps, event(s, undefined, 'evt_a', 300));
+    linked.clear(); // a user whose subscription was recorded before customers were
+    expect(await applyStripeEvent(deps, event(s, undefined, 'evt_b', 200))).toBe('stale');
+    expect(linked.get('u6')).toEqual({ customerId: 'cus_1', eventCreated: 200 });
   });
 
   it('takes no notice of other event types', async () => {

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { Billing, Customers } from '../../billing/billing.ts';
+import { customerOf, type Billing, type Customers } from '../../billing/billing.ts';
 
 const timeoutMs = 5_000;
 /** Stripe's SDK retries itself, not by lib/retry.ts: it knows which answers are safe to repeat and reuses the idempotency key. */
@@ -28,8 +28,8 @@ export function stripeClient(secretKey: string): Stripe {
 export function stripeBilling(stripe: Stripe): Billing {
   return {
     async invoiceOverage(charge) {
-      const { usageId, userId, jobId, customerId } = charge;
-      if (!customerId) throw new Error(`Cannot invoice usage ${usageId}: user ${userId} has no Stripe customer`);
+      const { usageId, userId, jobId } = charge;
+      const customerId = customerOf(charge);
       const metadata = { userId, jobId, usageId };
       const draft = await stripe.invoices.create(
         {

@@ -1,9 +1,12 @@
-import type { Billing, Invoice, OverageCharge } from '../../../lib/billing/billing.ts';
+import { customerOf, type Billing, type Invoice, type OverageCharge } from '../../../lib/billing/billing.ts';
 import type { InvoiceOutbox, Settlement } from '../../../lib/billing/invoicing.ts';
 import type { UsageLog } from '../../../lib/billing/usage.ts';
 import type { FakeUsageStore } from './usage-store.ts';
 
-/** Billing in memory: idempotent per usageId, as both adapters are; `failing` makes every call throw. */
+/**
+ * Billing in memory: idempotent per usageId and refusing a charge without a customer, as both
+ * adapters are; `failing` makes every call throw.
+ */
 export class FakeBilling implements Billing {
   readonly invoices = new Map<string, { charge: OverageCharge; invoice: Invoice }>();
   calls = 0;
@@ -12,6 +15,7 @@ export class FakeBilling implements Billing {
   async invoiceOverage(charge: OverageCharge) {
     this.calls++;
     if (this.failing) throw this.failing;
+    customerOf(charge);
     const known = this.invoices.get(charge.usageId);
     if (known) return { ...known.invoice };
     const invoice = { invoiceId: `in_${this.invoices.size + 1}`, status: 'open' };

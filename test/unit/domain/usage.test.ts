@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../../lib/auth/users.ts';
-import { invoicePending } from '../../../lib/billing/invoicing.ts';
+import { invoicePending, invoicingSchedule } from '../../../lib/billing/invoicing.ts';
 import { recordUsage, usageSnapshot } from '../../../lib/billing/usage.ts';
 import { newJobId } from '../../../lib/ids.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
@@ -14,8 +14,10 @@ beforeEach(() => {
   world = fakeWorld({ now: now.toISOString() });
 });
 
-async function member(options: { tier?: string; status?: 'active' | 'canceled' | 'past_due'; used?: number; role?: Role } = {}) {
-  const user = await storedUser(world, options.role ?? 'member');
+async function member(options: { tier?: string; status?: 'active' | 'canceled' | 'past_due'; used?: number; role?: Role; customer?: boolean } = {}) {
+  // A subscriber is a Stripe customer (the webhook stores it with the subscription) unless told otherwise.
+  const customer = options.customer ?? options.tier !== undefined;
+  const user = await storedUser(world, options.role ?? 'member', customer ? { stripeCustomerId: `cus_${newJobId()}` } : {});
   if (options.tier) await world.subscriptions.put(aSubscription(user.userId, options.tier, { status: options.status ?? 'active' }));
   if (options.used) await world.subscriptions.setPagesUsed(user.userId, march, options.used);
   return user;
@@ -116,5 +118,31 @@ describe('overage invoicing (the billing worker on the outbox)', () => {
     expect(world.billing.calls).toBe(1);
     expect([...world.billing.invoices.values()][0]!.charge).toMatchObject({ userId: user.userId, jobId: owed, pages: 3, amountCents: 6 });
     expect(await world.usage.forJob(owed)).toMatchObject({ paymentStatus: 'invoiced', invoiceId: 'in_1', attempts: 1 });
+  });
+
+  it('settles the overage of a user with no Stripe customer `no_customer` once the attempts are spent, charging no one', async () => {
+    const user = await member({ tier: 'basic', used: 100, customer: false });
+    const jobId = newJobId();
+    await complete(user.userId, 3, jobId);
+    const run = { now: world.now, hasTime: () => true };
+    for (let attempt = 1; attempt < invoicingSchedule.maxAttempts; attempt++) {
+      expect(await invoicePending(world.invoicingDeps(), run)).toMatchObject({ retrying: 1, withoutCustomer: 0 });
+      world.clock.advance(invoicingSchedule.retryDelayMs(attempt));
+    }
+    expect(await invoicePending(world.invoicingDeps(), run)).toMatchObject({ invoiced: 0, failed: 0, withoutCustomer: 1, retrying: 0 });
+    expect(await world.usage.forJob(jobId)).toMatchObject({ paymentStatus: 'no_customer', attempts: invoicingSchedule.maxAttempts });
+    expect(world.billing.invoices.size).toBe(0);
+  });
+
+  it('invoices a user whose customer arrives while the attempts last', async () => {
+    const user = await member({ tier: 'basic', used: 100, customer: false });
+    const jobId = newJobId();
+    await complete(user.userId, 3, jobId);
+    const run = { now: world.now, hasTime: () => true };
+    expect(await invoicePending(world.invoicingDeps(), run)).toMatchObject({ retrying: 1 });
+    await world.users.put({ ...user, stripeCustomerId: 'cus_late' });
+    world.clock.advance(invoicingSchedule.retryDelayMs(1));
+    expect(await invoicePending(world.invoicingDeps(), run)).toMatchObject({ invoiced: 1 });
+    expect([...world.billing.invoices.values()][0]!.charge).toMatchObject({ customerId: 'cus_late', jobId });
   });
 });
