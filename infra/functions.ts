@@ -82,9 +82,10 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  *   images, exports and big answers are read through the media distribution (media.ts).
  * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
  *   secret, and the `MEDIA_*` environment variables that come with this kind (stack.ts).
- * - `search-reads`: read items of the table (GetItem, BatchGetItem, Query; no index, no write): the
- *   books and pages behind search hits. `indexer-reads`: the same reads, the books and pages the
- *   indexer re-reads (lib/search/indexing.ts).
+ * - `search-reads`: GetItem and BatchGetItem of BookTexts and their pages (partition keys `BOOKTEXT#…`)
+ *   and GetItem of users' items (`USER#…`, the caller's record), by `dynamodb:LeadingKeys`; no Query,
+ *   no index, no write. `indexer-reads`: BatchGetItem of `BOOKTEXT#…` items only, the books and pages
+ *   the indexer re-reads (lib/search/indexing.ts).
  * - the search kinds of permissions.ts (`searchGrants`), each on the pages index and the catalogue
  *   listing's index (`<index>-books`) of the OpenSearch domain (search.ts), with the `SEARCH_*`
  *   variables that come with them (stack.ts): `search-query` (search only: no write, and no creating

@@ -257,10 +257,26 @@ export function searchStatements(kind: SearchAccess, on: Grantable['search']): i
   );
 }
 
-/** Reads of items by key and by the table's own key (no index, no Scan): a function that writes nothing. */
-const tableReads = (table: dynamodb.ITable, actions: readonly string[]): iam.PolicyStatement[] => [
-  new iam.PolicyStatement({ actions: [...actions], resources: [table.tableArn] }),
-];
+/**
+ * The partition keys of the items the search functions read, as `dynamodb:LeadingKeys` patterns:
+ * BookTexts and their pages share `BOOKTEXT#<id>`; a user's record is `USER#<id>` (keys.ts).
+ */
+export const searchReadKeys = {
+  bookTexts: `${keys.bookTextPartition('')}*`,
+  users: `${keys.userPartition('')}*`,
+} as const;
+
+/**
+ * Reads of the table's own items (no index, no Scan, no write) whose partition keys all match
+ * `patterns`. `ForAllValues`: every key of a BatchGetItem must match. The condition is on the table's
+ * partition key because no index is granted (on an index, LeadingKeys would be the index's key).
+ */
+const tableReads = (table: dynamodb.ITable, actions: readonly string[], patterns: readonly string[]): iam.PolicyStatement =>
+  new iam.PolicyStatement({
+    actions: [...actions],
+    resources: [table.tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...patterns] } },
+  });
 
 /** SQS SendMessage (and the attributes the SDK may ask for) on one queue. */
 export const sendTo = (queue: sqs.IQueue): iam.PolicyStatement[] => [
@@ -295,11 +311,16 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   'media-urls': (on) => [new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [on.mediaSigningKey.secretArn] })],
   // Polly has no resource-level permissions for SynthesizeSpeech beyond lexicons: '*' is the only resource.
   speech: () => [new iam.PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] })],
-  // search-api: the hits' books (GetItem, BatchGetItem) and pages (Query of a book's partition).
-  'search-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
-  // search-indexer: the changed books and pages, read together (BatchGetItem, 100 keys a call), and a
-  // book's pages (Query of its partition).
-  'indexer-reads': (on) => tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query']),
+  // search-api (lib/search/search.ts): one book (GetItem), the hits' books and pages (BatchGetItem);
+  // and, with a token, the caller's user record (the auth layer's GetItem). The user grant is GetItem
+  // alone: IAM cannot name a sort key, so a user's other items (subscription, usage) share the
+  // partition, but without Query or BatchGetItem none can be listed, only read by a key it knows.
+  'search-reads': (on) => [
+    tableReads(on.table, ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], [searchReadKeys.bookTexts]),
+    tableReads(on.table, ['dynamodb:GetItem'], [searchReadKeys.users]),
+  ],
+  // search-indexer (lib/search/indexing.ts): the changed books and pages, read together (BatchGetItem, 100 keys a call).
+  'indexer-reads': (on) => [tableReads(on.table, ['dynamodb:BatchGetItem'], [searchReadKeys.bookTexts])],
   'search-query': (on) => searchStatements('search-query', on.search),
   'write-path': (on) => searchStatements('write-path', on.search),
   'search-writes': (on) => searchStatements('search-writes', on.search),

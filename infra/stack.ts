@@ -17,6 +17,7 @@ import { environmentFor, type Setting } from '../lib/config.ts';
 import { routes } from '../functions/routes.ts';
 import { httpApi } from './api.ts';
 import { bundleFunctionsSync } from './bundle.ts';
+import { TableBackups } from './backup.ts';
 import { acknowledgeFindings } from './checks.ts';
 import {
   access,
@@ -38,16 +39,15 @@ import { accessStatements, functionRole, isSearchAccess, uploadsPrefixes, type G
 import { Search } from './search.ts';
 import { readSettings, type PushPlatform, type Settings } from './settings.ts';
 import {
-  abandonedUploadsRule,
   accessLogsBucket,
+  audioLifecycle,
   browserUploads,
   dataTable,
-  expiredExportsRule,
-  expiredIncomingRule,
-  expiredResponsesRule,
   jobQueue,
   notifyAudioChanges,
   privateBucket,
+  uploadsLifecycle,
+  versionedBucket,
 } from './storage.ts';
 
 /** A deployed function and the role that is its alone. */
@@ -62,6 +62,8 @@ export interface DeployedLambda {
  */
 export class MaktabaStack extends Stack {
   readonly table: dynamodb.Table;
+  /** The table's weekly AWS Backup plan and its vault (backup.ts). */
+  readonly backups: TableBackups;
   readonly functions: ReadonlyMap<DeployedFunction, lambda.Function>;
   readonly api: HttpApi;
   readonly buckets: { uploads: s3.Bucket; audio: s3.Bucket; accessLogs: s3.Bucket };
@@ -82,17 +84,14 @@ export class MaktabaStack extends Stack {
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
 
     this.table = dataTable(this);
+    this.backups = new TableBackups(this, 'Backups', { table: this.table });
     const accessLogs = accessLogsBucket(this);
     const uploads = privateBucket(this, 'Uploads', accessLogs, {
-      lifecycleRules: [
-        abandonedUploadsRule,
-        expiredExportsRule(uploadsPrefixes.exports),
-        expiredResponsesRule(uploadsPrefixes.responses),
-        expiredIncomingRule(uploadsPrefixes.incoming),
-      ],
+      ...versionedBucket,
+      lifecycleRules: uploadsLifecycle(uploadsPrefixes),
       cors: [browserUploads],
     });
-    const audio = privateBucket(this, 'Audio', accessLogs);
+    const audio = privateBucket(this, 'Audio', accessLogs, { ...versionedBucket, lifecycleRules: audioLifecycle });
     this.buckets = { uploads, audio, accessLogs };
     this.media = new Media(this, 'Media', { uploads, audio, accessLogs });
     // The external worker holds a job while it reads the whole book; it may extend this per message.
@@ -245,6 +244,8 @@ export class MaktabaStack extends Stack {
     new CfnOutput(this, 'AudioDeadLetterQueueUrl', { value: audioJobs.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'AudioFileEventsDeadLetterQueueUrl', { value: audioFileEvents.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'TableBackupVaultName', { value: this.backups.vault.backupVaultName });
+    new CfnOutput(this, 'TableBackupRoleArn', { value: this.backups.role.roleArn });
     new CfnOutput(this, 'SearchDomainEndpoint', { value: `https://${this.search.domain.domainEndpoint}` });
     new CfnOutput(this, 'SearchIndexerDeadLetterQueueUrl', { value: this.search.indexerDeadLetters.queueUrl });
     if (jwtSecret) new CfnOutput(this, 'JwtSecretArn', { value: jwtSecret.secretArn });

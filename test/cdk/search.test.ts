@@ -1,13 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { App, Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routes } from '../../functions/routes.ts';
+import { indexerDeps, indexStreamBatch } from '../../functions/search-indexer.ts';
 import { deployedFunctions, type DeployedFunction } from '../../infra/functions.ts';
 import { indexedEntities, searchDomainName, searchEngineVersion } from '../../infra/search.ts';
+import { drainStream } from '../../infra/local/stream-poller.ts';
 import { MaktabaStack } from '../../infra/stack.ts';
+import { searchReadKeys } from '../../infra/permissions.ts';
 import { entities } from '../../lib/adapters/dynamo/entities.ts';
+import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
+import { keys } from '../../lib/adapters/dynamo/keys.ts';
+import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 import { variables } from '../../lib/config.ts';
+import { newJobId, newObjectId } from '../../lib/ids.ts';
+import { newBookText } from '../../lib/ocr/book-text.ts';
+import { newPage } from '../../lib/ocr/pages/page.ts';
+import { tokenFor } from '../support/api.ts';
+import { testStores } from '../support/stores.ts';
 import './ocr-worker-stub.ts';
 import { actions, allStatements, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
 
@@ -209,22 +222,28 @@ describe('who may do what on the domain', () => {
     }
   });
 
-  it('lets search-api and the indexer read items (GetItem, BatchGetItem, Query), on the table alone, writing nothing', () => {
+  it('lets search-api and the indexer read only BookTexts and their pages (and search-api users’ items by key), on the table alone, writing nothing', () => {
     const table = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.table), 'Arn'] };
     const dynamo = (name: DeployedFunction) =>
       statementsOf(plain, name)
         .filter((st) => actions(st).some((a) => a.startsWith('dynamodb:')))
-        .map((st) => ({ actions: actions(st), resources: resources(st) }));
-    expect(dynamo('search-api')).toEqual([{ actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], resources: [table] }]);
+        .map((st) => ({ actions: actions(st), resources: resources(st), ...(st.Condition ? { condition: st.Condition } : {}) }));
+    const leadingKeys = (...patterns: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } });
+    // Not the subscriptions, usage, Stripe events, uploads or jobs the rest of the table holds.
+    expect(dynamo('search-api')).toEqual([
+      { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem'], resources: [table], condition: leadingKeys('BOOKTEXT#*') },
+      { actions: ['dynamodb:GetItem'], resources: [table], condition: leadingKeys('USER#*') },
+    ]);
     // With the stream trigger's reads of the table's stream (ListStreams accepts no resource but *).
     expect(dynamo('search-indexer')).toEqual([
-      { actions: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], resources: [table] },
+      { actions: ['dynamodb:BatchGetItem'], resources: [table], condition: leadingKeys('BOOKTEXT#*') },
       { actions: ['dynamodb:ListStreams'], resources: ['*'] },
       {
         actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
         resources: [{ 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.table), 'StreamArn'] }],
       },
     ]);
+    expect(searchReadKeys).toEqual({ bookTexts: `${keys.bookTextPartition('')}*`, users: `${keys.userPartition('')}*` });
   });
 
   it('gives the functions of the domain (search-api, search-indexer, ocr-api, ocr-callbacks) SEARCH_ENDPOINT (https://<domain endpoint>) and SEARCH_INDEX=pages, and no other function', () => {
@@ -404,5 +423,152 @@ describe('search and cdk-nag', () => {
     const onDomain = allStatements(plain.template).filter((st) => actions(st).some((a) => a.startsWith('es:')));
     const roles = ['search-api', 'search-indexer', 'ocr-api', 'ocr-callbacks'] as const;
     expect(onDomain).toHaveLength(roles.reduce((n, name) => n + esStatements(plain, name).length, 0));
+  });
+});
+
+describe('every table read of the search functions’ code is one their grants allow', () => {
+  /**
+   * Local runs enforce no IAM, so this runs the functions' own code on DynamoDB Local (search-api's
+   * handler with a token, for both routes; the indexer over the stream's records of a new book),
+   * records every DynamoDB call they make, and checks each against the statements the template gives
+   * that function: its action, its table or index, and every partition key it names against the
+   * `dynamodb:LeadingKeys` patterns. A new read of another record (a File, a subscription) fails here.
+   */
+  type Call = { action: string; resource: string; partitionKeys: string[] };
+  const calls: Call[] = [];
+  let recording = false;
+  const stores = testStores();
+  const at = new Date().toISOString();
+  const word = `zumurrud${randomUUID().slice(0, 8)}`;
+  let bookTextId: string;
+  let bearer: string;
+
+  const plainKey = (v: unknown): string => (typeof v === 'string' ? v : ((v as { S?: string })?.S ?? JSON.stringify(v)));
+  const keyOf = (item: Record<string, unknown>) => plainKey(item[tableSchema.partitionKey]);
+  const docCommands: Record<string, string> = {
+    Get: 'GetItem',
+    BatchGet: 'BatchGetItem',
+    Put: 'PutItem',
+    Update: 'UpdateItem',
+    Delete: 'DeleteItem',
+    BatchWrite: 'BatchWriteItem',
+    TransactGet: 'TransactGetItems',
+    TransactWrite: 'TransactWriteItems',
+  };
+  /** A command as IAM sees it: its action, the table or index it reads, and the partition keys it names. */
+  function callOf(commandName: string, input: Record<string, unknown>): Call {
+    const name = commandName.replace(/Command$/, '');
+    const action = `dynamodb:${docCommands[name] ?? name}`;
+    const tableName = process.env.TABLE_NAME!;
+    const index = input.IndexName as string | undefined;
+    const resource = `\${table}${index ? `/index/${index}` : ''}`;
+    if (input.Key) return { action, resource, partitionKeys: [keyOf(input.Key as Record<string, unknown>)] };
+    if (input.RequestItems) {
+      const requests = (input.RequestItems as Record<string, { Keys?: Record<string, unknown>[] }>)[tableName];
+      return { action, resource, partitionKeys: (requests?.Keys ?? []).map(keyOf) };
+    }
+    if (input.KeyConditionExpression) {
+      // The partition key's equality: `#name = :value` or `pk = :value`.
+      const [, nameRef, valueRef] = /([#\w]+)\s*=\s*(:\w+)/.exec(String(input.KeyConditionExpression)) ?? [];
+      const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+      const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+      const attribute = names[nameRef ?? ''] ?? nameRef;
+      const keyAttribute = index ? tableSchema.indexes.find((i) => i.name === index)?.partitionKey : tableSchema.partitionKey;
+      return { action, resource, partitionKeys: attribute === keyAttribute ? [plainKey(values[valueRef ?? ''])] : ['(no partition key)'] };
+    }
+    return { action, resource, partitionKeys: ['(no key: a scan or a batch of writes)'] };
+  }
+
+  const glob = (pattern: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  /** Whether one statement of the function allows the call (Allow, no condition but LeadingKeys). */
+  function allows(name: DeployedFunction, call: Call): boolean {
+    return statementsOf(plain, name).some((st) => {
+      if (st.Effect !== 'Allow' || !actions(st).includes(call.action)) return false;
+      const table = logicalId(plain.stack, plain.stack.table);
+      if (!resources(st).some((r) => text(r).replace(`\${${table}.Arn}`, '${table}') === call.resource)) return false;
+      if (st.Condition === undefined) return true;
+      const condition = st.Condition as Record<string, Record<string, string[]>>;
+      const patterns = condition['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'];
+      if (!patterns || Object.keys(condition).length !== 1 || Object.keys(condition['ForAllValues:StringLike']!).length !== 1) return false;
+      return call.partitionKeys.every((key) => patterns.some((p) => glob(p).test(key)));
+    });
+  }
+
+  async function recorded<T>(run: () => Promise<T>): Promise<{ result: T; calls: Call[] }> {
+    calls.length = 0;
+    recording = true;
+    try {
+      const result = await run();
+      return { result, calls: [...calls] };
+    } finally {
+      recording = false;
+    }
+  }
+
+  const context = { awsRequestId: 'grants', functionName: 'search-api', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+  const get = (routeKey: string, path: string, pathParameters: Record<string, string> = {}) =>
+    ({
+      version: '2.0',
+      routeKey,
+      rawPath: path,
+      rawQueryString: `q=${word}`,
+      queryStringParameters: { q: word },
+      pathParameters,
+      headers: { authorization: bearer },
+      requestContext: { http: { method: 'GET', path }, requestId: randomUUID(), routeKey },
+      isBase64Encoded: false,
+    }) as unknown as APIGatewayProxyEventV2;
+
+  beforeAll(async () => {
+    dynamoDocumentClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (recording) calls.push(callOf(context.commandName ?? '', args.input as Record<string, unknown>));
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordSearchReads' },
+    );
+    const userId = newObjectId();
+    await stores.users.put({ userId, username: 'reader', email: `${userId}@example.com`, role: 'editor', profilePicture: null, profilePictureKey: null, createdAt: at, updatedAt: at });
+    bearer = `Bearer ${await tokenFor(userId)}`;
+    const book = newBookText(
+      { bookTextId: newObjectId(), jobId: newJobId(), fileId: newObjectId(), userId, fileName: 'a.pdf', status: 'completed', visibility: 'public', language: 'en' },
+      at,
+    );
+    if (!(await stores.ocrJobs.create(book))) throw new Error('not created');
+    bookTextId = book.bookTextId;
+    await stores.pages.putPages([newPage(bookTextId, 1, { text: `the ${word} of page one` }, at), newPage(bookTextId, 2, { text: `and ${word} again` }, at)]);
+  });
+
+  it('the indexer reads only what its grants allow', async () => {
+    const handler = (event: DynamoDBStreamEvent) => indexStreamBatch(indexerDeps(), event);
+    const { calls: made } = await recorded(() => drainStream({ handler, bookTextIds: [bookTextId] }));
+    expect(made.map((c) => c.action)).toContain('dynamodb:BatchGetItem');
+    expect(made.flatMap((c) => c.partitionKeys)).toContain(keys.bookTextPartition(bookTextId));
+    for (const call of made) expect(allows('search-indexer', call), JSON.stringify(call)).toBe(true);
+  });
+
+  it('search-api reads only what its grants allow, on both routes', async () => {
+    const { handler } = await import('../../functions/search-api.ts');
+    const all = await recorded(() => handler(get('GET /ocr/search', '/ocr/search'), context));
+    expect(JSON.parse((all.result as { body: string }).body).hits.map((h: { pageNumber: number }) => h.pageNumber).sort()).toEqual([1, 2]);
+    const one = await recorded(() => handler(get('GET /ocr/books/{bookTextId}/search', `/ocr/books/${bookTextId}/search`, { bookTextId }), context));
+    expect(JSON.parse((one.result as { body: string }).body).total).toBe(2);
+    const made = [...all.calls, ...one.calls];
+    // The caller's user record, one book, the hits' books and pages: each path was taken.
+    expect(made.map((c) => `${c.action} ${c.partitionKeys[0]?.split('#')[0]}`).sort()).toEqual(
+      expect.arrayContaining(['dynamodb:GetItem USER', 'dynamodb:GetItem BOOKTEXT', 'dynamodb:BatchGetItem BOOKTEXT']),
+    );
+    for (const call of made) expect(allows('search-api', call), JSON.stringify(call)).toBe(true);
+  });
+
+  it('would refuse a read of any other record, a Query, or an index (so the checks above can fail)', () => {
+    const table = '${table}';
+    expect(allows('search-api', { action: 'dynamodb:GetItem', resource: table, partitionKeys: [keys.file('f').pk] })).toBe(false);
+    expect(allows('search-api', { action: 'dynamodb:BatchGetItem', resource: table, partitionKeys: [keys.bookText('b').pk, keys.subscription('u').pk] })).toBe(false);
+    expect(allows('search-api', { action: 'dynamodb:BatchGetItem', resource: table, partitionKeys: [keys.user('u').pk] })).toBe(false);
+    expect(allows('search-api', { action: 'dynamodb:Query', resource: table, partitionKeys: [keys.bookText('b').pk] })).toBe(false);
+    expect(allows('search-indexer', { action: 'dynamodb:GetItem', resource: table, partitionKeys: [keys.bookText('b').pk] })).toBe(false);
+    expect(allows('search-indexer', { action: 'dynamodb:BatchGetItem', resource: `${table}/index/gsi1`, partitionKeys: ['OWNER#u'] })).toBe(false);
+    expect(allows('search-api', { action: 'dynamodb:GetItem', resource: table, partitionKeys: [keys.user('u').pk] })).toBe(true);
   });
 });

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routes } from '../../functions/routes.ts';
@@ -9,6 +10,9 @@ import { defaultOutDir } from '../../infra/bundle.ts';
 import { deployedFunctions, type DeployedFunction } from '../../infra/functions.ts';
 import { addChecks } from '../../infra/checks.ts';
 import { MaktabaStack } from '../../infra/stack.ts';
+import { tableBackupRetentionDays } from '../../infra/backup.ts';
+import { uploadsPrefixes } from '../../infra/permissions.ts';
+import { recoveryWindowDays } from '../../infra/storage.ts';
 import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 import './ocr-worker-stub.ts';
 import { actions, allStatements, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
@@ -51,7 +55,7 @@ beforeAll(() => {
 }, 120_000);
 
 describe('table', () => {
-  it('has the schema keys, every GSI, on-demand billing, PITR, encryption, and is retained', () => {
+  it('has the schema keys, every GSI, on-demand billing, PITR for 35 days, deletion protection, encryption, and is retained', () => {
     const key = (pk: string, sk: string) => [
       { AttributeName: pk, KeyType: 'HASH' },
       { AttributeName: sk, KeyType: 'RANGE' },
@@ -65,7 +69,8 @@ describe('table', () => {
       Properties: {
         KeySchema: key(tableSchema.partitionKey, tableSchema.sortKey),
         BillingMode: 'PAY_PER_REQUEST',
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: 35 },
+        DeletionProtectionEnabled: true,
         SSESpecification: { SSEEnabled: true },
         GlobalSecondaryIndexes: tableSchema.indexes.map((i) => ({
           IndexName: i.name,
@@ -105,6 +110,95 @@ describe('buckets', () => {
   });
 });
 
+describe('data protection (docs/restore.md)', () => {
+  const roleStatementsOf = (roleId: string) =>
+    Object.values(plain.template.findResources('AWS::IAM::Policy', { Properties: { Roles: Match.arrayWith([{ Ref: roleId }]) } })).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement,
+    );
+  const bucketProps = (bucket: s3.IBucket) => plain.template.toJSON().Resources[logicalId(plain.stack, bucket)].Properties;
+  const kept = { NoncurrentVersionExpiration: { NoncurrentDays: 35 }, ExpiredObjectDeleteMarker: true, Status: 'Enabled' };
+  const passing = (prefix: string, days: number) => ({ Prefix: prefix, ExpirationInDays: days, NoncurrentVersionExpiration: { NoncurrentDays: 1 }, Status: 'Enabled' });
+
+  it('versions the uploads and audio buckets, and not the log buckets', () => {
+    for (const bucket of [plain.stack.buckets.uploads, plain.stack.buckets.audio]) {
+      expect(bucketProps(bucket).VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    }
+    for (const bucket of [plain.stack.buckets.accessLogs, plain.stack.media.logs]) expect(bucketProps(bucket).VersioningConfiguration).toBeUndefined();
+  });
+
+  it('keeps a deleted or replaced scan, long text or page image 35 days, and passing copies a day, one rule per prefix', () => {
+    // Every prefix of the uploads bucket has exactly one rule: overlapping rules would leave S3 to choose.
+    expect(bucketProps(plain.stack.buckets.uploads).LifecycleConfiguration.Rules).toEqual([
+      { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 7 }, Status: 'Enabled' },
+      { Prefix: uploadsPrefixes.files, ...kept },
+      { Prefix: uploadsPrefixes.texts, ...kept },
+      { Prefix: uploadsPrefixes.pageImages, ...kept },
+      passing(uploadsPrefixes.incoming, 2),
+      passing(uploadsPrefixes.exports, 1),
+      passing(uploadsPrefixes.responses, 1),
+    ]);
+    expect(Object.keys(uploadsPrefixes).sort()).toEqual(['exports', 'files', 'incoming', 'pageImages', 'responses', 'texts']);
+    // No prefix is the start of another (ocr/ is not a prefix of ocr-results/ or ocr-pages/).
+    const prefixes = Object.values(uploadsPrefixes);
+    for (const a of prefixes) for (const b of prefixes) if (a !== b) expect(b.startsWith(a), `${a} ${b}`).toBe(false);
+  });
+
+  it('keeps deleted or replaced audio 35 days too', () => {
+    expect(bucketProps(plain.stack.buckets.audio).LifecycleConfiguration.Rules).toEqual([kept]);
+  });
+
+  it('keeps versions as long as the table’s point-in-time window, so a restored table finds the texts it names', () => {
+    const table = plain.template.toJSON().Resources[logicalId(plain.stack, plain.stack.table)].Properties;
+    expect(table.PointInTimeRecoverySpecification.RecoveryPeriodInDays).toBe(recoveryWindowDays);
+    expect(kept.NoncurrentVersionExpiration.NoncurrentDays).toBe(recoveryWindowDays);
+  });
+
+  it('lets no role or bucket policy read, delete or expire an object version, or change versioning or lifecycle', () => {
+    const bucketPolicies = Object.values(plain.template.findResources('AWS::S3::BucketPolicy')).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as Statement[],
+    );
+    for (const s of [plain, configured]) {
+      const allowed = [...allStatements(s.template), ...(s === plain ? bucketPolicies : [])].filter((st) => st.Effect === 'Allow').flatMap(actions);
+      expect(allowed.filter((a) => /^s3:(\*|.*Version.*|.*Lifecycle.*|Get\*|Delete\*|Put\*)$/i.test(a))).toEqual([]);
+    }
+  });
+
+  it('backs the table up weekly into a vault of its own, kept 13 weeks, where no one may delete a backup', () => {
+    const { vault, plan } = plain.stack.backups;
+    expect(plain.template.toJSON().Resources[logicalId(plain.stack, vault)]).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: {
+        AccessPolicy: {
+          Statement: [{ Effect: 'Deny', Principal: { AWS: '*' }, Action: ['backup:DeleteRecoveryPoint', 'backup:UpdateRecoveryPointLifecycle'], Resource: '*' }],
+        },
+      },
+    });
+    expect(plain.template.toJSON().Resources[logicalId(plain.stack, plan)].Properties.BackupPlan.BackupPlanRule).toEqual([
+      {
+        RuleName: 'WeeklyTable',
+        ScheduleExpression: 'cron(0 3 ? * SUN *)',
+        Lifecycle: { DeleteAfterDays: tableBackupRetentionDays },
+        TargetBackupVault: { 'Fn::GetAtt': [logicalId(plain.stack, vault), 'BackupVaultName'] },
+      },
+    ]);
+    expect(tableBackupRetentionDays).toBe(91);
+    const selections = Object.values(plain.template.findResources('AWS::Backup::BackupSelection'));
+    expect(selections).toHaveLength(1);
+    const selection = selections[0]!.Properties.BackupSelection;
+    expect(selection.Resources).toEqual([{ 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.table), 'Arn'] }]);
+    const role = plain.template.toJSON().Resources[selection.IamRoleArn['Fn::GetAtt'][0]];
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'backup.amazonaws.com' } },
+    ]);
+    // AWS Backup's policies to take and to restore backups, and no statement of its own.
+    expect(role.Properties.ManagedPolicyArns.map((arn: { 'Fn::Join': [string, unknown[]] }) => String(arn['Fn::Join'][1].at(-1)))).toEqual([
+      ':iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup',
+      ':iam::aws:policy/service-role/AWSBackupServiceRolePolicyForRestores',
+    ]);
+    expect(roleStatementsOf(selection.IamRoleArn['Fn::GetAtt'][0])).toEqual([]);
+  });
+});
+
 describe('queues', () => {
   it('redrive each job queue to its own dead-letter queue after 5 receives, encrypted', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
@@ -137,7 +231,7 @@ describe('HTTP API', () => {
   });
 
   it('outputs the URLs and names clients and operators need', () => {
-    for (const name of ['ApiUrl', 'UploadsBucketName', 'AudioBucketName', 'OcrQueueUrl', 'AudioQueueUrl', 'TableName']) {
+    for (const name of ['ApiUrl', 'UploadsBucketName', 'AudioBucketName', 'OcrQueueUrl', 'AudioQueueUrl', 'TableName', 'TableBackupVaultName', 'TableBackupRoleArn']) {
       plain.template.hasOutput(name, {});
     }
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The docs stand alone: a clone has nothing beside it, so the documents the code and README name
- * (SPEC.md, DESIGN.md, local-runtime.md) are in docs/, and no file points outside the repository.
+ * (SPEC.md, DESIGN.md, local-runtime.md, restore.md) are in docs/, and no file points outside the repository.
  */
 const root = new URL('../..', import.meta.url).pathname;
 const walked = ['README.md', 'docs', 'functions', 'lib', 'infra', 'ocr-worker', 'scripts', 'bench', 'test', '.ci'];
@@ -18,7 +18,7 @@ function files(path: string): string[] {
 
 describe('the docs', () => {
   it('holds every document the code and README name', () => {
-    for (const name of ['SPEC.md', 'DESIGN.md', 'local-runtime.md']) expect(existsSync(join(root, 'docs', name)), name).toBe(true);
+    for (const name of ['SPEC.md', 'DESIGN.md', 'local-runtime.md', 'restore.md']) expect(existsSync(join(root, 'docs', name)), name).toBe(true);
   });
 
   it('points at nothing outside the repository', () => {
