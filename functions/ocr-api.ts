@@ -19,6 +19,7 @@ import { bucketObjects } from './buckets.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
+import { jobCredentialsOf } from './job-credentials.ts';
 import { json } from './http/responses.ts';
 
 /** `ocr-api` (DESIGN.md section 1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
@@ -38,6 +39,8 @@ const deps = once(() => {
       return sqsQueue(sqsClient(), core.config.ocrQueueUrl);
     }),
     pendingUploads: dynamoUploadStore(core.db),
+    // Issued with each job (its message carries it), and checked on the job's status (the worker asks it).
+    jobCredentials: jobCredentialsOf(core.config),
     books: dynamoBookStore(core.db),
     // Filtered and deeper catalogue listings (lib/ocr/catalogue/listing.ts): the search index's listing.
     listing: onFirstUse<SearchEngine>(writePathSearchEngine),

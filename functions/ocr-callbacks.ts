@@ -7,6 +7,7 @@ import { bucketObjects } from './buckets.ts';
 import { writePathIndex } from './adapters/search.ts';
 import { ocrCallbackContracts } from './api/ocr-callbacks.ts';
 import { httpFunction } from './http/handler.ts';
+import { jobCredentialsOf } from './job-credentials.ts';
 import { json } from './http/responses.ts';
 import { count, metricNames } from './observability.ts';
 
@@ -17,6 +18,7 @@ const deps = once(() => {
   return {
     ...core,
     ...stores,
+    jobCredentials: jobCredentialsOf(core.config),
     // What a callback wrote is searchable and listed before it answers (read after write).
     index: writePathIndex(stores),
     uploads: bucketObjects(core.config.uploadsBucket),

@@ -26,7 +26,8 @@ export function bearerToken(event: APIGatewayProxyEventV2): string | undefined {
 export interface AuthDeps {
   verifyToken: VerifyToken;
   users: UserStore;
-  jobCredentials: JobCredentials;
+  /** The functions whose routes take job credentials have them (functions/job-credentials.ts). */
+  jobCredentials?: JobCredentials;
   now: () => Date;
 }
 
@@ -44,6 +45,7 @@ export async function resolveCaller(
   const deps = await authDeps();
   const token = bearerToken(event);
   if (token && jobCredential && isJobCredential(token)) {
+    if (!deps.jobCredentials) throw new Error('a route takes job credentials but its function has none');
     const grant = await deps.jobCredentials.verify(token, deps.now());
     if (!grant) throw reject('forbidden', authTexts.invalidToken);
     return { kind: 'job', grant };

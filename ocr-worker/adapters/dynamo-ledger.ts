@@ -7,6 +7,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
+  type UpdateCommandInput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { policies, retry } from '../../lib/retry.ts';
@@ -43,6 +44,17 @@ const conditionFailed = (error: unknown) => (error as Error).name === 'Condition
 export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string): JobLedger {
   const getJob = async (jobId: string) =>
     (await client.send(new GetCommand({ TableName: tableName, Key: { jobId, item: jobItem }, ConsistentRead: true }))).Item as JobRow | undefined;
+
+  /** An update of the job's item under its condition: whether the condition held. */
+  const updateJobIf = async (jobId: string, update: Omit<UpdateCommandInput, 'TableName' | 'Key'>): Promise<boolean> => {
+    try {
+      await client.send(new UpdateCommand({ TableName: tableName, Key: { jobId, item: jobItem }, ...update }));
+      return true;
+    } catch (error) {
+      if (conditionFailed(error)) return false;
+      throw error;
+    }
+  };
 
   return {
     async start(jobId, plan, at) {
@@ -138,40 +150,21 @@ export function dynamoLedger(client: DynamoDBDocumentClient, tableName: string):
     },
 
     async fail(jobId, failure) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { jobId, item: jobItem },
-            UpdateExpression: 'SET failure = :failure',
-            ConditionExpression: 'attribute_exists(jobId) AND finished = :false AND attribute_not_exists(failure)',
-            ExpressionAttributeValues: { ':failure': failure, ':false': false },
-          }),
-        );
-      } catch (error) {
-        if (!conditionFailed(error)) throw error;
-      }
+      await updateJobIf(jobId, {
+        UpdateExpression: 'SET failure = :failure',
+        ConditionExpression: 'attribute_exists(jobId) AND finished = :false AND attribute_not_exists(failure)',
+        ExpressionAttributeValues: { ':failure': failure, ':false': false },
+      });
     },
 
-    async claimFinish(jobId, owner, now, leaseMs) {
-      try {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { jobId, item: jobItem },
-            UpdateExpression: 'SET #claim = :claim',
-            ConditionExpression:
-              'attribute_exists(jobId) AND finished = :false AND (attribute_not_exists(#claim) OR #claim.#owner = :owner OR #claim.claimedAt < :stale)',
-            ExpressionAttributeNames: { '#claim': 'claim', '#owner': 'owner' },
-            ExpressionAttributeValues: { ':claim': { owner, claimedAt: now }, ':false': false, ':owner': owner, ':stale': now - leaseMs },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (conditionFailed(error)) return false;
-        throw error;
-      }
-    },
+    claimFinish: (jobId, owner, now, leaseMs) =>
+      updateJobIf(jobId, {
+        UpdateExpression: 'SET #claim = :claim',
+        ConditionExpression:
+          'attribute_exists(jobId) AND finished = :false AND (attribute_not_exists(#claim) OR #claim.#owner = :owner OR #claim.claimedAt < :stale)',
+        ExpressionAttributeNames: { '#claim': 'claim', '#owner': 'owner' },
+        ExpressionAttributeValues: { ':claim': { owner, claimedAt: now }, ':false': false, ':owner': owner, ':stale': now - leaseMs },
+      }),
 
     async markFinished(jobId) {
       await client.send(

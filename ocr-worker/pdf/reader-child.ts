@@ -1,4 +1,4 @@
-import { PageError, UnreadableFile, type FileBytes } from '../contract.ts';
+import { PageError, PageOverLimit, UnreadableFile, type FileBytes } from '../contract.ts';
 import { openDocument, type OpenedPdf } from './open.ts';
 import { readPdfPage } from './page-read.ts';
 import type { FromReader, ToReader } from './reader-protocol.ts';
@@ -39,7 +39,9 @@ async function handle(message: ToReader): Promise<void> {
       send({ type: 'page', page: await readPdfPage(pdf!, message.pageNumber, message.options) });
     }
   } catch (error) {
-    if (error instanceof UnreadableFile || error instanceof PageError) send({ type: 'refused', message: error.message });
+    if (error instanceof UnreadableFile || error instanceof PageError) {
+      send({ type: 'refused', message: error.message, ...(error instanceof PageOverLimit && { overLimit: true }) });
+    }
     else send({ type: 'readFailed' });
   }
 }

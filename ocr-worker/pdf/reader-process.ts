@@ -91,7 +91,11 @@ async function residentMb(pid: number): Promise<number | undefined> {
   return kb ? Number(kb) / 1024 : undefined;
 }
 
-type Stop = 'time' | 'memory' | 'exit';
+/** Why a reader was stopped; `stalled`: its time ran out while a read of the file was still unanswered (storage, not the page). */
+type Stop = 'time' | 'memory' | 'exit' | 'stalled';
+
+/** What a stalled read fails its call with: the storage's fault, so the task is delivered again, not the page failed. */
+export const stalledReadMessage = 'A read of the file did not answer in time';
 
 /** One reader process holding one open document. */
 export class PdfReaderProcess {
@@ -122,6 +126,7 @@ export class PdfReaderProcess {
     if (answer.type === 'refused') throw new UnreadableFile(answer.message);
     if (answer.type === 'readFailed') throw calls.readError ?? new Error('A read of the file failed');
     if (answer.type === 'stopped') {
+      if (answer.why === 'stalled') throw new Error(stalledReadMessage);
       throw new UnreadableFile(answer.why === 'memory' ? sandboxErrors.openOverMemory(limits.maxMemoryMb) : sandboxErrors.openOverTime(limits.openTimeoutMs));
     }
     throw new Error(`unexpected answer from the PDF reader: ${answer.type}`);
@@ -145,9 +150,10 @@ export class PdfReaderProcess {
       const { png, grey } = answer.page;
       return { ...answer.page, png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), grey: Buffer.from(grey.buffer, grey.byteOffset, grey.byteLength) };
     }
-    if (answer.type === 'refused') throw new PageError(answer.message);
+    if (answer.type === 'refused') throw answer.overLimit ? new PageOverLimit(answer.message) : new PageError(answer.message);
     if (answer.type === 'readFailed') throw this.calls.readError ?? new Error('A read of the file failed');
     if (answer.type === 'stopped') {
+      if (answer.why === 'stalled') throw new Error(stalledReadMessage);
       if (answer.why === 'memory') throw new PageOverLimit(sandboxErrors.overMemory(pageNumber, limits.maxMemoryMb));
       if (answer.why === 'time') throw new PageOverLimit(sandboxErrors.overTime(pageNumber, limits.pageTimeoutMs));
       throw new PageError(sandboxErrors.crashed(pageNumber));
@@ -168,6 +174,8 @@ class ReaderCalls {
   stopped: Stop | undefined;
   readError: unknown;
   peakMb = 0;
+  /** Range reads asked for and not yet answered. */
+  #reading = 0;
   #waiting: ((answer: Answer) => void) | undefined;
 
   constructor(
@@ -187,11 +195,14 @@ class ReaderCalls {
     const reply = (message: ToReader) => {
       if (this.child.connected) this.child.send(message);
     };
+    this.#reading++;
     try {
       reply({ type: 'bytes', id, data: await this.bytes.read(start, end) });
     } catch (error) {
       this.readError ??= error;
       reply({ type: 'bytes', id });
+    } finally {
+      this.#reading--;
     }
   }
 
@@ -211,7 +222,7 @@ class ReaderCalls {
     if (!this.stopped && !this.child.connected) this.stop('exit');
     if (this.stopped) return Promise.resolve({ type: 'stopped', why: this.stopped });
     return new Promise<Answer>((resolve) => {
-      const timer = setTimeout(() => this.stop('time'), timeoutMs);
+      const timer = setTimeout(() => this.stop(this.#reading > 0 ? 'stalled' : 'time'), timeoutMs);
       const watch = setInterval(() => {
         const pid = this.child.pid;
         if (pid === undefined) return;

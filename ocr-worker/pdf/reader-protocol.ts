@@ -15,6 +15,6 @@ export type FromReader =
   | { type: 'opened'; pageCount: number }
   | { type: 'page'; page: RawPage }
   /** The file's or the page's fault, in words users read (UnreadableFile at open, PageError on a page). */
-  | { type: 'refused'; message: string }
+  | { type: 'refused'; message: string; overLimit?: boolean }
   /** A range read failed: not the file's fault; the parent holds the read's own error. */
   | { type: 'readFailed' };

@@ -1,5 +1,5 @@
 import type { Canvas } from '@napi-rs/canvas';
-import { PageError, type SourcePage } from '../contract.ts';
+import { PageError, PageOverLimit, type SourcePage } from '../contract.ts';
 import { pageImages } from '../files/page-image.ts';
 import { pdfjs } from './pdfjs.ts';
 
@@ -55,7 +55,7 @@ export async function renderPage(page: PdfPage, pageNumber: number, options: Ren
   const task = page.render({ canvas: canvas as DomCanvas, viewport, background: 'white' });
   const started = Date.now();
   const timer = setTimeout(() => task.cancel(), options.timeoutMs);
-  const overTime = () => new PageError(`Page ${pageNumber} took longer than ${(options.limitMs ?? options.timeoutMs) / 1000} s to render`);
+  const overTime = () => new PageOverLimit(`Page ${pageNumber} took longer than ${(options.limitMs ?? options.timeoutMs) / 1000} s to render`);
   try {
     await task.promise;
     // A render whose last slice ran past the limit before the timer could cancel it is over it too.

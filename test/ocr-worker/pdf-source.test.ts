@@ -4,6 +4,7 @@ import { memoryBytes } from '../../ocr-worker/fixtures/bytes.ts';
 import * as fixtures from '../../ocr-worker/fixtures/pdf.ts';
 import { pdfLimits } from '../../ocr-worker/pdf/limits.ts';
 import { openPdf } from '../../ocr-worker/pdf/page-source.ts';
+import { stalledReadMessage } from '../../ocr-worker/pdf/reader-process.ts';
 import { pdfjs, pdfjsOptions } from '../../ocr-worker/pdf/pdfjs.ts';
 
 const arabic = [
@@ -156,6 +157,24 @@ describe('hostile and broken PDFs', () => {
     const source = await openPdf(memoryBytes(pdf));
     expect((await source.page(2)).width).toBe(2480);
     await source.close();
+  });
+
+  it('a read that never answers fails the page as storage\'s fault (its task is delivered again), and close() settles at once', async () => {
+    const pdf = await fixtures.scannedPdf([fixtures.textPng({ lines: ['one'], language: 'en' }), fixtures.textPng({ lines: ['two'], language: 'en' })]);
+    const bytes = memoryBytes(pdf);
+    let storageDown = false;
+    const flaky = { size: bytes.size, read: (start: number, end: number) => (storageDown ? new Promise<Uint8Array>(() => {}) : bytes.read(start, end)) };
+    const source = await openPdf(flaky, { rangeChunkSize: 1024, sandbox: { pageTimeoutMs: 1_000 } });
+    storageDown = true;
+    const error = await source.page(1).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(PageError);
+    expect((error as Error).message).toBe(stalledReadMessage);
+    await source.close(); // settles (a close that waited on the stalled read would hold the task for ever)
+    // Storage back: the same file reads (what the task's next delivery does).
+    storageDown = false;
+    const again = await openPdf(flaky, { rangeChunkSize: 1024 });
+    expect((await again.page(2)).width).toBeGreaterThan(0);
+    await again.close();
   });
 
   it('a failed read of the file is not blamed on the file (the job may retry)', async () => {
