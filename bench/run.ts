@@ -52,6 +52,12 @@ const benches: Record<string, () => Promise<boolean>> = {
     printHostile(report);
     return report.ok;
   },
+  faults: async () => {
+    const { faultsBench, printFaults } = await import('./faults.ts');
+    const report = await faultsBench();
+    printFaults(report);
+    return report.ok;
+  },
   'big-books': async () => {
     const { bigBooks, printBigBooks } = await import('./big-books.ts');
     const report = await bigBooks();
