@@ -25,6 +25,10 @@ export const metricNames = {
   overageInvoicesFailed: 'OverageInvoicesFailed',
   /** Usage logs settled `no_customer`: overage owed by a user with no Stripe customer to charge. */
   overageWithoutCustomer: 'OverageWithoutCustomer',
+  /** Per billing-worker run, in seconds: how long the oldest completion has owed its usage record (0: none owed; lib/billing/owed-usage.ts). */
+  oldestOwedUsage: 'OldestOwedUsageSeconds',
+  /** Owed usages the billing worker recorded (completions whose callback could not). */
+  owedUsageBilled: 'OwedUsageBilled',
   /** Per audio-files-sync invocation: audio files whose record could not be settled (their messages are retried). */
   audioFilesUnsettled: 'AudioFilesUnsettled',
   /** Per search-indexer invocation: pages written to the search index. */

@@ -1,4 +1,5 @@
 import { dynamoOcrStores } from '../lib/adapters/dynamo/ocr-stores.ts';
+import { dynamoOwedUsageStore } from '../lib/adapters/dynamo/owed-usage.ts';
 import { dynamoUsageStore } from '../lib/adapters/dynamo/usage.ts';
 import { recordFinalResult, recordPageResult } from '../lib/ocr/jobs/callbacks.ts';
 import { once } from '../lib/lazy.ts';
@@ -24,6 +25,8 @@ const deps = once(() => {
     uploads: bucketObjects(core.config.uploadsBucket),
     // Records usage and its invoicing task only: billing-worker invoices, off the request path.
     usage: dynamoUsageStore(core.db),
+    // A completion's usage, owed with its status until recorded (the billing worker records what a callback could not).
+    owedUsage: dynamoOwedUsageStore(core.db),
   };
 });
 

@@ -66,8 +66,9 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - `push`: SNS mobile push on the configured platform applications and their endpoints.
  * - `ocr-queue`: send to the OCR job queue.
  * - `stripe`: read the Stripe keys secret.
- * - `billing-outbox`: read and update items of the table and query the pending-invoice index (the
- *   billing worker's only table work: users, usage logs, the job's BookText); no put, delete or batch.
+ * - `billing-outbox`: read and update items of the table and query gsi1 (the pending invoices and the
+ *   owed usage: the billing worker's only table work: users, usage logs, the job's BookText); put and
+ *   delete only items of a job's partition (`OCRJOB#…`: an owed usage's log and its marker); no batch.
  * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
  * - `job-credentials-issue`, `job-credentials-check`: GenerateMac and VerifyMac with the KMS key that
  *   signs job credentials (lib/auth/job-credentials.ts): issued when a job is queued, checked on the

@@ -11,6 +11,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { metricNames, metricsNamespace, serviceName } from '../functions/metric-names.ts';
 import { invoicingSchedule } from '../lib/billing/invoicing.ts';
+import { owedUsageSchedule } from '../lib/billing/owed-usage.ts';
 
 /**
  * Alarms an operator acts on, all sent to one topic: a function that fails or is throttled, a
@@ -55,7 +56,7 @@ export class Alarms extends Construct {
   }
 
   /**
-   * The billing worker's outbox (lib/billing/invoicing.ts): a usage log `pending` for longer than the
+   * The billing worker's work: a completion owing its usage record for over an hour (owed-usage.ts); its outbox (lib/billing/invoicing.ts): a usage log `pending` for longer than the
    * threshold (several attempts failed, or the worker is not running: every run reports the oldest
    * wait, so a missing report alarms too), any log settled `invoice_failed`, and any settled
    * `no_customer` (pages owed by a user with no Stripe customer: revenue the operator must collect).
@@ -74,6 +75,13 @@ export class Alarms extends Construct {
       metric(metricNames.oldestPendingInvoice, cloudwatch.Stats.MAXIMUM),
       `Overage invoices: a usage log has waited over ${invoicingSchedule.oldestPendingAlarmSeconds / 60} minutes for its invoice, or the billing worker reported nothing`,
       { threshold: invoicingSchedule.oldestPendingAlarmSeconds, treatMissingData: cloudwatch.TreatMissingData.BREACHING },
+    );
+    // Completed jobs not yet billed (lib/billing/owed-usage.ts): the worker records them within minutes, so an hour means it cannot.
+    this.alarm(
+      'OwedUsage',
+      metric(metricNames.oldestOwedUsage, cloudwatch.Stats.MAXIMUM),
+      `Page usage: a completed OCR job has owed its usage record for over ${owedUsageSchedule.oldestOwedAlarmSeconds / 60} minutes (not billed), or the billing worker reported nothing`,
+      { threshold: owedUsageSchedule.oldestOwedAlarmSeconds, treatMissingData: cloudwatch.TreatMissingData.BREACHING },
     );
     this.alarm(
       'FailedInvoices',

@@ -287,9 +287,16 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   table: (on) => tableStatements(on.table),
   push: (on) => pushStatements(on.pushApplications),
   'ocr-queue': (on) => sendTo(on.ocrQueue),
-  // The billing worker reads (users, usage logs, the job's BookText) and updates (claims, settlements, usageInfo).
+  // The billing worker reads (users, usage logs, the job's BookText) and updates (claims, settlements, usageInfo,
+  // the period's count). Recording owed usage puts a job's usage log and deletes its owed marker: both under the
+  // job's partition (`OCRJOB#…`), so it can put or delete nothing else. Owed usage and the outbox share gsi1.
   'billing-outbox': (on) => [
     new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [on.table.tableArn] }),
+    new iam.PolicyStatement({
+      actions: ['dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      resources: [on.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${keys.ocrJobPrefix}*`] } },
+    }),
     new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [indexArn(on.table, outboxIndex)] }),
   ],
   stripe: (on) => [

@@ -696,12 +696,18 @@ describe('billing worker', () => {
     expect(plain.template.toJSON().Resources[worker].Properties.Timeout).toBe(180);
   });
 
-  it('may only read and update items and query the pending-invoice index: no put, delete, batch or scan', () => {
+  it('may read and update items, put and delete only items of a job (owed usage), and query gsi1: no batch or scan', () => {
     const tableArn = { 'Fn::GetAtt': [logicalId(plain.stack, plain.stack.table), 'Arn'] };
     const dynamo = statementsOf(plain, 'billing-worker').filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')));
-    expect(dynamo.map((s) => ({ actions: actions(s).sort(), resources: resources(s) }))).toEqual([
-      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [tableArn] },
-      { actions: ['dynamodb:Query'], resources: [{ 'Fn::Join': ['', [tableArn, '/index/gsi1']] }] },
+    expect(dynamo.map((s) => ({ actions: actions(s).sort(), resources: resources(s), condition: s.Condition }))).toEqual([
+      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [tableArn], condition: undefined },
+      // A job's usage log and its owed marker (pk OCRJOB#<jobId>): never a user's, a book's or any other item.
+      {
+        actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+        resources: [tableArn],
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OCRJOB#*'] } },
+      },
+      { actions: ['dynamodb:Query'], resources: [{ 'Fn::Join': ['', [tableArn, '/index/gsi1']] }], condition: undefined },
     ]);
   });
 });
@@ -862,7 +868,7 @@ describe('alarms', () => {
     }
   });
 
-  it('alarms when a usage log waits over an hour for its invoice, when the billing worker reports nothing, on a failed invoice, and on overage owed by a user with no Stripe customer', () => {
+  it('alarms when a completion owes its usage or a usage log waits over an hour for its invoice, when the billing worker reports nothing, on a failed invoice, and on overage owed by a user with no Stripe customer', () => {
     const dimensions = [
       { Name: 'function', Value: 'billing-worker' },
       { Name: 'service', Value: 'maktaba' },
@@ -882,6 +888,19 @@ describe('alarms', () => {
     expect(byMetric('OverageInvoicesFailed')).toEqual([
       expect.objectContaining({ Namespace: 'Maktaba', Dimensions: expect.arrayContaining(dimensions), Statistic: 'Sum', Threshold: 1 }),
     ]);
+    // Completed jobs whose usage is still owed after an hour (issue 29): not billed; a silent worker alarms too.
+    expect(byMetric('OldestOwedUsageSeconds')).toEqual([
+      expect.objectContaining({
+        Namespace: 'Maktaba',
+        Dimensions: expect.arrayContaining(dimensions),
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: 3600,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'breaching',
+        AlarmDescription: expect.stringContaining('not billed'),
+      }),
+    ]);
     // paymentStatus no_customer: pages that no invoice covers, named as such for the operator.
     expect(byMetric('OverageWithoutCustomer')).toEqual([
       expect.objectContaining({
@@ -897,8 +916,8 @@ describe('alarms', () => {
 
   it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
     // Errors and throttles of every function (the OCR worker's two too), the five dead-letter queues, the
-    // invoices' three, and search's: the indexer's lag, a red cluster, free storage (test/cdk/search.test.ts).
-    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 5 + 3 + 3);
+    // billing worker's four (owed usage, and the invoices' three), and search's: the indexer's lag, a red cluster, free storage (test/cdk/search.test.ts).
+    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 5 + 4 + 3);
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
       expect(alarm.OKActions).toEqual([{ Ref: topic() }]);

@@ -5,6 +5,7 @@ import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
 import { dynamoInvoiceOutbox } from '../../lib/adapters/dynamo/billing-outbox.ts';
+import { dynamoOwedUsageStore } from '../../lib/adapters/dynamo/owed-usage.ts';
 import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import type { Db } from '../../lib/adapters/dynamo/table.ts';
 import { dynamoUsageStore } from '../../lib/adapters/dynamo/usage.ts';
@@ -36,6 +37,7 @@ async function world() {
   const callbackDeps = (billing: Billing = ledger) => ({
     ...stores,
     usage,
+    owedUsage: dynamoOwedUsageStore(db),
     uploads: s3Objects(s3Client(), process.env.UPLOADS_BUCKET!),
     tierCatalogue,
     // Only the code before the fix invoiced from the callback: it is handed the provider too.

@@ -33,6 +33,7 @@ const samples: { [E in keyof typeof entities]: Parameters<(typeof entities)[E]['
   ocrJob: { jobId: 'j1', bookTextId: 'bt1' },
   upload: { uploadId: 'up1', userId: 'u1', createdAt: at, jobId: null } as never,
   usageLog: { jobId: 'j1', createdAt: at, paymentStatus: 'pending' } as never,
+  owedUsage: { jobId: 'j1', bookTextId: 'bt1', userId: 'u1', pages: 4, since: at },
   invoice: { usageId: 'us1', userId: 'u1', jobId: 'j1', pages: 2, amountCents: 5, description: 'd', createdAt: at, invoiceId: 'in1', status: 'open' },
   stripeEvent: { eventId: 'ev1', type: 't', processedAt: at, ttl: 1 },
   audioJob: { _id: 'a1', createdAt: at } as never,
@@ -80,6 +81,8 @@ describe('entities', () => {
     expect(entities.notification.item({ ...notification, isRead: true })).not.toHaveProperty('gsi2pk');
     expect(entities.usageLog.item(samples.usageLog)).toMatchObject({ gsi1pk: 'INVOICING#PENDING', gsi1sk: `${at}#j1` });
     expect(entities.usageLog.item({ ...samples.usageLog, paymentStatus: 'not_required' })).not.toHaveProperty('gsi1pk');
+    // Owed usage shares the job's partition with its claim and usage log, and gsi1 with the outbox (the billing worker's one index).
+    expect(entities.owedUsage.item(samples.owedUsage)).toMatchObject({ pk: 'OCRJOB#j1', sk: 'OWED', gsi1pk: 'USAGE#OWED', gsi1sk: `${at}#j1` });
   });
 
   const changes: Partial<BookText>[] = [

@@ -47,18 +47,19 @@ export function bookTextRecords(db: Db) {
    * Updates an existing BookText, raising its revision; the condition keeps an update from creating
    * a stray item.
    */
-  const update = async (bookTextId: string, u: Update, condition?: string) => {
+  const updateInput = (bookTextId: string, u: Update, condition?: string) => {
     u.add(['rev'], 1);
-    await db.client.send(
-      new UpdateCommand({
-        TableName,
-        Key: keys.bookText(bookTextId),
-        UpdateExpression: u.expression,
-        ConditionExpression: condition ? `attribute_exists(pk) AND (${condition})` : 'attribute_exists(pk)',
-        ExpressionAttributeNames: u.names,
-        ExpressionAttributeValues: u.values,
-      }),
-    );
+    return {
+      TableName,
+      Key: keys.bookText(bookTextId),
+      UpdateExpression: u.expression,
+      ConditionExpression: condition ? `attribute_exists(pk) AND (${condition})` : 'attribute_exists(pk)',
+      ExpressionAttributeNames: u.names,
+      ExpressionAttributeValues: u.values,
+    };
+  };
+  const update = async (bookTextId: string, u: Update, condition?: string) => {
+    await db.client.send(new UpdateCommand(updateInput(bookTextId, u, condition)));
   };
 
   /**
@@ -75,5 +76,6 @@ export function bookTextRecords(db: Db) {
       { ...policies.contention, attempts: 9, retryable: isStale },
     );
 
-  return { get, update, withCurrent };
+  /** `updateInput`: the same update as an action of a transaction. */
+  return { get, update, updateInput, withCurrent };
 }

@@ -2,6 +2,7 @@ import type { AudioJob } from '../../audio/audio-job.ts';
 import type { User } from '../../auth/users.ts';
 import type { Invoice, OverageCharge } from '../../billing/billing.ts';
 import type { CreatorSubscription, Subscription } from '../../billing/subscriptions.ts';
+import type { OwedUsage } from '../../billing/owed-usage.ts';
 import type { UsageLog } from '../../billing/usage.ts';
 import type { Book, BookImport, Line } from '../../books/book.ts';
 import { tokenHash, type DeviceToken } from '../../notifications/devices.ts';
@@ -73,6 +74,11 @@ export const entities = {
     key: (l: UsageLog) => keys.jobUsage(l.jobId),
     // The outbox (billing-outbox.ts): only a pending log is in it.
     indexes: (l) => (l.paymentStatus === 'pending' ? keys.pendingInvoice(l.createdAt, l.jobId) : {}),
+  }),
+  owedUsage: entity('OwedUsage', {
+    key: (o: OwedUsage) => keys.owedUsage(o.jobId),
+    // The reconciler's list (owed-usage.ts); settling deletes the item.
+    indexes: (o) => keys.owedUsageListed(o.since, o.jobId),
   }),
   invoice: entity('Invoice', { key: (i: StoredInvoice) => keys.invoice(i.userId, i.createdAt, i.usageId) }),
   stripeEvent: entity('StripeEvent', {

@@ -21,6 +21,7 @@ export const entityNames = [
   'OcrJob',
   'Upload',
   'UsageLog',
+  'OwedUsage',
   'Invoice',
   'StripeEvent',
   'AudioJob',

@@ -14,6 +14,7 @@ export type Key = {
 const user = (userId: string) => `USER#${userId}`;
 
 const audioFilesPrefix = 'AUDIO#';
+const ocrJobPrefix = 'OCRJOB#';
 const audioFilesPartition = (bookId: string, voice: string) => `${audioFilesPrefix}${bookId}#${voice}`;
 
 /** Wide enough for any inbox, and sorts as a string in numeric order. */
@@ -84,7 +85,7 @@ export const keys = {
   catalogueSort: catalogueSortKeys,
   catalogueCounts: { pk: 'CATALOGUE', sk: 'COUNTS' } as Key,
   ownerCatalogueCounts: (userId: string): Key => ({ pk: user(userId), sk: 'CATALOGUE' }),
-  ocrJob: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'OCRJOB' }),
+  ocrJob: (jobId: string): Key => ({ pk: `${ocrJobPrefix}${jobId}`, sk: 'OCRJOB' }),
   upload: (uploadId: string): Key => ({ pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** gsi2, sparse: present only while the upload is unclaimed, oldest first, so the sweeper finds old ones by key. */
   unclaimedUpload: (createdAt: string, uploadId: string) => ({ gsi2pk: 'UNCLAIMEDUPLOADS', gsi2sk: `${createdAt}#${uploadId}` }),
@@ -92,10 +93,17 @@ export const keys = {
   openUploads: (userId: string): Key => ({ pk: user(userId), sk: 'UPLOADS' }),
 
   /** A job's page usage: one key per job, so a repeated completion finds the usage already recorded. */
-  jobUsage: (jobId: string): Key => ({ pk: `OCRJOB#${jobId}`, sk: 'USAGE' }),
+  jobUsage: (jobId: string): Key => ({ pk: `${ocrJobPrefix}${jobId}`, sk: 'USAGE' }),
   /** gsi1, sparse: present only while the usage awaits its invoice (the outbox), oldest first. */
   pendingInvoice: (createdAt: string, jobId: string) => ({ gsi1pk: 'INVOICING#PENDING', gsi1sk: `${createdAt}#${jobId}` }),
   pendingInvoiceIndex: 'INVOICING#PENDING',
+  /** A completion whose usage is not yet recorded (lib/billing/owed-usage.ts): one per job. */
+  owedUsage: (jobId: string): Key => ({ pk: `${ocrJobPrefix}${jobId}`, sk: 'OWED' }),
+  /** gsi1, sparse: every owed usage, oldest first (the billing worker's list); gone once settled. */
+  owedUsageListed: (since: string, jobId: string) => ({ gsi1pk: 'USAGE#OWED', gsi1sk: `${since}#${jobId}` }),
+  owedUsageIndex: 'USAGE#OWED',
+  /** What the partition key of every item of a job starts with (its claim, usage log, owed marker). */
+  ocrJobPrefix,
   invoice: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `INVOICE#${createdAt}#${usageId}` }),
   invoicePrefix: 'INVOICE#',
   userPartition: user,

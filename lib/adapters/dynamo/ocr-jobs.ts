@@ -7,6 +7,7 @@ import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { bookTextRecords, countMoves, transact } from './book-text-writes.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
+import { oweUsage } from './owed-usage.ts';
 import { countAll, failedConditions, ifConditionHolds, keyFits, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
@@ -16,7 +17,7 @@ const metadataKeysPerUpdate = 100;
 /** An OCR job's life (lib/ocr/jobs/store.ts): the BookText's creation, the callbacks' writes, usage, the owner's list. */
 export function dynamoOcrJobStore(db: Db): OcrJobStore {
   const TableName = db.tableName;
-  const { get, update, withCurrent } = bookTextRecords(db);
+  const { get, update, updateInput, withCurrent } = bookTextRecords(db);
 
   /** Callbacks arrive out of order; the count only goes up, so a late small one cannot undo progress. */
   const raisePagesProcessed = (bookTextId: string, pages: number) =>
@@ -89,10 +90,15 @@ export function dynamoOcrJobStore(db: Db): OcrJobStore {
             processingTime: r.processingTime,
           }).set(['updatedAt'], r.at);
           const condition = r.text ? setText(u, r.text, current.storedText) : undefined;
-          await update(bookText.bookTextId, u, condition);
+          if (r.owed) {
+            // The status and the usage it owes commit together: a completed job is never left with neither usage nor marker.
+            await transact(db, { TransactItems: [{ Update: updateInput(bookText.bookTextId, u, condition) }, oweUsage(TableName, r.owed)] });
+          } else {
+            await update(bookText.bookTextId, u, condition);
+          }
           return { replaced: r.text ? current.storedText : undefined };
         },
-        (error) => error instanceof ConditionalCheckFailedException,
+        (error) => error instanceof ConditionalCheckFailedException || Boolean(failedConditions(error)?.includes(0)),
       );
       if (r.metadata && Object.keys(r.metadata).length) await setMetadata(bookText.bookTextId, r.metadata, r.at);
       return written;

@@ -1,5 +1,6 @@
 import type { Caller } from '../../auth/caller.ts';
-import { recordUsage, type UsageDeps, type UsageInfo } from '../../billing/usage.ts';
+import { settleOwed, type OwedUsage, type OwedUsageStore } from '../../billing/owed-usage.ts';
+import type { UsageDeps, UsageInfo } from '../../billing/usage.ts';
 import { badRequest, forbidden, internal } from '../../errors.ts';
 import { isJobId, isObjectId, newObjectId } from '../../ids.ts';
 import { logger } from '../../log.ts';
@@ -16,6 +17,8 @@ export interface CallbackDeps extends UsageDeps {
   ocrJobs: OcrJobStore;
   bookTexts: BookTextStore;
   pages: PageStore;
+  /** Completions whose usage is not yet recorded (the billing worker settles what a callback could not). */
+  owedUsage: OwedUsageStore;
   uploads: Objects;
   /** What a callback wrote is in the index before it answers (lib/search/read-after-write.ts). */
   index: IndexWrites;
@@ -158,7 +161,8 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body, caller?:
   const result = readResult(body);
   checkWithinGrant(caller, body, (result.pages ?? []).map((p) => p.pageNumber), result.pageCount);
   const bookText = await bookTextForJob(deps, body, {
-    status: result.status ?? 'pending',
+    // An orphan is completed by applyResult below, never by its creation: that write commits the owed usage with the status.
+    status: result.status === 'completed' ? 'processing' : (result.status ?? 'pending'),
     language: result.language ?? 'ar',
     pageCount: result.pageCount ?? 0,
     metadata: result.metadata ?? {},
@@ -174,6 +178,10 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body, caller?:
   };
 
   if (result.extractedText !== undefined && result.metadata) update.metadata = result.metadata;
+  const pages = result.pageCount || result.pages?.length || bookText.pageCount;
+  if (result.status === 'completed' && pages > 0) {
+    update.owed = { jobId: bookText.jobId, bookTextId: bookText.bookTextId, userId: String(body.userId), pages, since: at };
+  }
   if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(bookText.bookTextId, p.pageNumber, p.fields, at)));
   await writeWithText(deps.uploads, bookText.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(bookText, { ...update, text }));
   await deps.index.written([
@@ -182,31 +190,25 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body, caller?:
   ]);
 
   const status = result.status ?? bookText.status;
-  const pages = result.pageCount || result.pages?.length || bookText.pageCount;
-  let usageInfo: UsageInfo | null = null;
-  if (result.status === 'completed' && pages > 0) {
-    usageInfo = await chargePages(deps, bookText, String(body.userId), pages, at);
-  }
+  const usageInfo = update.owed ? await chargePages(deps, update.owed, at) : null;
   return { message: resultSaved, bookTextId: bookText.bookTextId, status, usageInfo };
 }
 
 /** What metadata.usageError says when usage could not be recorded (the cause is in the log). */
 export const usageErrorText = 'Page usage could not be recorded';
 
-/** Usage on completion; a failure to record is stored on the BookText and never fails the callback. */
-async function chargePages(deps: CallbackDeps, bookText: BookText, userId: string, pages: number, at: string): Promise<UsageInfo | null> {
-  let usageInfo: UsageInfo;
+/**
+ * Usage on completion; a failure to record is stored on the BookText and never fails the callback:
+ * the usage stays owed (committed with the status) and the billing worker records it within minutes
+ * (lib/billing/owed-usage.ts). A repeated completion answers the usage already recorded.
+ */
+async function chargePages(deps: CallbackDeps, owed: OwedUsage, at: string): Promise<UsageInfo | null> {
   try {
-    usageInfo = await recordUsage(deps, { userId, jobId: bookText.jobId, pages, now: new Date(at) });
+    return await settleOwed(deps, owed, at);
   } catch (error) {
     // Provider and SDK text (it can name accounts and roles) goes to the log; the record keeps our words.
-    logger.error('Recording page usage failed', { jobId: bookText.jobId, userId, error: error as Error });
-    await deps.ocrJobs.setUsage(bookText.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
+    logger.error('Recording page usage failed; it stays owed', { jobId: owed.jobId, userId: owed.userId, error: error as Error });
+    await deps.ocrJobs.setUsage(owed.bookTextId, { usageError: usageErrorText }, at).catch(() => undefined);
     return null;
   }
-  // The pages are counted: answer 201 regardless (a retry would find the job's usage and count nothing).
-  await deps.ocrJobs.setUsage(bookText.bookTextId, { usageInfo: { ...usageInfo } }, at).catch((error: unknown) => {
-    logger.error('Storing usageInfo failed', { jobId: bookText.jobId, error: error as Error });
-  });
-  return usageInfo;
 }

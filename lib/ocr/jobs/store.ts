@@ -1,3 +1,4 @@
+import type { OwedUsage } from '../../billing/owed-usage.ts';
 import type { BookText, BookTextList, FileRecord, OcrStatus, PageError, TextPlacement, TextWrite } from '../book-text.ts';
 
 /** What a page callback writes on the BookText (SPEC.md 3.1, second row). */
@@ -19,6 +20,12 @@ export interface ResultUpdate {
   metadata?: Record<string, unknown>;
   error?: string;
   processingTime?: number;
+  /**
+   * A completion's usage, committed owed in the same write as the status (lib/billing/owed-usage.ts),
+   * so a completed job is never left without its usage being recorded or owed. A marker already
+   * owed keeps its `since`.
+   */
+  owed?: OwedUsage;
 }
 
 /** What the page-level usage outcome of a completion leaves on the record (SPEC.md 4.1 usage rule). */

@@ -1,6 +1,7 @@
 import type { AccessDeps } from '../../../lib/audio/access.ts';
 import { defaultTierCatalogue, type TierCatalogue } from '../../../lib/billing/tiers.ts';
 import type { InvoicingDeps } from '../../../lib/billing/invoicing.ts';
+import type { OwedUsageDeps } from '../../../lib/billing/owed-usage.ts';
 import type { CallbackDeps } from '../../../lib/ocr/jobs/callbacks.ts';
 import type { BookEditDeps } from '../../../lib/ocr/pages/edit.ts';
 import { FakeAudioFiles } from './audio-files.ts';
@@ -9,6 +10,7 @@ import { FakeBookStore } from './book-store.ts';
 import { fixedClock } from './clock.ts';
 import { FakeObjects } from './objects.ts';
 import { FakeOcrStores } from './ocr-stores.ts';
+import { FakeOwedUsage } from './owed-usage.ts';
 import { FakeQueue } from './queue.ts';
 import { FakeSearchEngine } from './search-engine.ts';
 import { indexWrites } from '../../../lib/search/read-after-write.ts';
@@ -23,7 +25,7 @@ import { FakeUserStore } from './user-store.ts';
  * interface, so a change to a port fails the type-check here first. Domain tests with them run in
  * milliseconds and touch no embedded store.
  */
-export { FakeAudioFiles, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStores, FakeQueue, FakeSpeech };
+export { FakeAudioFiles, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStores, FakeOwedUsage, FakeQueue, FakeSpeech };
 export { FakeSubscriptionStore, FakeUsageStore, FakeUserStore, UsagePeriods, fixedClock };
 export type { FixedClock } from './clock.ts';
 
@@ -32,6 +34,7 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
   const clock = fixedClock(options.now);
   const periods = new UsagePeriods();
   const usage = new FakeUsageStore(periods);
+  const owedUsage = new FakeOwedUsage();
   const world = {
     clock,
     now: clock.now,
@@ -41,7 +44,8 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
     usage,
     outbox: new FakeInvoiceOutbox(usage),
     billing: new FakeBilling(),
-    ocr: new FakeOcrStores(),
+    owedUsage,
+    ocr: new FakeOcrStores(owedUsage),
     uploads: new FakeObjects('https://uploads.test', clock.now),
     audio: new FakeObjects('https://audio.test', clock.now),
     audioFiles: new FakeAudioFiles(),
@@ -56,13 +60,15 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
     ...world,
     index,
     /** The deps of the OCR callbacks (lib/ocr/jobs/callbacks.ts). */
-    callbackDeps: (): CallbackDeps => ({ ...world.ocr.ports(), uploads: world.uploads, index: index(), now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
+    callbackDeps: (): CallbackDeps => ({ ...world.ocr.ports(), owedUsage, uploads: world.uploads, index: index(), now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
     /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/pages/edit.ts). */
     editDeps: (): BookEditDeps => ({ ...world.ocr.ports(), uploads: world.uploads, index: index(), now: clock.now }),
     /** The deps of the audio read rule (lib/audio/access.ts). */
     accessDeps: (): AccessDeps => ({ books: world.books, users: world.users, subscriptions: world.subscriptions }),
     /** The deps of the billing worker (lib/billing/invoicing.ts). */
     invoicingDeps: (): InvoicingDeps => ({ outbox: world.outbox, users: world.users, billing: async () => world.billing }),
+    /** The deps of the billing worker's reconciler of owed usage (lib/billing/owed-usage.ts). */
+    owedUsageDeps: (): OwedUsageDeps => ({ owedUsage, ocrJobs: world.ocr, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
   };
 }
 

@@ -6,6 +6,7 @@ import type { PageChange, PageStore } from '../../../lib/ocr/pages/store.ts';
 import { pageDefaults, type BookTextPage } from '../../../lib/ocr/pages/page.ts';
 import { maxWindow } from '../../../lib/paging.ts';
 import { copy } from './copy.ts';
+import { FakeOwedUsage } from './owed-usage.ts';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -27,6 +28,9 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   readonly files = new Map<string, FileRecord>();
   /** By BookText, then page number. */
   readonly pageItems = new Map<string, Map<number, BookTextPage>>();
+
+  /** `owed`: where a completion owes its usage, with its status (the adapter's one transaction). */
+  constructor(readonly owed: FakeOwedUsage = new FakeOwedUsage()) {}
 
   private current(bookTextId: string): BookText {
     const found = this.bookTexts.get(bookTextId);
@@ -121,6 +125,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     record.updatedAt = r.at;
     record.rev = (record.rev ?? 0) + 1;
     const written = r.text ? FakeOcrStores.placeText(record, r.text) : { replaced: undefined };
+    if (r.owed) this.owed.owe(r.owed);
     if (r.metadata) {
       for (const [name, value] of Object.entries(r.metadata)) if (name !== '') record.metadata[name] = copy(value);
     }
