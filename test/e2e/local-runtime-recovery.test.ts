@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../infra/local/state.ts';
+import { isRunning } from '../../lib/processes.ts';
 import { checkedFetch } from '../support/api.ts';
 import { freePort, startService, type Service } from '../support/processes.ts';
 
@@ -12,14 +13,8 @@ import { freePort, startService, type Service } from '../support/processes.ts';
  * again on the same DATA_DIR; a store that dies is logged and restarted, and GET /health says so.
  */
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
+/** A zombie (ended, not yet reaped by whoever adopted it) is not alive (lib/processes.ts). */
+const alive = (pid: number): boolean => isRunning({ pid });
 
 /** Polls until `check` holds (no timing is asserted: the deadline only ends a wait that would never end). */
 async function waitUntil(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 60_000): Promise<void> {
