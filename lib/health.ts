@@ -39,8 +39,8 @@ export async function checkHealth(
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          abort.abort();
-          reject(new Error(`no answer within ${timeoutMs} ms`));
+          reject(new Error(`no answer within ${timeoutMs} ms`)); // first: the reason the race reports
+          abort.abort(); // then the call itself is given up
         }, timeoutMs);
       });
       try {
