@@ -1,14 +1,15 @@
 /**
  * `GET /health` (issue 29): each store the service needs, probed with one small read of its own,
+ * described to callers in our words (the API document names no SDK call: test/support/fuzz-oracle.ts),
  * within a time bound. The stores and the probes' rules are here; the SDK calls are the function's
  * (functions/health.ts), the grants that allow exactly them infra/permissions.ts's `health-probes`.
  */
 export const healthStores = [
-  { name: 'table', description: 'The DynamoDB table: a GetItem of a key that is never written.' },
-  { name: 'uploads', description: 'The uploads bucket: its location (GetBucketLocation).' },
-  { name: 'audio', description: 'The audio bucket: its location (GetBucketLocation).' },
-  { name: 'ocrQueue', description: 'The OCR job queue: its ARN (GetQueueAttributes).' },
-  { name: 'audioQueue', description: 'The audio job queue: its ARN (GetQueueAttributes).' },
+  { name: 'table', description: 'The table: a read of a key that is never written.' },
+  { name: 'uploads', description: 'The uploads bucket: its location.' },
+  { name: 'audio', description: 'The audio bucket: its location.' },
+  { name: 'ocrQueue', description: 'The OCR job queue: its attributes.' },
+  { name: 'audioQueue', description: 'The audio job queue: its attributes.' },
 ] as const;
 
 export type HealthStore = (typeof healthStores)[number]['name'];

@@ -12,7 +12,7 @@ export const healthContracts = contracts({
     tag: 'Operations',
     summary: 'Whether each store answers',
     description:
-      'One small read of each store (a fixed key of the table, each bucket’s location, each job queue’s ARN), each given 2 s, at most one round every 2 s per instance. ' +
+      'One small read of each store (a fixed key of the table, each bucket’s location, each job queue’s attributes), each given 2 s, at most one round every 2 s per instance. ' +
       'Anyone may ask: the answer says ok or failed per store and nothing of why (the service’s logs do).',
     responses: {
       200: json('Every store answered.', v.strictObject({ status: v.literal('ok'), stores })),
