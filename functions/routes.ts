@@ -3,7 +3,7 @@
  * the local server dispatches from it, and each function's handler dispatches on its route keys.
  * Paths use API Gateway's `{param}` syntax. It imports nothing so that infra code can read it.
  */
-export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'ocr-export' | 'billing-webhook' | 'audio-api' | 'api-docs' | 'search-api';
+export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | 'ocr-export' | 'billing-webhook' | 'audio-api' | 'api-docs' | 'search-api' | 'health';
 
 /**
  * How the caller is resolved before the route runs (SPEC.md section 5):
@@ -71,6 +71,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/openapi.json', function: 'api-docs', auth: 'none' },
   { method: 'GET', path: '/docs', function: 'api-docs', auth: 'none' },
   { method: 'GET', path: '/docs/{asset}', function: 'api-docs', auth: 'none' },
+  // Not in SPEC.md: whether each store answers, for monitors (issue 29; README, "Health").
+  { method: 'GET', path: '/health', function: 'health', auth: 'none' },
 ];
 
 export const routeKey = (route: Pick<Route, 'method' | 'path'>): string => `${route.method} ${route.path}`;

@@ -92,6 +92,9 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  *   variables that come with them (stack.ts): `search-query` (search only: no write, and no creating
  *   an index), `write-path` (the writes of read after write, and search the listing's index) and
  *   `search-writes` (create and write both indexes: the stream's indexer).
+ * - `health-probes`: GET /health's reads (lib/health.ts), nothing more: GetItem of the one probe key
+ *   (partition `HEALTH`, by `dynamodb:LeadingKeys`), GetBucketLocation of both buckets (their region;
+ *   no key, no object) and GetQueueAttributes of the OCR and audio job queues (no message).
  */
 export type Access =
   | 'table'
@@ -107,6 +110,7 @@ export type Access =
   | 'media-urls'
   | 'search-reads'
   | 'indexer-reads'
+  | 'health-probes'
   | ObjectAccess
   | SearchAccess;
 
@@ -118,9 +122,10 @@ export const httpAnswers = ['media-urls', 'responses'] as const satisfies readon
 
 /**
  * HTTP functions that need none of `httpAnswers`: `api-docs` answers only its own code and files
- * (the document, the page, Swagger UI's 1.5 MB script), which no client turns into a bigger answer.
+ * (the document, the page, Swagger UI's 1.5 MB script), which no client turns into a bigger answer;
+ * `health` a few words per store.
  */
-export const selfContained: readonly DeployedFunction[] = ['api-docs'];
+export const selfContained: readonly DeployedFunction[] = ['api-docs', 'health'];
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
   'notifications-api': ['table', 'push', ...httpAnswers],
@@ -144,6 +149,8 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'search-api': ['search-reads', 'search-query', ...httpAnswers],
   // Reads the changed books and pages the stream names (search.ts filters it) and writes the index.
   'search-indexer': ['indexer-reads', 'search-writes'],
+  // One small read of each store, for GET /health; it reads no user's data.
+  health: ['health-probes'],
 };
 
 /**

@@ -7,6 +7,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { outboxIndex } from '../lib/adapters/dynamo/billing-outbox.ts';
 import { keys } from '../lib/adapters/dynamo/keys.ts';
+import { healthProbeKey } from '../lib/health.ts';
 import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
 import { incomingUploadKey, uploadKey } from '../lib/ocr/jobs/fields.ts';
@@ -328,6 +329,13 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   ],
   // search-indexer (lib/search/indexing.ts): the changed books and pages, read together (BatchGetItem, 100 keys a call).
   'indexer-reads': (on) => [tableReads(on.table, ['dynamodb:BatchGetItem'], [searchReadKeys.bookTexts])],
+  // GET /health (functions/health.ts): the probe key of the table (never written, so nothing is read),
+  // each bucket's location and each job queue's attributes; no object, key listing or message.
+  'health-probes': (on) => [
+    tableReads(on.table, ['dynamodb:GetItem'], [healthProbeKey.pk]),
+    new iam.PolicyStatement({ actions: ['s3:GetBucketLocation'], resources: [on.uploads.bucketArn, on.audio.bucketArn] }),
+    new iam.PolicyStatement({ actions: ['sqs:GetQueueAttributes'], resources: [on.ocrQueue.queueArn, on.audioQueue.queueArn] }),
+  ],
   'search-query': (on) => searchStatements('search-query', on.search),
   'write-path': (on) => searchStatements('write-path', on.search),
   'search-writes': (on) => searchStatements('search-writes', on.search),

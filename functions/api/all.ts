@@ -1,6 +1,7 @@
 import { apiDocsContracts } from './api-docs.ts';
 import { audioContracts, audioSchemas } from './audio-api.ts';
 import { billingContracts } from './billing-webhook.ts';
+import { healthContracts } from './health.ts';
 import { notificationContracts, notificationSchemas } from './notifications-api.ts';
 import { ocrApiContracts } from './ocr-api.ts';
 import { ocrCallbackContracts } from './ocr-callbacks.ts';
@@ -19,6 +20,7 @@ export const allContracts = {
   ...notificationContracts,
   ...billingContracts,
   ...apiDocsContracts,
+  ...healthContracts,
 };
 
 export const components = { ...sharedSchemas, ...ocrSchemas, ...searchSchemas, ...audioSchemas, ...notificationSchemas };

@@ -77,6 +77,7 @@ export const tags = {
   Notifications: 'Push device tokens and the in-app inbox. Every route needs a token.',
   Billing: 'The payment provider’s webhook.',
   Reference: 'This document and its reference page.',
+  Operations: 'Not part of the product’s API (not in SPEC.md): the service’s own health, for monitors and load balancers.',
 } as const;
 export type Tag = keyof typeof tags;
 

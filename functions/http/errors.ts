@@ -76,4 +76,5 @@ export const styleOf: Record<FunctionName, ErrorStyle> = {
   'billing-webhook': messageStyle,
   'api-docs': messageStyle,
   'search-api': ocrStyle,
+  health: messageStyle,
 };

@@ -1,10 +1,11 @@
 import { existsSync, rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isCurrentSearchIndex } from '../../lib/adapters/sqlite/search-engine.ts';
+import { isCurrentSearchIndex, lockedIndexMessage, searchIndexHolder } from '../../lib/adapters/sqlite/search-engine.ts';
+import { isRunning } from '../../lib/processes.ts';
 import { dynamoPageStore } from '../../lib/adapters/dynamo/book-text-pages.ts';
 import { scanBookTextIds } from '../../lib/adapters/dynamo/book-text-scan.ts';
 import { reindexBookTexts } from '../../lib/search/indexing.ts';
-import { readStack, searchDbFile, streamCheckpointFile } from './state.ts';
+import { readStack, searchDbFile, streamCheckpointFile, type LocalStack } from './state.ts';
 import { startStreamPoller } from './stream-poller.ts';
 
 /**
@@ -19,22 +20,37 @@ import { startStreamPoller } from './stream-poller.ts';
  * are served all the while; a search finds the books indexed so far.
  */
 /**
- * Waits (up to `waitMs`) for the search index's lock (`<file>.lock`, a directory node-sqlite3-wasm
- * holds while a connection is open) to be let go by an `npm start` of this DATA_DIR still shutting
- * down; then, if it is still there and no running stack owns the DATA_DIR, removes it: it was left
- * by one that died without closing the index (a kill, a crash), and would keep every start out.
+ * Clears the way to the search index's lock (`<file>.lock`, a directory node-sqlite3-wasm holds while
+ * a connection is open, and which outlives a process killed with it open). Issue 29: a SIGKILLed
+ * `npm start` left it, and every later start failed on it.
+ * - Its holder (`<file>.owner`) is no longer running: the lock is stale, removed at once.
+ * - Its holder runs (an `npm start` of this DATA_DIR shutting down, or scripts/reindex.ts): waited
+ *   for up to `waitMs`, then an error that names the process.
+ * - No holder recorded (a lock from a version that did not record one): waited for, then removed
+ *   unless a running stack owns the DATA_DIR (local.json), which is then named in the error.
  */
 export async function releaseSearchIndexLock(dir: string, waitMs = 15_000, log: (line: string) => unknown = (line) => process.stderr.write(`search-indexer: ${line}\n`)): Promise<void> {
-  const lock = `${searchDbFile(dir)}.lock`;
+  const file = searchDbFile(dir);
+  const lock = `${file}.lock`;
+  if (!existsSync(lock)) return;
+  const holder = searchIndexHolder(file);
+  if (holder && !isRunning(holder)) {
+    rmSync(lock, { recursive: true, force: true });
+    log(`removed ${lock}, left by process ${holder.pid}, which ended without closing the index (killed)`);
+    return;
+  }
   for (const end = Date.now() + waitMs; existsSync(lock) && Date.now() < end; ) await sleep(100);
   if (!existsSync(lock)) return;
+  if (holder) throw new Error(lockedIndexMessage(file));
+  let stack: LocalStack;
   try {
-    readStack(dir);
-    return; // a running stack holds it: opening the index says so
+    stack = readStack(dir);
   } catch {
     rmSync(lock, { recursive: true, force: true });
     log(`removed ${lock}, left by an npm start that ended without closing the index`);
+    return;
   }
+  throw new Error(`the search index ${file} is held by the npm start of this DATA_DIR running as pid ${stack.pid} (${stack.url}): stop it, or use another DATA_DIR`);
 }
 
 /**

@@ -10,7 +10,9 @@ import { startQueueWorker } from './queue-worker.ts';
 import { startScheduled } from './schedule.ts';
 import { ocrWorkerWanted, startLocalOcrWorker } from './ocr-worker.ts';
 import { discardStaleSearchIndex, releaseSearchIndexLock, startSearchIndexer } from './search-index.ts';
-import { bucketNotifications, dataDir, functionEnvironment, jwtSecret, names, removeStack, searchDbFile, writeStack } from './state.ts';
+import { endLeftoverStores, refuseIfRunning } from './leftovers.ts';
+import { thisProcess } from '../../lib/processes.ts';
+import { bucketNotifications, dataDir, functionEnvironment, jwtSecret, names, removeStack, searchDbFile, writeStack, type LocalStack } from './state.ts';
 
 /** `npm start`: the whole service on this machine (local-runtime.md). */
 const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
@@ -18,7 +20,14 @@ const optionalPort = (name: string) => (process.env[name] ? Number(process.env[n
 async function main() {
   const dir = dataDir();
   mkdirSync(dir, { recursive: true });
+  // After a killed run (issue 29): a stack still running here is named, and its leftover stores ended.
+  refuseIfRunning(dir);
+  endLeftoverStores(dir);
   const secret = jwtSecret(dir, true);
+  // Set once the stack is running: a restarted store's new pid is recorded in local.json, and a store
+  // that cannot be kept up stops the whole stack, non-zero, naming it (supervise.ts).
+  let running: LocalStack | undefined;
+  let stop: (code: number) => Promise<void> = async (code) => process.exit(code);
   const stores = await startEmbeddedStores({
     dataDir: dir,
     tableName: names.tableName,
@@ -26,6 +35,13 @@ async function main() {
     queues: [names.ocrQueue, names.audioQueue, names.audioFileEvents, names.ocrPagesQueue],
     ports: { dynamodb: optionalPort('DYNAMODB_PORT'), s3: optionalPort('S3_PORT'), sqs: optionalPort('SQS_PORT') },
     notifications: bucketNotifications,
+    onRestart: () => {
+      if (running) writeStack(dir, (running = { ...running, processes: stores.pids() }));
+    },
+    onGiveUp: (reason) => {
+      process.stderr.write(`npm start: ${reason}: stopping\n`);
+      void stop(1);
+    },
   });
   const stack = {
     tableName: names.tableName,
@@ -42,7 +58,7 @@ async function main() {
   let server: Awaited<ReturnType<typeof startLocalServer>> | undefined;
   const workers: { stop(): Promise<void> }[] = [];
   let stopping = false;
-  const stop = async (code: number) => {
+  stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     removeStack(dir);
@@ -92,7 +108,7 @@ async function main() {
       }),
     );
   }
-  writeStack(dir, { pid: process.pid, url: server.url, ...stack });
+  writeStack(dir, (running = { ...thisProcess(), url: server.url, ...stack, processes: stores.pids() }));
   process.stderr.write(`state in ${dir}\n`);
   process.stdout.write(`Maktaba API listening on ${server.url}\n`);
 }

@@ -31,12 +31,19 @@ export const bucketNotifications: readonly BucketNotification[] = [{ bucket: nam
 
 export interface LocalStack {
   pid: number;
+  /** When that process started (lib/processes.ts), where known: a pid reused since is not the stack's. */
+  started?: string;
   url: string;
   tableName: string;
   uploadsBucket: string;
   audioBucket: string;
   endpoints: { dynamodb: string; s3: string; sqs: string };
   queueUrls: Record<string, string>;
+  /**
+   * The pids of the stores that run as child processes (updated when one is restarted): a later
+   * start removes any that outlived a killed `npm start` (infra/local/leftovers.ts).
+   */
+  processes?: { dynamodb: number; s3: number };
 }
 
 const stackFile = (dir: string) => join(dir, 'local.json');
@@ -47,6 +54,15 @@ export function writeStack(dir: string, stack: LocalStack): void {
 
 export function removeStack(dir: string): void {
   rmSync(stackFile(dir), { force: true });
+}
+
+/** local.json as it was last written, running or not; undefined when there is none. */
+export function recordedStack(dir: string): LocalStack | undefined {
+  try {
+    return JSON.parse(readFileSync(stackFile(dir), 'utf8')) as LocalStack;
+  } catch {
+    return undefined;
+  }
 }
 
 export function readStack(dir: string): LocalStack {

@@ -237,6 +237,48 @@ describe('HTTP API', () => {
   });
 });
 
+describe('GET /health', () => {
+  it('is served by the health function alone, with no token, at the anonymous read rate', () => {
+    const { template, stack } = plain;
+    const route = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).find((r) => r.Properties.RouteKey === 'GET /health');
+    expect(route?.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    const integrationId = route!.Properties.Target['Fn::Join'][1][1].Ref as string;
+    expect(template.findResources('AWS::ApiGatewayV2::Integration')[integrationId]?.Properties.IntegrationUri).toEqual({
+      'Fn::GetAtt': [logicalId(stack, fn(stack, 'health')), 'Arn'],
+    });
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
+    expect(stage.Properties.RouteSettings['GET /health']).toEqual({ ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 });
+  });
+
+  it('may read the probe key of the table, each bucket’s location and each job queue’s attributes, and nothing else of any store', () => {
+    for (const s of [plain, configured]) {
+      const id = (construct: Parameters<typeof logicalId>[1]) => logicalId(s.stack, construct);
+      const storeStatements = statementsOf(s, 'health')
+        .filter((st) => actions(st).some((a) => /^(dynamodb|s3|sqs|sns|kms|secretsmanager|es|polly):/.test(a)))
+        .map((st) => ({ actions: actions(st), resources: resources(st), condition: st.Condition }));
+      expect(storeStatements).toEqual([
+        {
+          actions: ['dynamodb:GetItem'],
+          resources: [{ 'Fn::GetAtt': [id(s.stack.table), 'Arn'] }],
+          condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['HEALTH'] } },
+        },
+        {
+          actions: ['s3:GetBucketLocation'],
+          resources: [{ 'Fn::GetAtt': [id(s.stack.buckets.uploads), 'Arn'] }, { 'Fn::GetAtt': [id(s.stack.buckets.audio), 'Arn'] }],
+          condition: undefined,
+        },
+        {
+          actions: ['sqs:GetQueueAttributes'],
+          resources: [{ 'Fn::GetAtt': [expect.stringMatching(/^OcrJobs/), 'Arn'] }, { 'Fn::GetAtt': [expect.stringMatching(/^AudioJobs/), 'Arn'] }],
+          condition: undefined,
+        },
+      ]);
+      // No token is read, so the JWT secret is not granted; and no big answer is put in a bucket.
+      expect(statementsOf(s, 'health').some((st) => JSON.stringify(st.Resource).includes('JwtSecret'))).toBe(false);
+    }
+  });
+});
+
 describe('HTTP API: throttling and reserved concurrency', () => {
   const stageOf = (s: Synth) => Object.entries(s.template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
   /** The GET routes anyone may call without an account (SPEC.md: auth none or optional). */
@@ -515,6 +557,8 @@ describe('object grants', () => {
     'audio-files-sync': ['s3:ListBucket audio', 's3:GetObject audio/*'],
     'search-api': ['s3:PutObject uploads/responses/*'],
     'search-indexer': [],
+    // GET /health: each bucket's location (its region), no object and no key listing.
+    health: ['s3:GetBucketLocation audio', 's3:GetBucketLocation uploads'],
   };
 
   /** A function's S3 grants as `action bucket[/prefix]` lines, one per action and resource. */

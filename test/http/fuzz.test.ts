@@ -233,6 +233,7 @@ describe('fuzz of the HTTP layer', () => {
     },
     'audio-api': async () => (await api.call('GET', `/audio/${fx.books.pub!.bookId}/lines-with-audio`)).status,
     'api-docs': async () => (await api.call('GET', '/openapi.json')).status,
+    health: async () => (await api.call('GET', '/health')).status,
     'search-api': async () => (await api.call('GET', '/ocr/search?q=%D8%A7%D9%84%D9%86%D9%8A%D8%A7%D8%AA', { token: token('mo') })).status,
     'billing-webhook': async () => {
       const payload = JSON.stringify({ id: 'evt_fuzz_health', object: 'event', type: 'invoice.created', created: 1_767_225_600, data: { object: {} } });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sqlite3 from 'node-sqlite3-wasm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { matchExpression, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
+import { matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
 import type { IndexedPage } from '../../lib/search/engine.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
 import { discardStaleSearchIndex, releaseSearchIndexLock } from '../../infra/local/search-index.ts';
@@ -73,22 +73,49 @@ describe('SQLite FTS5 search engine', () => {
     expect([existsSync(file), existsSync(checkpoint), lines.length]).toEqual([true, true, 1]);
   });
 
-  it('keeps other connections out while open, with what to do if a killed process left its lock', async () => {
+  /** The pid of a process that has ended. */
+  const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid!;
+
+  it('keeps other connections out while open, naming the process that has it; what to do if a killed process left its lock', async () => {
     const path = join(dir, 'locked.sqlite');
     const first = open(path);
-    expect(() => sqliteSearchEngine(path)).toThrow(`one that was killed left ${path}.lock behind: delete that directory`);
+    expect(existsSync(searchIndexOwnerFile(path))).toBe(true);
+    expect(() => sqliteSearchEngine(path)).toThrow(`The search index ${path} is open in process ${process.pid}, which is running: stop it, or use another DATA_DIR.`);
     first.close();
-    expect(existsSync(`${path}.lock`)).toBe(false);
+    expect([existsSync(`${path}.lock`), existsSync(searchIndexOwnerFile(path))]).toEqual([false, false]);
     await open(path).putPages([page(0, 'نور')]);
+
+    const killed = join(dir, 'killed.sqlite');
+    const pid = deadPid();
+    mkdirSync(`${killed}.lock`);
+    writeFileSync(searchIndexOwnerFile(killed), JSON.stringify({ pid }));
+    expect(() => sqliteSearchEngine(killed)).toThrow(`was left locked by process ${pid}, which is no longer running (killed): delete ${killed}.lock`);
   });
 
-  it('npm start removes a lock left by a stack that ended without closing the index, and leaves a running one’s', async () => {
+  it('npm start removes at once a lock whose holder is no longer running, and names a running one', async () => {
+    const local = mkdtempSync(join(dir, 'held-'));
+    const file = searchDbFile(local);
+    const lines: string[] = [];
+    mkdirSync(`${file}.lock`);
+    writeFileSync(searchIndexOwnerFile(file), JSON.stringify({ pid: process.pid }));
+    await expect(releaseSearchIndexLock(local, 200, (line) => lines.push(line))).rejects.toThrow(`open in process ${process.pid}, which is running`);
+    expect([existsSync(`${file}.lock`), lines]).toEqual([true, []]);
+
+    const pid = deadPid();
+    writeFileSync(searchIndexOwnerFile(file), JSON.stringify({ pid }));
+    // A wait would outlast the test's own timeout: the lock of a process that is gone goes at once.
+    await releaseSearchIndexLock(local, 600_000, (line) => lines.push(line));
+    expect([existsSync(`${file}.lock`), lines]).toEqual([false, [`removed ${file}.lock, left by process ${pid}, which ended without closing the index (killed)`]]);
+    await open(file).putPages([page(0, 'نور')]);
+  });
+
+  it('npm start removes a lock with no holder recorded when no stack runs, and names a running stack', async () => {
     const local = mkdtempSync(join(dir, 'locked-'));
     const lock = `${searchDbFile(local)}.lock`;
     mkdirSync(lock);
     writeStack(local, { pid: process.pid, url: 'http://127.0.0.1:1', tableName: 't', uploadsBucket: 'u', audioBucket: 'a', endpoints: { dynamodb: '', s3: '', sqs: '' }, queueUrls: {} });
     const lines: string[] = [];
-    await releaseSearchIndexLock(local, 200, (line) => lines.push(line));
+    await expect(releaseSearchIndexLock(local, 200, (line) => lines.push(line))).rejects.toThrow(`held by the npm start of this DATA_DIR running as pid ${process.pid} (http://127.0.0.1:1)`);
     expect([existsSync(lock), lines]).toEqual([true, []]);
     removeStack(local);
     await releaseSearchIndexLock(local, 200, (line) => lines.push(line));

@@ -12,9 +12,20 @@ function userEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, ...env };
 }
 
-/** Starts `npm start`'s entry point and resolves with the URL it prints once it serves. */
-export function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; stop(): Promise<number | null> }> {
-  const child = spawn(tsx, ['infra/local/start.ts'], { cwd: projectRoot, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export interface Service {
+  child: ChildProcess;
+  url: string;
+  /** What it wrote to stderr so far. */
+  stderr(): string;
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `npm start`'s entry point and resolves with the URL it prints once it serves. `detached`: in
+ * a process group of its own, as a terminal runs it, so that a test can kill the whole group.
+ */
+export function startService(env: Record<string, string>, options: { detached?: boolean } = {}): Promise<Service> {
+  const child = spawn(tsx, ['infra/local/start.ts'], { cwd: projectRoot, env: userEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const stop = () =>
@@ -34,7 +45,7 @@ export function startService(env: Record<string, string>): Promise<{ child: Chil
       const url = /http:\/\/[\w.[\]:-]+:\d+/.exec(stdout)?.[0];
       if (url) {
         clearTimeout(timer);
-        resolve({ child, url, stop });
+        resolve({ child, url, stderr: () => stderr, stop });
       }
     });
     child.once('exit', (code) => {

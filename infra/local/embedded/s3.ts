@@ -5,6 +5,11 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { explainOutput, keepOutput } from './child-output.ts';
+import { supervise, type StoreProcess, type Supervision } from './supervise.ts';
+
+interface S3Process extends StoreProcess {
+  port: number;
+}
 
 /**
  * s3rver keeping objects under `<dataDir>/s3`, on 127.0.0.1 only. It accepts only access key `S3RVER`,
@@ -15,6 +20,8 @@ import { explainOutput, keepOutput } from './child-output.ts';
 export interface EmbeddedS3 {
   endpoint: string;
   port: number;
+  /** The child's pid now (a new one after a restart). */
+  pid(): number;
   onChange(listener: (change: ObjectChange) => void): void;
   stop(): Promise<void>;
 }
@@ -117,10 +124,30 @@ server
   .catch((error) => { process.stderr.write(String(error && error.stack || error)); process.exit(1); });
 `;
 
-export async function startS3(opts: { dataDir: string; port?: number; buckets: string[] }): Promise<EmbeddedS3> {
+export async function startS3(opts: { dataDir: string; port?: number; buckets: string[] } & Supervision): Promise<EmbeddedS3> {
   const directory = resolve(opts.dataDir, 's3');
   mkdirSync(directory, { recursive: true });
-  const options = JSON.stringify({ directory, port: opts.port ?? 0, buckets: opts.buckets });
+  const listeners: ((change: ObjectChange) => void)[] = [];
+  const onChange = (change: ObjectChange) => listeners.forEach((listener) => listener(change));
+  const first = await launch(directory, opts.port ?? 0, opts.buckets, onChange);
+  // A dead one comes back on the same port, with the same listeners: the endpoint stays right.
+  const supervised = supervise(first, {
+    name: 'the embedded S3',
+    relaunch: () => launch(directory, first.port, opts.buckets, onChange),
+    onRestart: (next) => opts.onRestart?.(next.pid),
+    onGiveUp: opts.onGiveUp,
+  });
+  return {
+    endpoint: `http://127.0.0.1:${first.port}`,
+    port: first.port,
+    pid: () => supervised.current().pid,
+    onChange: (listener) => void listeners.push(listener),
+    stop: supervised.stop,
+  };
+}
+
+async function launch(directory: string, wantedPort: number, buckets: string[], onChange: (change: ObjectChange) => void): Promise<S3Process> {
+  const options = JSON.stringify({ directory, port: wantedPort, buckets });
   // NODE_OPTIONS of the parent (a debugger, a loader) must not leak into the child.
   const env = { ...process.env, NODE_OPTIONS: '' };
   const child = spawn(process.execPath, ['--openssl-legacy-provider', '-e', childScript, s3rverModule, options], {
@@ -134,11 +161,11 @@ export async function startS3(opts: { dataDir: string; port?: number; buckets: s
   });
   const killOnExit = () => child.kill('SIGKILL');
   process.on('exit', killOnExit);
+  void ended.then(() => process.off('exit', killOnExit)); // a restart adds its own
 
-  const listeners: ((change: ObjectChange) => void)[] = [];
   let port: number;
   try {
-    port = await readLines(child.stdout, ended, stderr, (change) => listeners.forEach((listener) => listener(change)));
+    port = await readLines(child.stdout, ended, stderr, onChange);
   } catch (error) {
     child.kill('SIGKILL');
     process.off('exit', killOnExit);
@@ -157,7 +184,7 @@ export async function startS3(opts: { dataDir: string; port?: number; buckets: s
       }
       process.off('exit', killOnExit);
     })());
-  return { endpoint: `http://127.0.0.1:${port}`, port, onChange: (listener) => void listeners.push(listener), stop };
+  return { port, pid: child.pid!, ended, stop };
 }
 
 /**

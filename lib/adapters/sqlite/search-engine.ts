@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import sqlite3 from 'node-sqlite3-wasm';
+import { isRunning, thisProcess, type ProcessRecord } from '../../processes.ts';
 import type { IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine } from '../../search/engine.ts';
 import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, phraseFirstTerms, revisionOf, type ListingQuery } from '../../search/rules.ts';
 
@@ -110,10 +111,38 @@ export function isCurrentSearchIndex(path: string): boolean {
   try {
     const version = db.get('PRAGMA user_version')?.user_version;
     return version === 0 || version === schemaVersion;
+  } catch (error) {
+    if (!/locked/i.test(String(error))) throw error;
+    throw new Error(lockedIndexMessage(path), { cause: error });
   } finally {
     db.close();
   }
 }
+/**
+ * Who holds the index's lock (`<file>.lock`, a directory this build makes and that outlives a killed
+ * process): `<file>.owner`, written by the connection that took the lock and removed when it closes,
+ * so that a lock left by a process no longer running can be told from a live one's (issue 29).
+ */
+export const searchIndexOwnerFile = (path: string): string => `${path}.owner`;
+
+/** The process recorded as holding the index's lock, if any. */
+export function searchIndexHolder(path: string): ProcessRecord | undefined {
+  try {
+    const record = JSON.parse(readFileSync(searchIndexOwnerFile(path), 'utf8')) as ProcessRecord;
+    return Number.isInteger(record.pid) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the index cannot be opened when its lock is there: who holds it, and what to do. */
+export function lockedIndexMessage(path: string): string {
+  const holder = searchIndexHolder(path);
+  if (holder && isRunning(holder)) return `The search index ${path} is open in process ${holder.pid}, which is running: stop it, or use another DATA_DIR.`;
+  if (holder) return `The search index ${path} was left locked by process ${holder.pid}, which is no longer running (killed): delete ${path}.lock (npm start does so itself).`;
+  return `The search index ${path} is open in another connection. If no other process has it open, one that was killed left ${path}.lock behind: delete that directory.`;
+}
+
 /** The page cache, in KiB (PRAGMA cache_size). */
 const cacheKiB = 65_536;
 /** Prepared statements kept; past it the least recently used is finalized (listing queries come in many shapes). */
@@ -236,11 +265,10 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
   } catch (error) {
     db.close();
     if (!/locked/i.test(String(error))) throw error;
-    throw new Error(
-      `The search index ${path} is open in another connection. If no other process has it open, one that was killed left ${path}.lock behind: delete that directory.`,
-      { cause: error },
-    );
+    throw new Error(lockedIndexMessage(path), { cause: error });
   }
+  const holder = path === ':memory:' ? undefined : thisProcess();
+  if (holder) writeFileSync(searchIndexOwnerFile(path), `${JSON.stringify(holder)}\n`);
   if (version !== 0 && version !== schemaVersion) {
     db.close();
     throw new Error(`${path} holds a search index of layout ${String(version)}, not ${schemaVersion}: delete it and index again`);
@@ -568,6 +596,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     for (const found of statements.values()) found.finalize();
     statements.clear();
     db.close();
+    if (holder && searchIndexHolder(path)?.pid === holder.pid) rmSync(searchIndexOwnerFile(path), { force: true });
   }
   if (path !== ':memory:') process.on('exit', closeOnExit);
 

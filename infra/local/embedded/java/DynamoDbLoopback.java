@@ -1,4 +1,5 @@
 import java.io.File;
+import java.io.IOException;
 import java.lang.reflect.Field;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
@@ -14,9 +15,23 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
  * interface and has no option to do otherwise. This does what that main does, with the same
  * arguments, but sets the host of the Jetty server's connector before it starts. Run by
  * infra/local/embedded/dynamodb.ts in Java's source-file mode (JDK 11+), so nothing is compiled ahead.
+ *
+ * It also exits when its stdin ends (issue 29): stdin is a pipe from the Node process that started it,
+ * which ends once that process is gone, however it ended (a SIGKILL too), so no DynamoDB Local is
+ * left behind holding the DATA_DIR's database.
  */
 public class DynamoDbLoopback {
   public static void main(String[] args) throws Exception {
+    Thread parentWatch = new Thread(() -> {
+      try {
+        while (System.in.read() != -1) {}
+      } catch (IOException ignored) {
+        // a broken pipe means the same: the parent is gone
+      }
+      System.exit(0);
+    }, "parent-watch");
+    parentWatch.setDaemon(true);
+    parentWatch.start();
     CommandLineInput input = new CommandLineInput(args);
     if (!input.init()) return;
     DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
