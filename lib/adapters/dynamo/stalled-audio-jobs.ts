@@ -7,19 +7,22 @@ import { ifConditionHolds, oldestBefore, type Db } from './table.ts';
 /** The open audio jobs' list (sparse gsi2 on the jobs, keys.openAudioJob), read by key, never by Scan. */
 export function dynamoStalledAudioJobs(db: Db): StalledAudioJobStore {
   const TableName = db.tableName;
-  const write = (job: AudioJob, UpdateExpression: string, ConditionExpression: string, values: Record<string, unknown>) =>
-    ifConditionHolds(() =>
+  const write = (job: AudioJob, UpdateExpression: string, ConditionExpression: string, values: Record<string, unknown>) => {
+    // DynamoDB refuses names or values an expression does not use, and empty maps.
+    const names = Object.fromEntries((['status', 'error'] as const).filter((n) => `${UpdateExpression} ${ConditionExpression}`.includes(`#${n}`)).map((n) => [`#${n}`, n]));
+    return ifConditionHolds(() =>
       db.client.send(
         new UpdateCommand({
           TableName,
           Key: keys.audioJob(job._id),
           UpdateExpression,
           ConditionExpression,
-          ExpressionAttributeNames: Object.fromEntries((['status', 'error'] as const).filter((n) => `${UpdateExpression} ${ConditionExpression}`.includes(`#${n}`)).map((n) => [`#${n}`, n])),
+          ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
           ...(Object.keys(values).length ? { ExpressionAttributeValues: values } : {}),
         }),
       ),
     );
+  };
   /** Still open, not moved since the sweep read it, and no other sweep took it since. */
   const unmoved = (job: AudioJob) => ({
     condition: `updatedAt = :seen AND #status IN (:pending, :running) AND ${job.requeues === undefined ? 'attribute_not_exists(requeues)' : 'requeues = :requeues'}`,

@@ -43,10 +43,16 @@ class FlakyObjects {
 }
 
 /** Retries that do not wait, counting their waits: the tests assert outcomes, never time. */
-const noWaits = () => {
-  const clock = { waits: 0, sleep: async () => void clock.waits++, random: () => 0.5 } satisfies RetryClock & { waits: number };
-  return clock;
-};
+class NoWaits implements RetryClock {
+  waits = 0;
+  async sleep() {
+    this.waits++;
+  }
+  random() {
+    return 0.5;
+  }
+}
+const noWaits = () => new NoWaits();
 
 async function aJob(lineCount: number) {
   const books = new FakeBookStore();
