@@ -1,6 +1,7 @@
 import { dynamoStalledAudioJobs } from '../lib/adapters/dynamo/stalled-audio-jobs.ts';
 import { dynamoStalledOcrJobs } from '../lib/adapters/dynamo/stalled-ocr-jobs.ts';
 import { requeueStalledAudioJobs } from '../lib/audio/stalled.ts';
+import type { JobCredentials } from '../lib/auth/job-credentials.ts';
 import { once, onFirstUse } from '../lib/lazy.ts';
 import { requeueStalledOcrJobs } from '../lib/ocr/jobs/stalled.ts';
 import type { Queue } from '../lib/queue.ts';
@@ -20,7 +21,8 @@ const deps = once(() => {
   return {
     stalledOcrJobs: dynamoStalledOcrJobs(core.db),
     stalledAudioJobs: dynamoStalledAudioJobs(core.db),
-    jobCredentials: core.jobCredentials,
+    // Loaded by the first stalled OCR job: most sweeps send none, and the KMS client stays out of their start.
+    jobCredentials: onFirstUse<JobCredentials>(async () => (await import('./job-credentials.ts')).jobCredentialsOf(core.config)),
     ocrQueue: queue(() => core.config.ocrQueueUrl),
     audioQueue: queue(() => core.config.audioQueueUrl),
   };

@@ -21,7 +21,8 @@ afterEach(() => {
 
 /** Starts the stand-in in a child process over `dataDir` and resolves once it serves. */
 function startChild(dataDir: string) {
-  const child = spawn(join(projectRoot, 'node_modules', '.bin', 'tsx'), ['test/support/sqs-child.ts', dataDir], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Node itself with tsx's loader, not the tsx command: that runs the script in a second process, which a kill of the first would leave running.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/sqs-child.ts', dataDir], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise<{ endpoint: string; queueUrl: string; kill(): Promise<void> }>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
