@@ -76,7 +76,10 @@ export async function startSqs(opts: { dataDir: string; port?: number; queues: s
       if (!stopped && !saveTimer) saveTimer = setTimeout(saveSoon, saveDelayMs).unref();
     },
     // A journal that cannot be written fails the send (SQS's 500): the sender learns it was not accepted.
-    (entry) => appendJournal(journal, entry),
+    // Not once stopped: the shutdown's own clearing of memory (resetAll) is no purge, and the snapshot holds all.
+    (entry) => {
+      if (!stopped) appendJournal(journal, entry);
+    },
   );
   for (const queue of service.Queues) {
     ledger.track(queue);
