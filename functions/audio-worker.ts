@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { failJob, planJob, runChunk, type AudioJobMessage, type JobDeps } from '../lib/audio/jobs.ts';
+import { cannotRetry, failJob, planJob, runChunk, type AudioJobMessage, type JobDeps } from '../lib/audio/jobs.ts';
 import { logger } from '../lib/log.ts';
 import { maxReceives } from '../lib/queue.ts';
 import { audioDeps } from './audio-deps.ts';
@@ -8,14 +8,20 @@ import { count, metricNames, observed } from './observability.ts';
 
 /**
  * `audio-worker` (DESIGN.md section 1): runs whole-book audio jobs from the `audio-jobs` queue, a plan
- * message then one message per chunk of lines. A message that fails is retried by the queue (partial
- * batch failures); on its last try the job is marked failed with the error (state table 3.2).
+ * message then one message per chunk of lines. Each step is retried within the run while a retry can
+ * help (lib/audio/jobs.ts); a message that still fails is delivered again by the queue (partial batch
+ * failures), and after its last try goes to the dead-letter queue with its job left open, which the
+ * sweeper plans again once it has stalled (lib/audio/stalled.ts). Only a failure no retry can fix
+ * (`cannotRetry`) fails the job, at once (state table 3.2).
  */
 
 /** What the handler reports about a batch, for metrics. */
 export interface WorkerOutcomes {
-  /** A message failed: `dropped` (not JSON), `retried`, or `job-failed` (its last try; the job is marked failed). */
-  messageFailed?(how: 'dropped' | 'retried' | 'job-failed'): void;
+  /**
+   * A message failed: `dropped` (not JSON), `retried` (the queue delivers it again), `dead-lettered`
+   * (its last try: the job stays open for the sweeper), or `job-failed` (no retry can fix it).
+   */
+  messageFailed?(how: 'dropped' | 'retried' | 'dead-lettered' | 'job-failed'): void;
 }
 
 /** The SQS handler over given deps (the benchmark runs it over stand-ins). */
@@ -38,12 +44,13 @@ export function workerHandler(jobDeps: () => JobDeps, outcomes: WorkerOutcomes =
       } catch (error) {
         const receives = Number(record.attributes?.ApproximateReceiveCount ?? 1);
         logger.error('Audio worker: message failed', { jobId: message.jobId, kind: message.kind, receives, error: error as Error });
-        if (receives >= maxReceives) {
+        if (cannotRetry(error)) {
           await failJob(jobDeps(), message.jobId, error);
           outcomes.messageFailed?.('job-failed');
         } else {
+          // An outage is not the job's fault: the queue tries again, and after its last try the sweeper does.
           batchItemFailures.push({ itemIdentifier: record.messageId });
-          outcomes.messageFailed?.('retried');
+          outcomes.messageFailed?.(receives >= maxReceives ? 'dead-lettered' : 'retried');
         }
       }
     }

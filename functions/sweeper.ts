@@ -7,11 +7,13 @@ import { once } from '../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';
 import { observed } from './observability.ts';
+import { requeueStalledJobs } from './stalled-jobs.ts';
 
 /**
  * `sweeper` (issue 12): run on a schedule (the stack's rule; `npm start` runs it on an interval).
  * Removes presigned uploads never made into jobs a day after they were asked for, object and record,
- * and the lines of imports abandoned part way a day after their last start.
+ * and the lines of imports abandoned part way a day after their last start; sends stalled jobs to
+ * their queue again (functions/stalled-jobs.ts).
  */
 const deps = once(() => {
   const core = coreDeps();
@@ -24,10 +26,10 @@ const deps = once(() => {
 });
 
 export async function sweep(now = deps().now()) {
-  const [uploads, imports] = await Promise.all([sweepUploads(deps(), now), sweepImports(deps(), now)]);
-  return { uploadsRemoved: uploads.removed, importsRemoved: imports.removed };
+  const [uploads, imports, stalled] = await Promise.all([sweepUploads(deps(), now), sweepImports(deps(), now), requeueStalledJobs(now)]);
+  return { uploadsRemoved: uploads.removed, importsRemoved: imports.removed, ...stalled };
 }
 
-export const handler = middy<unknown, { uploadsRemoved: number; importsRemoved: number }>()
+export const handler = middy<unknown, Awaited<ReturnType<typeof sweep>>>()
   .use(observed('sweeper'))
   .handler(() => sweep());

@@ -45,7 +45,7 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   'billing-worker': { timeoutSeconds: 180 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
   'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
-  // A sweep removes at most 10 batches of uploads and of imports; the next one takes the rest.
+  // A sweep removes at most 10 batches of uploads and of imports, and looks at 10 batches of open jobs of each kind; the next one takes the rest.
   sweeper: { timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
   'ocr-export': { memoryMb: 1024, timeoutSeconds: 29 },
@@ -142,7 +142,8 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   // HEADs the keys its events name (a missing one must read as 404) and records or forgets them.
   'audio-files-sync': ['audio-files-record', 'audio-heads'],
   'billing-worker': ['billing-outbox', 'stripe'],
-  sweeper: ['table', 'upload-sweep'],
+  // Sends stalled jobs again (functions/stalled-jobs.ts): an OCR job's message with a fresh credential.
+  sweeper: ['table', 'upload-sweep', 'ocr-queue', 'audio-queue', 'job-credentials-issue'],
   // The document and the reference page (selfContained, below): it touches nothing.
   'api-docs': [],
   // Searches the index and reads the books and pages of the hits; it can neither write nor create the index.

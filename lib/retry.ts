@@ -57,6 +57,13 @@ export const policies = {
   unprocessedItems: { attempts: 9, baseDelayMs: 50, maxDelayMs: 2_000, jitter: 'none' },
   /** A provider throttling or failing for a moment (Polly): AWS's recommended exponential backoff with full jitter. */
   throttling: { attempts: 5, baseDelayMs: 100, maxDelayMs: 5_000, jitter: 'full' },
+  /**
+   * A store or provider failing for a while (an audio job's storage down): waits of up to 1, 2, 4, 8,
+   * 8 s (23 s at most, with full jitter about half that) inside the step, which keeps a chunk of
+   * 20 lines, 4 at a time, within the worker's 300 s even when every line waits them all; a longer
+   * outage is the queue's to wait out (its redeliveries), then the sweeper's (lib/audio/stalled.ts).
+   */
+  outage: { attempts: 6, baseDelayMs: 1_000, maxDelayMs: 8_000, jitter: 'full' },
   /** A stored text replaced while being read: its record names the newer one at once, so read again without waiting. */
   textRead: { attempts: 3, baseDelayMs: 0, maxDelayMs: 0, jitter: 'none' },
 } as const satisfies Record<string, Backoff>;

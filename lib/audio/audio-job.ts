@@ -1,6 +1,8 @@
 /** The AudioJob (SPEC.md 2.7) and its store. */
 export const audioJobStatuses = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type AudioJobStatus = (typeof audioJobStatuses)[number];
+/** A job not yet ended: the sweeper looks after it (lib/audio/stalled.ts). */
+export const isOpen = (status: AudioJobStatus): boolean => status === 'pending' || status === 'in_progress';
 
 export interface AudioJob {
   _id: string;
@@ -16,6 +18,9 @@ export interface AudioJob {
   totalLines?: number;
   totalChunks?: number;
   doneLines?: number;
+  /** Times the sweeper sent the job again after it stalled, and the last time (lib/audio/stalled.ts). */
+  requeues?: number;
+  requeuedAt?: string;
 }
 
 /** The job as the spec shows it (SPEC.md 2.7): without the run's bookkeeping. */
@@ -36,8 +41,10 @@ export interface AudioJobStore {
    * counted; undefined when this chunk was already counted.
    */
   countChunk(jobId: string, chunk: number, lines: number, at: string): Promise<AudioJob | undefined>;
+  /** The chunks counted so far (a plan run again sends only the others). */
+  countedChunks(jobId: string): Promise<Set<number>>;
   /** Raises progress (never lowers it) while the job runs. */
   setProgress(jobId: string, progress: number, at: string): Promise<void>;
-  /** in_progress -> completed (progress 100), or -> failed with the error; false when the job had already ended. */
+  /** in_progress -> completed (progress 100), or -> failed with the error; false when the job had already ended. Either leaves the open jobs' list. */
   finish(jobId: string, outcome: { status: 'completed' } | { status: 'failed'; error: string }, at: string): Promise<boolean>;
 }

@@ -3,6 +3,7 @@ import { DomainError, internal, notFound, shownMessage } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Queue } from '../queue.ts';
+import { policies, retry, type RetryClock } from '../retry.ts';
 import { checkId } from '../ids.ts';
 import { findBook } from './access.ts';
 import { jobView, type AudioJob, type AudioJobStore } from './audio-job.ts';
@@ -21,7 +22,26 @@ export interface JobDeps extends GenerateDeps {
   audioJobs: AudioJobStore;
   audioQueue: Queue;
   now: () => Date;
+  /** How the in-job retries wait (tests pass one that does not). */
+  retryClock?: RetryClock;
 }
+
+/**
+ * A failure no retry can fix: our own (a book gone), or a request the provider refused as wrong
+ * (a 4xx that is not a throttle: access denied, a bucket that does not exist). Anything else (a
+ * store or provider down, timing out, throttling, a network error) is tried again: within the step,
+ * then by the queue, then by the sweeper, and fails the job only when those run out.
+ */
+export function cannotRetry(error: unknown): boolean {
+  if (error instanceof DomainError || error instanceof VoiceRejected) return true;
+  const e = error as { $fault?: unknown; $retryable?: unknown; $metadata?: { httpStatusCode?: number } } | null;
+  const status = e?.$metadata?.httpStatusCode ?? 0;
+  return !!e && e.$fault === 'client' && !e.$retryable && status !== 429 && status !== 408;
+}
+
+/** A step of the job (a read, a write, a line's audio) under the one retry rule, as long as a retry can help. */
+const steady = <T>(deps: Pick<JobDeps, 'retryClock'>, step: () => Promise<T>): Promise<T> =>
+  retry(step, { ...policies.outage, retryable: (error) => !cannotRetry(error) }, deps.retryClock);
 
 export const linesPerChunk = 20;
 /** Lines of a chunk spoken at once (each with its three fields). */
@@ -78,22 +98,25 @@ const bookSummary = (bookId: string, book: Book | undefined) => {
 
 /** Plans the job: its size first (so counting can tell when it is done), then one message per chunk. */
 export async function planJob(deps: JobDeps, jobId: string): Promise<void> {
-  const job = await deps.audioJobs.get(jobId);
+  const job = await steady(deps, () => deps.audioJobs.get(jobId));
   if (!job || job.status === 'completed' || job.status === 'failed') return;
-  const lines = await deps.books.lines(job.bookId);
+  const lines = await steady(deps, () => deps.books.lines(job.bookId));
   const chunks: string[][] = [];
   for (let i = 0; i < lines.length; i += linesPerChunk) chunks.push(lines.slice(i, i + linesPerChunk).map((l) => l.lineId));
   const at = deps.now().toISOString();
-  await deps.audioJobs.start(jobId, lines.length, chunks.length, at);
-  if (chunks.length === 0) {
-    await deps.audioJobs.finish(jobId, { status: 'completed' }, at);
+  await steady(deps, () => deps.audioJobs.start(jobId, lines.length, chunks.length, at));
+  // Planned again (the sweeper requeued a stalled job): the chunks already counted are not sent again.
+  const counted = await steady(deps, () => deps.audioJobs.countedChunks(jobId));
+  if (chunks.every((_, chunk) => counted.has(chunk))) {
+    await steady(deps, () => deps.audioJobs.finish(jobId, { status: 'completed' }, at));
     return;
   }
+  const toSend = chunks.flatMap((lineIds, chunk) => (counted.has(chunk) ? [] : [{ lineIds, chunk }]));
   // Ten sends at a time: a 6,236-line book is 312 messages, and the plan must finish well inside its visibility timeout.
-  for (let i = 0; i < chunks.length; i += 10) {
+  for (let i = 0; i < toSend.length; i += 10) {
     await Promise.all(
-      chunks.slice(i, i + 10).map((lineIds, n) =>
-        deps.audioQueue.send({ kind: 'chunk', jobId, bookId: job.bookId, voice: job.voice, chunk: i + n, lineIds } satisfies AudioJobMessage),
+      toSend.slice(i, i + 10).map(({ lineIds, chunk }) =>
+        steady(deps, () => deps.audioQueue.send({ kind: 'chunk', jobId, bookId: job.bookId, voice: job.voice, chunk, lineIds } satisfies AudioJobMessage)),
       ),
     );
   }
@@ -104,22 +127,22 @@ const isLineFailure = (error: unknown) => error instanceof DomainError || error 
 
 /** Speaks one chunk's lines (cache hits cost a HEAD), then counts the chunk once. */
 export async function runChunk(deps: JobDeps, message: Extract<AudioJobMessage, { kind: 'chunk' }>): Promise<void> {
-  const job = await deps.audioJobs.get(message.jobId);
+  const job = await steady(deps, () => deps.audioJobs.get(message.jobId));
   if (!job || job.status === 'completed' || job.status === 'failed') return;
-  const book = await deps.books.get(message.bookId);
+  const book = await steady(deps, () => deps.books.get(message.bookId));
   if (!book) throw internal(`Book ${message.bookId} no longer exists`);
 
   const queue = [...message.lineIds];
   const speakLines = async () => {
     for (let lineId = queue.shift(); lineId !== undefined; lineId = queue.shift()) {
-      const line = await deps.books.line(book.bookId, lineId);
+      const line = await steady(deps, () => deps.books.line(book.bookId, lineId));
       if (!line) {
         logger.warn('Audio job: line no longer exists', { jobId: job._id, lineId });
         continue;
       }
       await Promise.all(
         audioFields.map((field) =>
-          fieldAudio(deps, book, line, field, message.voice).catch((error: unknown) => {
+          steady(deps, () => fieldAudio(deps, book, line, field, message.voice)).catch((error: unknown) => {
             if (!isLineFailure(error)) throw error;
             logger.info('Audio job: field skipped', { jobId: job._id, lineId, field, reason: (error as Error).message });
           }),
@@ -131,17 +154,19 @@ export async function runChunk(deps: JobDeps, message: Extract<AudioJobMessage, 
 
   const at = deps.now().toISOString();
   // Already counted (a redelivery): the first delivery may have died before finishing the job.
-  const counted = (await deps.audioJobs.countChunk(job._id, message.chunk, message.lineIds.length, at)) ?? (await deps.audioJobs.get(job._id));
+  const counted =
+    (await steady(deps, () => deps.audioJobs.countChunk(job._id, message.chunk, message.lineIds.length, at))) ??
+    (await steady(deps, () => deps.audioJobs.get(job._id)));
   if (!counted) return;
   const total = counted.totalLines ?? 0;
   const done = counted.doneLines ?? 0;
-  if (done >= total) await deps.audioJobs.finish(job._id, { status: 'completed' }, at);
-  else await deps.audioJobs.setProgress(job._id, Math.floor((done / total) * 100), at);
+  if (done >= total) await steady(deps, () => deps.audioJobs.finish(job._id, { status: 'completed' }, at));
+  else await steady(deps, () => deps.audioJobs.setProgress(job._id, Math.floor((done / total) * 100), at));
 }
 
 /**
- * After the queue's last try: the run crashed, so the job fails with the error (state table 3.2),
- * in our own words: callers read it, and an SDK's message can name the account and role.
+ * A failure no retry can fix (`cannotRetry`): the job fails with the error (state table 3.2), in our
+ * own words: callers read it, and an SDK's message can name the account and role.
  */
 export async function failJob(deps: Pick<JobDeps, 'audioJobs' | 'now'>, jobId: string, error: unknown): Promise<void> {
   await deps.audioJobs.finish(jobId, { status: 'failed', error: shownMessage(error) }, deps.now().toISOString());

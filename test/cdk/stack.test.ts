@@ -464,14 +464,14 @@ describe('OCR and billing', () => {
     expect(cors.AllowedMethods).toEqual(expect.arrayContaining(['POST', 'GET']));
   });
 
-  it('lets only ocr-api send to the OCR queue, and exports its URL for the worker', () => {
+  it('lets only ocr-api (and the sweeper, for a stalled job) send to the OCR queue, and exports its URL for the worker', () => {
     const sends = (name: DeployedFunction) => statementsOf(plain, name).filter((st) => actions(st).includes('sqs:SendMessage'));
     expect(sends('ocr-api')).toHaveLength(1);
     for (const name of ['ocr-callbacks', 'billing-webhook', 'notifications-api'] as const) expect(sends(name)).toEqual([]);
     plain.template.hasOutput('OcrQueueUrl', {});
   });
 
-  it('signs job credentials with a KMS HMAC key that ocr-api alone may sign with, and the worker\'s callers alone check', () => {
+  it('signs job credentials with a KMS HMAC key that ocr-api and the sweeper (a stalled job\'s message, issue 29) alone may sign with, and the worker\'s callers alone check', () => {
     const keys = plain.template.findResources('AWS::KMS::Key');
     const [keyId, key] = Object.entries(keys).find(([, k]) => k.Properties.KeySpec === 'HMAC_256')!;
     expect(key.Properties).toMatchObject({ KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' });
@@ -487,7 +487,8 @@ describe('OCR and billing', () => {
       { actions: ['kms:VerifyMac'], resources: on },
     ]);
     expect(kmsActions('ocr-callbacks')).toEqual([{ actions: ['kms:VerifyMac'], resources: on }]);
-    for (const name of deployedFunctions().filter((n) => n !== 'ocr-api' && n !== 'ocr-callbacks')) expect(kmsActions(name), name).toEqual([]);
+    expect(kmsActions('sweeper')).toEqual([{ actions: ['kms:GenerateMac'], resources: on }]);
+    for (const name of deployedFunctions().filter((n) => !['ocr-api', 'ocr-callbacks', 'sweeper'].includes(n))) expect(kmsActions(name), name).toEqual([]);
     expect(envOf(plain, 'ocr-callbacks').JOB_CREDENTIAL_KEY_ID).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 
@@ -757,7 +758,7 @@ describe('billing worker', () => {
 });
 
 describe('sweeper', () => {
-  it('runs the sweeper every hour, and lets it delete only presigned uploads, reading or writing no object', () => {
+  it('runs the sweeper every hour, and lets it delete only presigned uploads, reading or writing no object, and send stalled jobs again', () => {
     const sweeper = fn(plain.stack, 'sweeper');
     plain.template.hasResourceProperties('AWS::Events::Rule', {
       ScheduleExpression: 'rate(1 hour)',
@@ -768,7 +769,13 @@ describe('sweeper', () => {
     expect(JSON.stringify(s3.flatMap(resources))).toMatch(/\/incoming\/\*"/);
     // Never a job's file (ocr/), a text, a page image or an export.
     expect(JSON.stringify(s3.flatMap(resources))).not.toMatch(/\/ocr|exports/);
-    expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => /^(sqs|polly|sns|secretsmanager):/.test(a))).toEqual([]);
+    expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => /^(polly|sns|secretsmanager):/.test(a))).toEqual([]);
+    // Issue 29: a stalled job goes back to its own queue (an OCR job with a fresh credential); nothing is received or deleted.
+    const sqs = statementsOf(plain, 'sweeper').filter((st) => actions(st).some((a) => a.startsWith('sqs:')));
+    expect(sqs.flatMap(actions).filter((a) => a !== 'sqs:GetQueueAttributes' && a !== 'sqs:GetQueueUrl')).toEqual(['sqs:SendMessage', 'sqs:SendMessage']);
+    const queueArn = (id: string) => JSON.stringify(sqs.flatMap(resources)).includes(id);
+    expect([queueArn('OcrJobs'), queueArn('AudioJobs'), queueArn('DeadLetters')]).toEqual([true, true, false]);
+    expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:GenerateMac']);
   });
 });
 

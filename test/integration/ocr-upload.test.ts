@@ -65,7 +65,7 @@ describe('creating an OCR job when a step fails', () => {
     const failingQueue = { send: async () => Promise.reject(new Error('SQS unavailable')) };
     const stored = await storedFile();
     let jobId = '';
-    const ocrJobs: OcrJobStore = { ...stores.ocrJobs, create: (bookText, file) => ((jobId = bookText.jobId), stores.ocrJobs.create(bookText, file)) };
+    const ocrJobs: OcrJobStore = { ...stores.ocrJobs, create: (bookText, file, queued) => ((jobId = bookText.jobId), stores.ocrJobs.create(bookText, file, queued)) };
     const error = await createJob(uploadDeps({ ocrJobs, ocrQueue: failingQueue }), member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe('internal');

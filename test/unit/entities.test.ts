@@ -83,6 +83,13 @@ describe('entities', () => {
     expect(entities.usageLog.item({ ...samples.usageLog, paymentStatus: 'not_required' })).not.toHaveProperty('gsi1pk');
     // Owed usage shares the job's partition with its claim and usage log, and gsi1 with the outbox (the billing worker's one index).
     expect(entities.owedUsage.item(samples.owedUsage)).toMatchObject({ pk: 'OCRJOB#j1', sk: 'OWED', gsi1pk: 'USAGE#OWED', gsi1sk: `${at}#j1` });
+    // Issue 29: the sweeper's lists of open jobs. An OCR job is in it once queued (an orphan result's claim never is).
+    const queued = { jobId: 'j1', bookTextId: 'bt1', createdAt: at, queued: {} as never };
+    expect(entities.ocrJob.item(queued)).toMatchObject({ gsi2pk: 'OPENOCRJOBS', gsi2sk: `${at}#j1` });
+    expect(entities.ocrJob.item(samples.ocrJob)).not.toHaveProperty('gsi2pk');
+    const audioJob = { ...samples.audioJob, status: 'pending' } as never;
+    expect(entities.audioJob.item(audioJob)).toMatchObject({ gsi1pk: 'AUDIOJOBS', gsi2pk: 'OPENAUDIOJOBS', gsi2sk: `${at}#a1` });
+    expect(entities.audioJob.item({ ...(audioJob as object), status: 'completed' } as never)).not.toHaveProperty('gsi2pk');
   });
 
   const changes: Partial<BookText>[] = [

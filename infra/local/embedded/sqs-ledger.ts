@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { createRequestHandler } from 'local-aws-sqs';
 
 type Queue = ReturnType<typeof createRequestHandler>['service']['Queues'][number];
@@ -27,6 +27,15 @@ export interface SavedMessage {
 export type SavedQueues = Record<string, SavedMessage[]>;
 
 /**
+ * One change of a queue's messages, appended to the journal as it happens: a message put on a queue
+ * (sent, or moved there by a redrive), deleted, or every message of a queue purged.
+ */
+export type JournalEntry =
+  | { op: 'put'; queue: string; id: string; body: string; attributes?: Record<string, unknown> }
+  | { op: 'delete'; id: string }
+  | { op: 'clear'; queue: string };
+
+/**
  * Mirrors which messages each tracked queue holds, oldest first, in flight or not: local-aws-sqs
  * lives in memory and offers no way to list them. Messages leave a queue by DeleteMessage, a purge,
  * the end of their retention period, or a move to the dead-letter queue (seen as the same message id
@@ -36,9 +45,16 @@ export class MessageLedger {
   readonly #entries = new Map<string, { queue: Queue; item: QueueItem }>();
   readonly #queues = new Map<string, Queue>();
   readonly #onChange: () => void;
+  readonly #journal: (entry: JournalEntry) => void;
+  #restoring = false;
 
-  constructor(onChange: () => void) {
+  /**
+   * `journal` is called synchronously with each change, inside the request that makes it, so that
+   * what it writes is on disk before the request answers (a send is accepted only once it is saved).
+   */
+  constructor(onChange: () => void, journal: (entry: JournalEntry) => void = () => undefined) {
     this.#onChange = onChange;
+    this.#journal = journal;
   }
 
   track(queue: Queue): void {
@@ -46,8 +62,10 @@ export class MessageLedger {
     const newRecord = queue.newRecord;
     queue.newRecord = (record, delay) => {
       const item = newRecord(record, delay) as QueueItem;
-      this.#entries.delete(item.record.MessageId); // a redrive keeps the id: it now lives here
-      this.#entries.set(item.record.MessageId, { queue, item });
+      const { MessageId: id, MessageBody: body, MessageAttributes: attributes } = item.record;
+      if (!this.#restoring) this.#journal({ op: 'put', queue: queue.QueueName, id, body, ...(attributes ? { attributes } : {}) });
+      this.#entries.delete(id); // a redrive keeps the id: it now lives here
+      this.#entries.set(id, { queue, item });
       this.#onChange();
       return item;
     };
@@ -56,6 +74,7 @@ export class MessageLedger {
       const deleted = remove(receiptHandle);
       const id = messageIdOf(receiptHandle);
       if (deleted && id && this.#entries.get(id)?.queue === queue) {
+        this.#journal({ op: 'delete', id });
         this.#entries.delete(id);
         this.#onChange();
       }
@@ -64,6 +83,7 @@ export class MessageLedger {
     const clearRecords = queue.clearRecords.bind(queue);
     queue.clearRecords = () => {
       clearRecords();
+      this.#journal({ op: 'clear', queue: queue.QueueName });
       for (const [id, entry] of this.#entries) if (entry.queue === queue) this.#entries.delete(id);
       this.#onChange();
     };
@@ -99,10 +119,15 @@ export class MessageLedger {
   restore(queueName: string, messages: SavedMessage[]): void {
     const queue = this.#queues.get(queueName);
     if (!queue) return;
-    for (const message of messages) {
-      const item = queue.setRecord({ MessageBody: message.body, MessageAttributes: message.attributes }, message.id) as QueueItem;
-      // Keeps redrive honest across restarts: a poison message does not get five fresh tries.
-      item.record.attributes.ApproximateReceiveCount = String(message.receiveCount);
+    this.#restoring = true; // already on disk
+    try {
+      for (const message of messages) {
+        const item = queue.setRecord({ MessageBody: message.body, MessageAttributes: message.attributes }, message.id) as QueueItem;
+        // Keeps redrive honest across restarts: a poison message does not get five fresh tries.
+        item.record.attributes.ApproximateReceiveCount = String(message.receiveCount);
+      }
+    } finally {
+      this.#restoring = false;
     }
   }
 }
@@ -134,4 +159,44 @@ export function writeSavedQueues(file: string, queues: SavedQueues): void {
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify({ version: 1, queues })}\n`);
   renameSync(temp, file);
+}
+
+/** Appends one change to the journal; synchronous, so a crash right after the send still finds it. */
+export function appendJournal(file: string, entry: JournalEntry): void {
+  appendFileSync(file, `${JSON.stringify(entry)}\n`);
+}
+
+/** Empties the journal once a snapshot holds everything it recorded. */
+export const clearJournal = (file: string): void => writeFileSync(file, '');
+
+/**
+ * The queues as the last snapshot left them, with the journal's later changes applied in order. A
+ * journal line the snapshot already holds (a crash between writing it and clearing the journal) lands
+ * where it already is; a last line cut short by the crash is one whose send never answered, and is skipped.
+ */
+export function readQueueState(snapshotFile: string, journalFile: string): SavedQueues {
+  const queues = readSavedQueues(snapshotFile);
+  const where = new Map<string, { queue: string; message: SavedMessage }>();
+  for (const [queue, messages] of Object.entries(queues)) for (const message of messages) where.set(message.id, { queue, message });
+  const lines = existsSync(journalFile) ? readFileSync(journalFile, 'utf8').split('\n') : [];
+  for (const line of lines) {
+    let entry: JournalEntry;
+    try {
+      entry = JSON.parse(line) as JournalEntry;
+    } catch {
+      continue;
+    }
+    if (entry.op === 'put') {
+      const before = where.get(entry.id);
+      where.delete(entry.id); // kept in order of arrival: a moved message goes to the back
+      where.set(entry.id, {
+        queue: entry.queue,
+        message: { id: entry.id, body: entry.body, ...(entry.attributes ? { attributes: entry.attributes } : {}), receiveCount: before?.message.receiveCount ?? 0 },
+      });
+    } else if (entry.op === 'delete') where.delete(entry.id);
+    else for (const [id, held] of where) if (held.queue === entry.queue) where.delete(id);
+  }
+  const state: SavedQueues = {};
+  for (const { queue, message } of where.values()) (state[queue] ??= []).push(message);
+  return state;
 }

@@ -3,13 +3,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { resolve } from 'node:path';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createRequestHandler } from 'local-aws-sqs';
-import { MessageLedger, readSavedQueues, writeSavedQueues } from './sqs-ledger.ts';
+import { appendJournal, clearJournal, MessageLedger, readQueueState, writeSavedQueues } from './sqs-ledger.ts';
 
 /**
  * local-aws-sqs (SQS JSON protocol) in this process. Each named queue gets a dead-letter queue
  * `<name>-dlq` (redrive after 5 receives). The stand-in is in memory: its messages, in flight or
- * not, are saved to `<dataDir>/sqs.json` on stop (and a second after any change, against crashes)
- * and put back, in order, on the next start.
+ * not, are saved to `<dataDir>/sqs.json` on stop and a second after any change, and put back, in
+ * order, on the next start. Between two saves each change is appended to `<dataDir>/sqs.journal`
+ * before the request that made it answers (issue 29: a job accepted and then lost in a crash within
+ * that second was stuck for good), and the next start applies the journal to the snapshot.
  */
 export interface EmbeddedSqs {
   endpoint: string;
@@ -34,7 +36,8 @@ const saveDelayMs = 1_000;
 export async function startSqs(opts: { dataDir: string; port?: number; queues: string[] }): Promise<EmbeddedSqs> {
   mkdirSync(opts.dataDir, { recursive: true });
   const file = resolve(opts.dataDir, 'sqs.json');
-  const saved = readSavedQueues(file);
+  const journal = resolve(opts.dataDir, 'sqs.journal');
+  const saved = readQueueState(file, journal);
   const names = [...new Set(opts.queues)];
   const { service, requestHandler } = createRequestHandler({
     port: opts.port ?? 0,
@@ -59,6 +62,7 @@ export async function startSqs(opts: { dataDir: string; port?: number; queues: s
     clearTimeout(saveTimer);
     saveTimer = undefined;
     writeSavedQueues(file, ledger.snapshot());
+    clearJournal(journal); // after the snapshot: a crash between the two replays changes it already holds, harmlessly
   };
   const saveSoon = () => {
     try {
@@ -67,14 +71,22 @@ export async function startSqs(opts: { dataDir: string; port?: number; queues: s
       process.stderr.write(`SQS stand-in: ${(error as Error).message}\n`); // the next save or stop() tries again
     }
   };
-  const ledger = new MessageLedger(() => {
-    if (!stopped && !saveTimer) saveTimer = setTimeout(saveSoon, saveDelayMs).unref();
-  });
+  const ledger = new MessageLedger(
+    () => {
+      if (!stopped && !saveTimer) saveTimer = setTimeout(saveSoon, saveDelayMs).unref();
+    },
+    // A journal that cannot be written fails the send (SQS's 500): the sender learns it was not accepted.
+    // Not once stopped: the shutdown's own clearing of memory (resetAll) is no purge, and the snapshot holds all.
+    (entry) => {
+      if (!stopped) appendJournal(journal, entry);
+    },
+  );
   for (const queue of service.Queues) {
     ledger.track(queue);
     answerLongPollsEarly(queue, () => stopped);
   }
   for (const [name, messages] of Object.entries(saved)) ledger.restore(name, messages);
+  save(); // the journal's changes into the snapshot, so the journal starts empty
 
   const server = createServer((req, res) => {
     if (req.headers[peekHeader]) void servePeek(req, res, ledger);

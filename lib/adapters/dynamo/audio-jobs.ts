@@ -91,6 +91,16 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
       return counted ? get(jobId) : undefined;
     },
 
+    async countedChunks(jobId) {
+      const markers = await queryAll<{ chunk: number }>(db, {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :chunk)',
+        ExpressionAttributeValues: { ':pk': keys.audioJob(jobId).pk, ':chunk': 'CHUNK#' },
+        ProjectionExpression: 'chunk',
+        ConsistentRead: true,
+      });
+      return new Set(markers.map((m) => m.chunk));
+    },
+
     async setProgress(jobId, progress, at) {
       await update(jobId, 'SET progress = :p, updatedAt = :at', '#status = :running AND progress < :p', {
         ':p': progress,
@@ -101,13 +111,13 @@ export function dynamoAudioJobStore(db: Db): AudioJobStore {
 
     finish: (jobId, outcome, at) =>
       outcome.status === 'completed'
-        ? update(jobId, 'SET #status = :done, progress = :full, updatedAt = :at', '#status = :running', {
+        ? update(jobId, 'SET #status = :done, progress = :full, updatedAt = :at REMOVE gsi2pk, gsi2sk', '#status = :running', {
             ':done': 'completed',
             ':full': 100,
             ':at': at,
             ':running': 'in_progress',
           })
-        : update(jobId, 'SET #status = :failed, #error = :error, updatedAt = :at', '#status IN (:pending, :running)', {
+        : update(jobId, 'SET #status = :failed, #error = :error, updatedAt = :at REMOVE gsi2pk, gsi2sk', '#status IN (:pending, :running)', {
             ':failed': 'failed',
             ':error': outcome.error,
             ':at': at,

@@ -1,4 +1,4 @@
-import type { AudioJob } from '../../audio/audio-job.ts';
+import { isOpen, type AudioJob } from '../../audio/audio-job.ts';
 import type { User } from '../../auth/users.ts';
 import type { Invoice, OverageCharge } from '../../billing/billing.ts';
 import type { CreatorSubscription, Subscription } from '../../billing/subscriptions.ts';
@@ -10,8 +10,17 @@ import type { Notification } from '../../notifications/notification.ts';
 import type { BookText, FileRecord } from '../../ocr/book-text.ts';
 import type { BookTextPage } from '../../ocr/pages/page.ts';
 import type { PendingUpload } from '../../ocr/jobs/presigned-upload.ts';
+import type { QueuedOcrJob } from '../../ocr/jobs/upload.ts';
 import { entity } from './entity.ts';
 import { keys } from './keys.ts';
+
+/** An OCR job's claim; `queued` and `createdAt` only for a job the service queued (not an orphan result's). */
+export interface OcrJobClaim {
+  jobId: string;
+  bookTextId: string;
+  createdAt?: string;
+  queued?: QueuedOcrJob;
+}
 
 /** The ledger's invoice item (adapters/billing/ledger.ts): the charge without its customer, and the invoice. */
 export type StoredInvoice = Invoice & Omit<OverageCharge, 'customerId'>;
@@ -62,8 +71,14 @@ export const entities = {
     movedBy: { status: ['gsi2pk'], visibility: ['catalogue'], fileName: ['byName'], pageCount: ['byPages'] },
   }),
   bookTextPage: entity('BookTextPage', { key: (p: BookTextPage) => keys.bookTextPage(p.bookTextId, p.pageNumber) }),
-  /** The claim of a job id: one BookText per job. */
-  ocrJob: entity('OcrJob', { key: (j: { jobId: string; bookTextId: string }) => keys.ocrJob(j.jobId) }),
+  /**
+   * The claim of a job id: one BookText per job. A queued job's claim also keeps the message it was
+   * sent (without its credential), so the sweeper can send it again, and is in the open jobs' list.
+   */
+  ocrJob: entity('OcrJob', {
+    key: (j: OcrJobClaim) => keys.ocrJob(j.jobId),
+    indexes: (j) => ({ ...(j.queued && j.createdAt ? keys.openOcrJob(j.createdAt, j.jobId) : {}) }),
+  }),
   upload: entity('Upload', {
     key: (u: PendingUpload) => keys.upload(u.uploadId),
     // Put unclaimed; a claim removes it and a release sets it again (uploads.ts).
@@ -87,7 +102,8 @@ export const entities = {
 
   audioJob: entity('AudioJob', {
     key: (j: AudioJob) => keys.audioJob(j._id),
-    indexes: (j) => keys.audioJobList(j.createdAt, j._id),
+    // Open while pending or in progress; finishing removes it (audio-jobs.ts).
+    indexes: (j) => ({ ...keys.audioJobList(j.createdAt, j._id), ...(isOpen(j.status) ? keys.openAudioJob(j.createdAt, j._id) : {}) }),
   }),
   /** A chunk already counted (audio-jobs.ts). */
   audioJobChunk: entity('AudioJobChunk', {

@@ -86,6 +86,12 @@ export const keys = {
   catalogueCounts: { pk: 'CATALOGUE', sk: 'COUNTS' } as Key,
   ownerCatalogueCounts: (userId: string): Key => ({ pk: user(userId), sk: 'CATALOGUE' }),
   ocrJob: (jobId: string): Key => ({ pk: `${ocrJobPrefix}${jobId}`, sk: 'OCRJOB' }),
+  /**
+   * gsi2, sparse, on the job's claim: present from the upload until the sweeper finds the job ended,
+   * sorted by when it last saw the job move, so it finds stalled jobs by key (lib/ocr/jobs/stalled.ts).
+   */
+  openOcrJob: (since: string, jobId: string) => ({ gsi2pk: 'OPENOCRJOBS', gsi2sk: `${since}#${jobId}` }),
+  openOcrJobsIndex: 'OPENOCRJOBS',
   upload: (uploadId: string): Key => ({ pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }),
   /** gsi2, sparse: present only while the upload is unclaimed, oldest first, so the sweeper finds old ones by key. */
   unclaimedUpload: (createdAt: string, uploadId: string) => ({ gsi2pk: 'UNCLAIMEDUPLOADS', gsi2sk: `${createdAt}#${uploadId}` }),
@@ -113,5 +119,8 @@ export const keys = {
   /** gsi1: every audio job, newest first (the spec's list has no paging). */
   audioJobList: (createdAt: string, jobId: string) => ({ gsi1pk: 'AUDIOJOBS', gsi1sk: `${createdAt}#${jobId}` }),
   audioJobListIndex: 'AUDIOJOBS',
+  /** gsi2, sparse: present while the job is pending or in progress, sorted as openOcrJob is (lib/audio/stalled.ts). */
+  openAudioJob: (since: string, jobId: string) => ({ gsi2pk: 'OPENAUDIOJOBS', gsi2sk: `${since}#${jobId}` }),
+  openAudioJobsIndex: 'OPENAUDIOJOBS',
   audioJobChunk: (jobId: string, chunk: number): Key => ({ pk: `AUDIOJOB#${jobId}`, sk: `CHUNK#${chunk}` }),
 } as const;

@@ -43,8 +43,12 @@ export function dynamoOcrJobStore(db: Db): OcrJobStore {
   };
 
   return {
-    async create(bookText, file) {
-      const claim = entities.ocrJob.item({ jobId: bookText.jobId, bookTextId: bookText.bookTextId });
+    async create(bookText, file, queued) {
+      const claim = entities.ocrJob.item({
+        jobId: bookText.jobId,
+        bookTextId: bookText.bookTextId,
+        ...(queued ? { createdAt: bookText.createdAt, queued } : {}),
+      });
       const ifNew = 'attribute_not_exists(pk)';
       try {
         await transact(db, {

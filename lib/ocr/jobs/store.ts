@@ -1,5 +1,6 @@
 import type { OwedUsage } from '../../billing/owed-usage.ts';
 import type { BookText, BookTextList, FileRecord, OcrStatus, PageError, TextPlacement, TextWrite } from '../book-text.ts';
+import type { QueuedOcrJob } from './upload.ts';
 
 /** What a page callback writes on the BookText (SPEC.md 3.1, second row). */
 export interface PageProgress {
@@ -35,9 +36,10 @@ export type UsageOutcome = { usageInfo: Record<string, unknown> } | { usageError
 export interface OcrJobStore {
   /**
    * Creates the BookText (with its File, when given) and claims its jobId, all or nothing.
-   * Returns false, writing nothing, when the jobId already has a BookText.
+   * Returns false, writing nothing, when the jobId already has a BookText. A job given its `queued`
+   * message is listed open for the sweeper (lib/ocr/jobs/stalled.ts) until it ends.
    */
-  create(bookText: BookText, file?: FileRecord): Promise<boolean>;
+  create(bookText: BookText, file?: FileRecord, queued?: QueuedOcrJob): Promise<boolean>;
   byJobId(jobId: string): Promise<BookText | undefined>;
   /** Status `processing` plus the page's progress, each written to its own path. */
   recordPage(bookText: BookText, progress: PageProgress): Promise<void>;

@@ -81,6 +81,9 @@ export interface OcrJobMessage {
   credential: string;
 }
 
+/** The message as the job's claim keeps it, for the sweeper to send again: the credential is issued afresh then. */
+export type QueuedOcrJob = Omit<OcrJobMessage, 'credential'>;
+
 /**
  * The page cap of a job's credential: the most pages any job reads (a PDF or a TIFF). Not the file's
  * own count: the service does not parse an upload (a file declared as one PNG may be a PDF, which the
@@ -92,7 +95,7 @@ export const jobPageCap = maxPagesPerRequest;
 /**
  * Writes the File and the pending BookText together, then queues the job. A failed write leaves
  * nothing behind (the stored object is removed); a failed queue send leaves the File and the pending
- * BookText, as the spec says, and answers 500.
+ * BookText, as the spec says, and answers 500; the sweeper queues that job later (lib/ocr/jobs/stalled.ts).
  */
 export async function createJob(
   deps: UploadDeps,
@@ -143,16 +146,7 @@ export async function createJob(
     if (options.removeObjectOnFailure) await deps.uploads.delete(stored.storageKey).catch(() => undefined);
     throw internal('The job could not be saved');
   }
-  try {
-    if (!(await deps.ocrJobs.create(bookText, file))) throw new Error(`job id ${bookText.jobId} already taken`);
-  } catch (error) {
-    logger.error('Storing the OCR job failed', { jobId: bookText.jobId, error: error as Error });
-    if (options.removeObjectOnFailure) await deps.uploads.delete(stored.storageKey).catch(() => undefined);
-    throw internal('The job could not be saved');
-  }
-  await deps.index.written([created(bookText.bookTextId)]);
-
-  const message: OcrJobMessage = {
+  const queued: QueuedOcrJob = {
     jobId: bookText.jobId,
     fileId: file.fileId,
     bookTextId: bookText.bookTextId,
@@ -164,8 +158,18 @@ export async function createJob(
     language: fields.language,
     customPrompt: fields.customPrompt ?? null,
     metadata: fields.metadata,
-    credential,
   };
+  try {
+    // The claim keeps the message: should the send below fail or the message be lost, the sweeper sends it again.
+    if (!(await deps.ocrJobs.create(bookText, file, queued))) throw new Error(`job id ${bookText.jobId} already taken`);
+  } catch (error) {
+    logger.error('Storing the OCR job failed', { jobId: bookText.jobId, error: error as Error });
+    if (options.removeObjectOnFailure) await deps.uploads.delete(stored.storageKey).catch(() => undefined);
+    throw internal('The job could not be saved');
+  }
+  await deps.index.written([created(bookText.bookTextId)]);
+
+  const message: OcrJobMessage = { ...queued, credential };
   let queueMessageId: string;
   try {
     ({ messageId: queueMessageId } = await deps.ocrQueue.send(message));

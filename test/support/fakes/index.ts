@@ -5,6 +5,7 @@ import type { OwedUsageDeps } from '../../../lib/billing/owed-usage.ts';
 import type { CallbackDeps } from '../../../lib/ocr/jobs/callbacks.ts';
 import type { BookEditDeps } from '../../../lib/ocr/pages/edit.ts';
 import { FakeAudioFiles } from './audio-files.ts';
+import { FakeAudioJobs } from './audio-jobs.ts';
 import { FakeBilling, FakeInvoiceOutbox } from './billing.ts';
 import { FakeBookStore } from './book-store.ts';
 import { fixedClock } from './clock.ts';
@@ -25,7 +26,7 @@ import { FakeUserStore } from './user-store.ts';
  * interface, so a change to a port fails the type-check here first. Domain tests with them run in
  * milliseconds and touch no embedded store.
  */
-export { FakeAudioFiles, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStores, FakeOwedUsage, FakeQueue, FakeSpeech };
+export { FakeAudioFiles, FakeAudioJobs, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStores, FakeOwedUsage, FakeQueue, FakeSpeech };
 export { FakeSubscriptionStore, FakeUsageStore, FakeUserStore, UsagePeriods, fixedClock };
 export type { FixedClock } from './clock.ts';
 
