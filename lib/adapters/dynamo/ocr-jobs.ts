@@ -7,6 +7,7 @@ import { bookTextItem, setFields, setText } from './book-text-item.ts';
 import { bookTextRecords, countMoves, transact } from './book-text-writes.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
+import { looseTextWrites } from './loose-texts.ts';
 import { countAll, failedConditions, ifConditionHolds, keyFits, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
@@ -88,11 +89,32 @@ export function dynamoOcrJobStore(db: Db): OcrJobStore {
             error: r.error,
             processingTime: r.processingTime,
           }).set(['updatedAt'], r.at);
-          const condition = r.text ? setText(u, r.text, current.storedText) : undefined;
-          await update(bookText.bookTextId, u, condition);
-          return { replaced: r.text ? current.storedText : undefined };
+          if (!r.text) {
+            await update(bookText.bookTextId, u);
+            return { replaced: undefined };
+          }
+          // A new text and the notes of loose texts go together (loose-texts.ts): the replaced
+          // text is noted exactly when the record stops naming it.
+          const condition = setText(u, r.text, current.storedText);
+          u.add(['rev'], 1);
+          await transact(db, {
+            TransactItems: [
+              {
+                Update: {
+                  TableName,
+                  Key: keys.bookText(bookText.bookTextId),
+                  UpdateExpression: u.expression,
+                  ConditionExpression: `attribute_exists(pk) AND (${condition})`,
+                  ExpressionAttributeNames: u.names,
+                  ExpressionAttributeValues: u.values,
+                },
+              },
+              ...looseTextWrites(TableName, current.jobId, r.text, current.storedText, r.at),
+            ],
+          });
+          return { replaced: current.storedText };
         },
-        (error) => error instanceof ConditionalCheckFailedException,
+        (error) => error instanceof ConditionalCheckFailedException || Boolean(failedConditions(error)?.includes(0)),
       );
       if (r.metadata && Object.keys(r.metadata).length) await setMetadata(bookText.bookTextId, r.metadata, r.at);
       return written;
