@@ -78,7 +78,7 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  * - the object-access kinds of permissions.ts (`objectGrants`), each one bucket prefix and the actions
  *   one use of it needs: `upload-files` (`ocr/`), `incoming-uploads` (`incoming/`), `text-reads` and `text-writes` (`ocr-results/`),
  *   `exports` (put only, `exports/`), `audio` (the audio bucket), `audio-heads` (HEAD only, the audio
- *   bucket), `upload-sweep` (delete only, `incoming/`),
+ *   bucket), `upload-sweep` (delete only, `incoming/`), `text-sweep` (delete only, `ocr-results/`),
  *   `responses` (put only, `responses/`). No function needs a GET grant only to sign a URL: page
  *   images, exports and big answers are read through the media distribution (media.ts).
  * - `media-urls`: sign media URLs of the CloudFront distribution (media.ts): read its private key's
@@ -142,8 +142,9 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   // HEADs the keys its events name (a missing one must read as 404) and records or forgets them.
   'audio-files-sync': ['audio-files-record', 'audio-heads'],
   'billing-worker': ['billing-outbox', 'stripe'],
-  // Sends stalled jobs again (functions/stalled-jobs.ts): an OCR job's message with a fresh credential.
-  sweeper: ['table', 'upload-sweep', 'ocr-queue', 'audio-queue', 'job-credentials-issue'],
+  // Sends stalled jobs again (functions/stalled-jobs.ts): an OCR job's message with a fresh credential;
+  // removes text objects no record names (text-sweep).
+  sweeper: ['table', 'upload-sweep', 'text-sweep', 'ocr-queue', 'audio-queue', 'job-credentials-issue'],
   // The document and the reference page (selfContained, below): it touches nothing.
   'api-docs': [],
   // Searches the index and reads the books and pages of the hits; it can neither write nor create the index.

@@ -148,6 +148,8 @@ export const objectGrants = {
   'text-writes': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:PutObject', 's3:DeleteObject'], holds: 'long book texts' },
   // The sweeper deletes presigned uploads nobody made into a job; it reads and writes no object.
   'upload-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.incoming, actions: ['s3:DeleteObject'], holds: 'presigned uploads not yet made into jobs' },
+  // The sweeper deletes long-text versions no record names, found by their notes (lib/ocr/loose-texts.ts); it reads none.
+  'text-sweep': { bucket: 'uploads', prefix: uploadsPrefixes.texts, actions: ['s3:DeleteObject'], holds: 'long book texts' },
   // The Word export puts a large document; its URL is the media distribution's (media.ts), which reads it.
   exports: { bucket: 'uploads', prefix: uploadsPrefixes.exports, actions: ['s3:PutObject'], holds: 'large Word exports' },
   // An HTTP function puts an answer too big for Lambda's response and redirects to a signed media URL

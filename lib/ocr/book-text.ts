@@ -1,4 +1,5 @@
-import type { LegacyPage } from './pages/page.ts';
+import type { BookTextPage, LegacyPage } from './pages/page.ts';
+import type { PageChange } from './pages/store.ts';
 import { textKey } from './text-storage.ts';
 
 /**
@@ -204,6 +205,23 @@ export interface BookTextEdit {
   tags?: string[];
   categories?: string[];
   text?: TextPlacement;
+  /** Pages written with the record, all or nothing (README, "Edits are all or nothing"). */
+  pages?: PageEdit;
+}
+
+/** `pages` of a PATCH: listed pages replaced whole, or only the given fields of each changed. */
+export type PageEdit = { replace: BookTextPage[] } | { change: PageChange[] };
+
+/**
+ * A stored text object that may be named by no record: noted before it is put, and when a write
+ * replaces it (in the write's own transaction), so the sweeper finds every possible stray by key
+ * (lib/ocr/loose-texts.ts) instead of listing the bucket.
+ */
+export interface LooseText {
+  jobId: string;
+  version: string;
+  /** When it was noted: the sweeper leaves alone what a write in flight may still commit. */
+  at: string;
 }
 
 /** One window of a list of BookTexts and the size of the whole list. */
@@ -218,6 +236,20 @@ export interface BookTextStore {
   /** BookTexts by id, read together (at most 100); missing ids are absent from the map. */
   getMany(bookTextIds: readonly string[]): Promise<Map<string, BookText>>;
   getFile(fileId: string): Promise<FileRecord | undefined>;
-  /** The BookText's and its File's changes, all or nothing; a text replaces whichever the record holds. */
+  /**
+   * The BookText's, its File's and its pages' changes, all or nothing; a text replaces whichever the
+   * record holds, and the text it replaced is noted loose in the same write.
+   */
   edit(bookText: BookText, edit: BookTextEdit): Promise<TextWrite>;
+  /** Notes a text object about to be put: until a record names it, it may be a stray. */
+  noteLooseText(text: LooseText): Promise<void>;
+  /** Drops the note once the object is gone (or named: the sweeper checks). */
+  forgetLooseText(text: Pick<LooseText, 'jobId' | 'version'>): Promise<void>;
+  /** The oldest notes made before `before`, at most `limit`: read by key, never by a scan. */
+  looseTexts(before: string, limit: number): Promise<LooseText[]>;
+  /**
+   * Takes back edits too large for one transaction that were left part way (a writer stopped
+   * before committing or undoing) and started before `before`; returns how many.
+   */
+  undoStaleEdits(before: string, limit: number): Promise<number>;
 }

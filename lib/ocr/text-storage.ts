@@ -17,43 +17,61 @@ export const previewLength = 1_000;
  */
 export const textKey = (jobId: string, version: string) => `ocr-results/${jobId}/${version}.txt`;
 
-/** Stores a long text under a new version; a short one stays inline. */
-async function placeText(uploads: Objects, jobId: string, text: string): Promise<TextPlacement> {
+/** What a write of a book-level text needs: the bucket, and the notes of objects that may be strays. */
+export interface TextWriteDeps {
+  uploads: Objects;
+  bookTexts: Pick<BookTextStore, 'noteLooseText' | 'forgetLooseText'>;
+  now: () => Date;
+}
+
+/**
+ * Stores a long text under a new version; a short one stays inline. The object is noted loose
+ * before it is put: whatever fails afterwards, the sweeper finds it by its note
+ * (lib/ocr/loose-texts.ts) and removes it unless a record names it.
+ */
+async function placeText(deps: TextWriteDeps, jobId: string, text: string): Promise<TextPlacement> {
   if (text.length <= inlineTextLimit) return { extractedText: text, stored: null };
   const stored: StoredText = { version: newObjectId(), length: text.length };
-  await uploads.put(textKey(jobId, stored.version), text, 'text/plain; charset=utf-8');
+  await deps.bookTexts.noteLooseText({ jobId, version: stored.version, at: deps.now().toISOString() });
+  await deps.uploads.put(textKey(jobId, stored.version), text, 'text/plain; charset=utf-8');
   return { extractedText: text.slice(0, previewLength), stored };
 }
 
-const removeQuietly = (uploads: Objects, jobId: string, stored: StoredText | null | undefined) =>
-  stored
-    ? uploads.delete(textKey(jobId, stored.version)).catch((error: unknown) => {
-        // An object nobody names costs storage only; the record never points at it.
-        logger.warn('Removing a replaced text failed', { jobId, version: stored.version, error: error as Error });
-      })
-    : Promise.resolve();
+/** Removes a text no record names, then its note; a failure leaves the note, and so the sweeper's turn. */
+const removeQuietly = async (deps: TextWriteDeps, jobId: string, stored: StoredText | null | undefined) => {
+  if (!stored) return;
+  try {
+    await deps.uploads.delete(textKey(jobId, stored.version));
+    await deps.bookTexts.forgetLooseText({ jobId, version: stored.version });
+  } catch (error) {
+    // Noted, so not lost: the sweeper removes it (the record never points at it).
+    logger.warn('Removing a replaced text failed; the sweeper will', { jobId, version: stored.version, error: error as Error });
+  }
+};
 
 /**
  * Writes a record change that may carry a new book-level text (SPEC.md 4.1 `POST /ocr/result`,
- * `PATCH /ocr/books/:bookTextId`): the text is stored first under its own version, then `commit`
- * writes the record, which names it. Afterwards the text the record named before is removed; if the
- * record write fails, the new object is. Readers therefore always find the object the record names.
+ * `PATCH /ocr/books/:bookTextId`): the text is noted and stored first under its own version, then
+ * `commit` writes the record, which names it and, in the same write, drops its note and notes the
+ * text it replaced. Afterwards the replaced text is removed; if the record write fails, the new
+ * object is. Readers therefore always find the object the record names, and an object no record
+ * names is always noted, so a removal that fails is the sweeper's (README, "Edits are all or nothing").
  */
 export async function writeWithText(
-  uploads: Objects,
+  deps: TextWriteDeps,
   jobId: string,
   text: string | undefined,
   commit: (placement: TextPlacement | undefined) => Promise<TextWrite>,
 ): Promise<void> {
-  const placement = text === undefined ? undefined : await placeText(uploads, jobId, text);
+  const placement = text === undefined ? undefined : await placeText(deps, jobId, text);
   let written: TextWrite;
   try {
     written = await commit(placement);
   } catch (error) {
-    await removeQuietly(uploads, jobId, placement?.stored);
+    await removeQuietly(deps, jobId, placement?.stored);
     throw error;
   }
-  if (placement && written.replaced?.version !== placement.stored?.version) await removeQuietly(uploads, jobId, written.replaced);
+  if (placement && written.replaced?.version !== placement.stored?.version) await removeQuietly(deps, jobId, written.replaced);
 }
 
 /**

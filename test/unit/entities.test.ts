@@ -30,6 +30,8 @@ const samples: { [E in keyof typeof entities]: Parameters<(typeof entities)[E]['
   file: { fileId: 'f1', userId: 'u1' } as never,
   bookText,
   bookTextPage: { bookTextId: 'bt1', pageNumber: 3 } as never,
+  pageEdit: { editId: 'e1', bookTextId: 'bt1', startedAt: at, pageNumbers: [1, 3] },
+  looseText: { jobId: 'j1', version: 'v1', at },
   ocrJob: { jobId: 'j1', bookTextId: 'bt1' },
   upload: { uploadId: 'up1', userId: 'u1', createdAt: at, jobId: null } as never,
   usageLog: { jobId: 'j1', createdAt: at, paymentStatus: 'pending' } as never,

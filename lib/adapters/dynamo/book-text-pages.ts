@@ -1,12 +1,43 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BookTextPage } from '../../ocr/pages/page.ts';
 import { pageDefaults } from '../../ocr/pages/page.ts';
-import type { PageStore } from '../../ocr/pages/store.ts';
+import type { PageChange, PageStore } from '../../ocr/pages/store.ts';
 import { batchPut } from './books.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { batchGet, countAll, queryAll, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
+
+/**
+ * The update of a page that changes only the given fields (PATCH with `pages` as an object). It
+ * also drops what an edit too large for one transaction staged on the page (book-text-edits.ts):
+ * this write is newer, so no undo of that edit may put the page back.
+ */
+export function pageUpdate(bookTextId: string, c: PageChange, at: string): Update {
+  const u = new Update()
+    .set(['entity'], entities.bookTextPage.name)
+    .set(['bookTextId'], bookTextId)
+    .set(['pageNumber'], c.pageNumber)
+    .set(['updatedAt'], at)
+    .setIfMissing(['pageId'], c.pageId)
+    .remove([stagedAttribute]);
+  // A supplied field is written; any other keeps its value, or takes the default on a new page.
+  const fields = { text: c.text, storageKey: c.storageKey, isAIGenerated: c.isAIGenerated };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) u.setIfMissing([name], pageDefaults[name as keyof typeof fields]);
+    else u.set([name], value);
+  }
+  return u;
+}
+
+/** Where an edit too large for one transaction keeps, on each page it wrote, the page as it was (book-text-edits.ts). */
+export const stagedAttribute = 'staged';
+
+/** A page as read: without what an edit staged on it, which no reader is shown. */
+export function pageRecord(item: Record<string, unknown>): BookTextPage {
+  const { [stagedAttribute]: _staged, ...page } = record<BookTextPage & Record<string, unknown>>(item);
+  return page as BookTextPage;
+}
 
 /** A BookText's pages (lib/ocr/pages/store.ts), each its own item in the BookText's partition. */
 export function dynamoPageStore(db: Db): PageStore {
@@ -19,18 +50,18 @@ export function dynamoPageStore(db: Db): PageStore {
       ),
 
     pages: (bookTextId) =>
-      queryAll<BookTextPage>(db, {
+      queryAll<Record<string, unknown>>(db, {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
         ExpressionAttributeValues: { ':pk': keys.bookTextPartition(bookTextId), ':prefix': keys.pagePrefix },
         ConsistentRead: true,
-      }),
+      }).then((items) => items.map(pageRecord)),
 
     // A batch may not name an item twice.
     pagesAt: (pages) =>
-      batchGet<BookTextPage>(
+      batchGet<Record<string, unknown>>(
         db,
         [...new Map(pages.map((p) => [`${p.bookTextId}#${p.pageNumber}`, keys.bookTextPage(p.bookTextId, p.pageNumber)])).values()],
-      ),
+      ).then((items) => items.map(pageRecord)),
 
     async pageWindow(bookTextId, offset, limit) {
       const partition = {
@@ -52,7 +83,7 @@ export function dynamoPageStore(db: Db): PageStore {
         const pages: BookTextPage[] = [];
         while (pages.length < limit) {
           const out = await db.client.send(new QueryCommand({ TableName, ...partition, Limit: limit - pages.length, ExclusiveStartKey }));
-          pages.push(...(out.Items ?? []).map((item) => record<BookTextPage>(item)));
+          pages.push(...(out.Items ?? []).map(pageRecord));
           ExclusiveStartKey = out.LastEvaluatedKey;
           if (!ExclusiveStartKey) break;
         }
@@ -64,18 +95,7 @@ export function dynamoPageStore(db: Db): PageStore {
 
     async updatePages(bookTextId, changes, at) {
       const updateOne = (c: (typeof changes)[number]) => {
-        const u = new Update()
-          .set(['entity'], entities.bookTextPage.name)
-          .set(['bookTextId'], bookTextId)
-          .set(['pageNumber'], c.pageNumber)
-          .set(['updatedAt'], at)
-          .setIfMissing(['pageId'], c.pageId);
-        // A supplied field is written; any other keeps its value, or takes the default on a new page.
-        const fields = { text: c.text, storageKey: c.storageKey, isAIGenerated: c.isAIGenerated };
-        for (const [name, value] of Object.entries(fields)) {
-          if (value === undefined) u.setIfMissing([name], pageDefaults[name as keyof typeof fields]);
-          else u.set([name], value);
-        }
+        const u = pageUpdate(bookTextId, c, at);
         return db.client.send(
           new UpdateCommand({
             TableName,

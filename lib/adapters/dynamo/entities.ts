@@ -7,7 +7,7 @@ import type { UsageLog } from '../../billing/usage.ts';
 import type { Book, BookImport, Line } from '../../books/book.ts';
 import { tokenHash, type DeviceToken } from '../../notifications/devices.ts';
 import type { Notification } from '../../notifications/notification.ts';
-import type { BookText, FileRecord } from '../../ocr/book-text.ts';
+import type { BookText, FileRecord, LooseText } from '../../ocr/book-text.ts';
 import type { BookTextPage } from '../../ocr/pages/page.ts';
 import type { PendingUpload } from '../../ocr/jobs/presigned-upload.ts';
 import type { QueuedOcrJob } from '../../ocr/jobs/upload.ts';
@@ -20,6 +20,15 @@ export interface OcrJobClaim {
   bookTextId: string;
   createdAt?: string;
   queued?: QueuedOcrJob;
+}
+
+/** An edit of more pages than one transaction takes, while it is saved (book-text-edits.ts). */
+export interface OpenPageEdit {
+  editId: string;
+  bookTextId: string;
+  startedAt: string;
+  /** The pages it writes: what an undo looks at. */
+  pageNumbers: number[];
 }
 
 /** The ledger's invoice item (adapters/billing/ledger.ts): the charge without its customer, and the invoice. */
@@ -71,6 +80,16 @@ export const entities = {
     movedBy: { status: ['gsi2pk'], visibility: ['catalogue'], fileName: ['byName'], pageCount: ['byPages'] },
   }),
   bookTextPage: entity('BookTextPage', { key: (p: BookTextPage) => keys.bookTextPage(p.bookTextId, p.pageNumber) }),
+  /** An edit too large for one transaction, until committed or undone (book-text-edits.ts). */
+  pageEdit: entity('PageEdit', {
+    key: (e: OpenPageEdit) => keys.pageEdit(e.editId),
+    indexes: (e) => keys.openPageEdit(e.startedAt, e.editId),
+  }),
+  /** A text object no record may name: the sweeper's list (loose-texts.ts). */
+  looseText: entity('LooseText', {
+    key: (t: LooseText) => keys.looseText(t.jobId, t.version),
+    indexes: (t) => keys.looseTextList(t.at, t.jobId, t.version),
+  }),
   /**
    * The claim of a job id: one BookText per job. A queued job's claim also keeps the message it was
    * sent (without its credential), so the sweeper can send it again, and is in the open jobs' list.

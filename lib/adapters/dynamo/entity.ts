@@ -18,6 +18,8 @@ export const entityNames = [
   'File',
   'BookText',
   'BookTextPage',
+  'PageEdit',
+  'LooseText',
   'OcrJob',
   'Upload',
   'UsageLog',

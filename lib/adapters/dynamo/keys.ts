@@ -64,6 +64,16 @@ export const keys = {
     sk: `PAGE#${String(pageNumber).padStart(10, '0')}`,
   }),
   bookTextPartition: (bookTextId: string) => `BOOKTEXT#${bookTextId}`,
+  /** An edit of more pages than one transaction takes, while it is saved (book-text-edits.ts). */
+  pageEdit: (editId: string): Key => ({ pk: `PAGEEDIT#${editId}`, sk: 'PAGEEDIT' }),
+  /** gsi2, sparse: present until the edit is committed or undone, oldest first: the sweeper's list of stopped edits. */
+  openPageEdit: (startedAt: string, editId: string) => ({ gsi2pk: 'OPENPAGEEDITS', gsi2sk: `${startedAt}#${editId}` }),
+  openPageEditsIndex: 'OPENPAGEEDITS',
+  /** A text object that may be named by no record (lib/ocr/loose-texts.ts). */
+  looseText: (jobId: string, version: string): Key => ({ pk: `LOOSETEXT#${jobId}#${version}`, sk: 'LOOSETEXT' }),
+  /** gsi2: every loose text, oldest first, so the sweeper finds them by key. */
+  looseTextList: (at: string, jobId: string, version: string) => ({ gsi2pk: 'LOOSETEXTS', gsi2sk: `${at}#${jobId}#${version}` }),
+  looseTextsIndex: 'LOOSETEXTS',
   pagePrefix: 'PAGE#',
   /** gsi1: an owner's BookTexts (their OCR jobs), newest first by createdAt. */
   ownerJobs: (userId: string, createdAt: string, bookTextId: string) => ({

@@ -8,6 +8,7 @@ import { bookTextRecords, countMoves, transact } from './book-text-writes.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { oweUsage } from './owed-usage.ts';
+import { looseTextWrites } from './loose-texts.ts';
 import { countAll, failedConditions, ifConditionHolds, keyFits, record, type Db } from './table.ts';
 import { Update } from './update-expression.ts';
 
@@ -94,9 +95,15 @@ export function dynamoOcrJobStore(db: Db): OcrJobStore {
             processingTime: r.processingTime,
           }).set(['updatedAt'], r.at);
           const condition = r.text ? setText(u, r.text, current.storedText) : undefined;
-          if (r.owed) {
-            // The status and the usage it owes commit together: a completed job is never left with neither usage nor marker.
-            await transact(db, { TransactItems: [{ Update: updateInput(bookText.bookTextId, u, condition) }, oweUsage(TableName, r.owed)] });
+          // What must commit with the record: the usage a completion owes (a completed job is never
+          // left with neither usage nor marker), and the notes of loose texts (loose-texts.ts: the
+          // replaced text is noted exactly when the record stops naming it).
+          const together = [
+            ...(r.owed ? [oweUsage(TableName, r.owed)] : []),
+            ...(r.text ? looseTextWrites(TableName, current.jobId, r.text, current.storedText, r.at) : []),
+          ];
+          if (together.length > 0) {
+            await transact(db, { TransactItems: [{ Update: updateInput(bookText.bookTextId, u, condition) }, ...together] });
           } else {
             await update(bookText.bookTextId, u, condition);
           }

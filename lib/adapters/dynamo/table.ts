@@ -80,11 +80,11 @@ export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableN
 }
 
 /** The items of these keys (missing ones are left out), as records; one round trip per 100 keys. */
-export async function batchGet<T>(db: Db, itemKeys: readonly Record<string, unknown>[]): Promise<T[]> {
+export async function batchGet<T>(db: Db, itemKeys: readonly Record<string, unknown>[], ConsistentRead = false): Promise<T[]> {
   const found: T[] = [];
   for (let i = 0; i < itemKeys.length; i += 100) {
     await untilProcessed(itemKeys.slice(i, i + 100), async (pending) => {
-      const out: BatchGetCommandOutput = await db.client.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending } } }));
+      const out: BatchGetCommandOutput = await db.client.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead } } }));
       found.push(...(out.Responses?.[db.tableName] ?? []).map((item) => record<T>(item)));
       return out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
     });

@@ -183,7 +183,7 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body, caller?:
     update.owed = { jobId: bookText.jobId, bookTextId: bookText.bookTextId, userId: String(body.userId), pages, since: at };
   }
   if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(bookText.bookTextId, p.pageNumber, p.fields, at)));
-  await writeWithText(deps.uploads, bookText.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(bookText, { ...update, text }));
+  await writeWithText(deps, bookText.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(bookText, { ...update, text }));
   await deps.index.written([
     ...pagesWritten(bookText.bookTextId, (result.pages ?? []).map((p) => p.pageNumber)),
     { kind: 'bookText', bookTextId: bookText.bookTextId },

@@ -2,9 +2,8 @@ import type { User } from '../../auth/users.ts';
 import { forbidden, internal } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
 import { canManage, findBookText } from '../access.ts';
-import { languageProblem, listFieldProblem, splitList, type BookTextEdit, type BookTextStore, type Visibility } from '../book-text.ts';
-import type { PageChange, PageStore } from './store.ts';
-import { checkPageCount, checkPageRange, checkPageText, newPage, pageIdOf, pageNumberOf, type BookTextPage, type PageFields } from './page.ts';
+import { languageProblem, listFieldProblem, splitList, type BookTextEdit, type BookTextStore, type PageEdit, type Visibility } from '../book-text.ts';
+import { checkPageCount, checkPageRange, checkPageText, newPage, pageIdOf, pageNumberOf, type PageFields } from './page.ts';
 import { writeWithText } from '../text-storage.ts';
 import type { IndexChange } from '../../search/indexing.ts';
 import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts';
@@ -12,7 +11,6 @@ import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts
 /** Editing a digitized book (SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
 export interface BookEditDeps {
   bookTexts: BookTextStore;
-  pages: PageStore;
   uploads: Objects;
   /** The edit is in the index before it answers (lib/search/read-after-write.ts). */
   index: IndexWrites;
@@ -75,7 +73,7 @@ const lastPerPage = <T extends { pageNumber: number }>(pages: T[]): T[] => [...n
  * `pages` as an array replaces each listed page whole (absent fields take the defaults); as an
  * object keyed by page number it changes only the fields given. Unlisted pages are untouched.
  */
-function readPages(value: unknown, bookTextId: string, at: string): { replace: BookTextPage[] } | { change: PageChange[] } | undefined {
+function readPages(value: unknown, bookTextId: string, at: string): PageEdit | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) {
     checkPageCount(value.length, 'pages');
@@ -118,11 +116,10 @@ export async function editBookText(deps: BookEditDeps, user: User, bookTextId: s
   const e = readEdit(body, bookText.bookTextId, at);
   const file = await deps.bookTexts.getFile(bookText.fileId);
 
-  const writeBook = async () => {
-    // Pages are items of their own; writing them again is harmless, so a failed edit can simply be retried.
-    if (e.pages && 'replace' in e.pages) await deps.pages.putPages(e.pages.replace);
-    if (e.pages && 'change' in e.pages) await deps.pages.updatePages(bookText.bookTextId, e.pages.change, at);
-    await writeWithText(deps.uploads, bookText.jobId, e.extractedText, (text) => {
+  // One write of the record, its File and its pages (the store's `edit`): a PATCH that fails has
+  // changed none of them (README, "Edits are all or nothing").
+  const writeBook = () =>
+    writeWithText(deps, bookText.jobId, e.extractedText, (text) => {
       const edit: BookTextEdit = {
         at,
         fileName: e.fileName,
@@ -132,10 +129,10 @@ export async function editBookText(deps: BookEditDeps, user: User, bookTextId: s
         tags: e.tags,
         categories: e.categories,
         text,
+        pages: e.pages,
       };
       return deps.bookTexts.edit(bookText, edit);
     });
-  };
   const pageNumbers = !e.pages ? [] : 'replace' in e.pages ? e.pages.replace.map((p) => p.pageNumber) : e.pages.change.map((p) => p.pageNumber);
   // Fields its pages carry in the index change with it (setBookFields); else only its listing entry.
   const book: IndexChange = { kind: 'bookText', bookTextId: bookText.bookTextId, listingOnly: e.visibility === undefined && e.language === undefined };

@@ -1,4 +1,4 @@
-import type { BookText, BookTextEdit, BookTextList, BookTextStore, FileRecord, OcrStatus, TextPlacement, TextWrite } from '../../../lib/ocr/book-text.ts';
+import type { BookText, BookTextEdit, BookTextList, BookTextStore, FileRecord, LooseText, OcrStatus, TextPlacement, TextWrite } from '../../../lib/ocr/book-text.ts';
 import { catalogueSortKeys, compareSortKeys } from '../../../lib/ocr/catalogue/sort-keys.ts';
 import type { CatalogueQuery, CatalogueStore } from '../../../lib/ocr/catalogue/store.ts';
 import type { OcrJobStore, PageProgress, ResultUpdate, UsageOutcome } from '../../../lib/ocr/jobs/store.ts';
@@ -28,6 +28,8 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   readonly files = new Map<string, FileRecord>();
   /** By BookText, then page number. */
   readonly pageItems = new Map<string, Map<number, BookTextPage>>();
+  /** Text objects that may be strays, by `<jobId>/<version>` (lib/ocr/loose-texts.ts). */
+  readonly looseTextNotes = new Map<string, LooseText>();
 
   /** `owed`: where a completion owes its usage, with its status (the adapter's one transaction). */
   constructor(readonly owed: FakeOwedUsage = new FakeOwedUsage()) {}
@@ -44,13 +46,39 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     return pages;
   }
 
-  /** Replaces the record's book-level text; reports the stored text it replaced. */
-  private static placeText(record: BookText, text: TextPlacement): TextWrite {
+  /**
+   * Replaces the record's book-level text; reports the stored text it replaced. As the adapter's
+   * transaction does, the new text's note goes and the replaced one's is made in the same write.
+   */
+  private placeText(record: BookText, text: TextPlacement, at: string): TextWrite {
     const replaced = record.storedText;
     record.extractedText = text.extractedText;
     if (text.stored) record.storedText = copy(text.stored);
     else delete record.storedText;
+    if (text.stored) this.looseTextNotes.delete(`${record.jobId}/${text.stored.version}`);
+    if (replaced) this.looseTextNotes.set(`${record.jobId}/${replaced.version}`, { jobId: record.jobId, version: replaced.version, at });
     return { replaced: replaced && copy(replaced) };
+  }
+
+  async noteLooseText(text: LooseText) {
+    this.looseTextNotes.set(`${text.jobId}/${text.version}`, copy(text));
+  }
+
+  async forgetLooseText(text: Pick<LooseText, 'jobId' | 'version'>) {
+    this.looseTextNotes.delete(`${text.jobId}/${text.version}`);
+  }
+
+  async looseTexts(before: string, limit: number) {
+    return [...this.looseTextNotes.values()]
+      .filter((note) => note.at < before)
+      .sort((a, b) => compare(a.at, b.at))
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  /** Every edit here is one step (edit below), so none is ever left part way. */
+  async undoStaleEdits() {
+    return 0;
   }
 
   async create(bookText: BookText, file?: FileRecord) {
@@ -124,7 +152,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     if (r.processingTime !== undefined) record.processingTime = r.processingTime;
     record.updatedAt = r.at;
     record.rev = (record.rev ?? 0) + 1;
-    const written = r.text ? FakeOcrStores.placeText(record, r.text) : { replaced: undefined };
+    const written = r.text ? this.placeText(record, r.text, r.at) : { replaced: undefined };
     if (r.owed) this.owed.owe(r.owed);
     if (r.metadata) {
       for (const [name, value] of Object.entries(r.metadata)) if (name !== '') record.metadata[name] = copy(value);
@@ -174,12 +202,30 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     }
   }
 
+  /** All or nothing, as the adapter's transaction (or its staged edit's undo): a write that throws changes nothing. */
   async edit(book: BookText, e: BookTextEdit) {
+    const storedFile = this.files.get(book.fileId);
+    const saved = { record: copy(this.current(book.bookTextId)), pages: new Map(this.pagesOf(book.bookTextId)), file: storedFile && copy(storedFile), notes: new Map(this.looseTextNotes) };
+    try {
+      return await this.editInPlace(book, e);
+    } catch (error) {
+      this.bookTexts.set(book.bookTextId, saved.record);
+      this.pageItems.set(book.bookTextId, saved.pages);
+      if (saved.file) this.files.set(book.fileId, saved.file);
+      this.looseTextNotes.clear();
+      for (const [key, note] of saved.notes) this.looseTextNotes.set(key, note);
+      throw error;
+    }
+  }
+
+  private async editInPlace(book: BookText, e: BookTextEdit) {
     const record = this.current(book.bookTextId);
     const file = e.file && (e.file.fileName !== undefined || e.file.author !== undefined) ? e.file : undefined;
     const storedFile = file ? this.files.get(book.fileId) : undefined;
     // All or nothing: the File must be there for the transaction to write either.
     if (file && !storedFile) throw new Error(`File ${book.fileId} is not stored (the adapter's transaction fails)`);
+    if (e.pages && 'replace' in e.pages) await this.putPages(e.pages.replace);
+    if (e.pages && 'change' in e.pages) await this.updatePages(book.bookTextId, e.pages.change, e.at);
     if (e.fileName !== undefined) record.fileName = e.fileName;
     if (e.language !== undefined) record.language = e.language;
     if (e.tags !== undefined) record.tags = [...e.tags];
@@ -192,7 +238,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
       if (file.author !== undefined) storedFile.author = file.author;
       storedFile.updatedAt = e.at;
     }
-    return e.text ? FakeOcrStores.placeText(record, e.text) : { replaced: undefined };
+    return e.text ? this.placeText(record, e.text, e.at) : { replaced: undefined };
   }
 
   async list(query: CatalogueQuery): Promise<BookTextList> {

@@ -1,9 +1,10 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { User } from '../../../lib/auth/users.ts';
 import { bookFieldLimits, languageTooLong, tooManyValues, valueTooLong, type BookText } from '../../../lib/ocr/book-text.ts';
 import { bookUpdated, editBookText } from '../../../lib/ocr/pages/edit.ts';
 import { newPage, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { textKey } from '../../../lib/ocr/text-storage.ts';
+import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { storedJob, storedUser } from './fixtures.ts';
 
@@ -160,5 +161,91 @@ describe('who may edit', () => {
     await expect(edit({ tags: 'x' }, await storedUser(world, 'editor'))).resolves.toMatchObject({ success: true });
     await expect(edit({ tags: 'y' }, await storedUser(world, 'admin'))).resolves.toMatchObject({ success: true });
     await expect(editBookText(world.editDeps(), owner, '0123456789abcdef01234567', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Book not found' });
+  });
+});
+
+/**
+ * Issue 29, item 6: a PATCH that answers an error has changed nothing: not its pages, its fields, its
+ * File nor its text; and a text object no record names (a removal that failed) is swept.
+ */
+describe('all or nothing', () => {
+  const longText = (letter: string) => letter.repeat(12_000);
+  const down = () => Promise.reject(new Error('storage unavailable'));
+  /** Everything a PATCH may change, as stored. */
+  const everything = async () => ({
+    record: await stored(),
+    file: await world.ocr.getFile(book.fileId),
+    pages: await pages(),
+    objects: world.uploads.keys(),
+  });
+  const afterSweep = () => new Date(Date.parse(now) + writerGoneAfterMs + 1);
+  const sweep = () => sweepHalfSavedWrites({ ...world.ocr.ports(), uploads: world.uploads }, afterSweep());
+  const body = { tags: 'changed', author: 'Someone else', visibility: 'public', extractedText: longText('ج'), pages: { 1: { text: 'ONE' }, 2: { text: 'TWO' }, 9: { text: 'NINE' } } };
+
+  beforeEach(async () => {
+    // A long text already stored, so an edit's replacement has one to remove.
+    await edit({ extractedText: longText('ا') });
+  });
+
+  it.each([
+    ['the note of the new text', () => vi.spyOn(world.ocr, 'noteLooseText').mockImplementation(down)],
+    ['the put of the new text', () => vi.spyOn(world.uploads, 'put').mockImplementation(down)],
+    [
+      'a page write part way',
+      () => {
+        const write = world.ocr.updatePages.bind(world.ocr);
+        vi.spyOn(world.ocr, 'updatePages').mockImplementation(async (id, changes, at) => {
+          await write(id, changes.slice(0, 1), at);
+          throw new Error('table unavailable');
+        });
+      },
+    ],
+    ['the record write', () => vi.spyOn(world.ocr, 'edit').mockImplementation(down)],
+  ])('fails at %s: answers the error, and the book, its File, pages and texts are as before', async (_, fail) => {
+    const before = await everything();
+    fail();
+    await expect(edit(body)).rejects.toThrow();
+    expect(await everything()).toEqual(before);
+    // A note may outlive a put that failed (it may have stored the object all the same): the sweep
+    // clears it and changes nothing a reader sees.
+    vi.restoreAllMocks();
+    await sweep();
+    expect(await everything()).toEqual(before);
+    expect(world.ocr.looseTextNotes.size).toBe(0);
+  });
+
+  it('leaves a new text whose removal failed after a failed record write noted, and the sweeper removes it', async () => {
+    const before = await everything();
+    vi.spyOn(world.ocr, 'edit').mockImplementation(down);
+    vi.spyOn(world.uploads, 'delete').mockImplementation(down);
+    await expect(edit(body)).rejects.toThrow();
+    const [stray] = world.uploads.keys().filter((key) => !before.objects.includes(key));
+    expect(stray).toBeDefined();
+    vi.mocked(world.uploads.delete).mockRestore();
+    expect(await sweep()).toEqual({ editsUndone: 0, looseTextsRemoved: 1 });
+    expect(await everything()).toEqual(before);
+    expect(world.ocr.looseTextNotes.size).toBe(0);
+  });
+
+  it('notes a replaced text whose removal failed (the edit itself answered and saved), and the sweeper removes it, never the named one', async () => {
+    const replaced = textKey(book.jobId, (await stored()).storedText!.version);
+    vi.spyOn(world.uploads, 'delete').mockImplementation(down);
+    await expect(edit(body)).resolves.toMatchObject({ success: true });
+    const named = textKey(book.jobId, (await stored()).storedText!.version);
+    expect(world.uploads.keys()).toEqual([replaced, named].sort());
+    vi.mocked(world.uploads.delete).mockRestore();
+    // Too young: a writer may still be at work.
+    expect(await sweepHalfSavedWrites({ ...world.ocr.ports(), uploads: world.uploads }, new Date(now))).toEqual({ editsUndone: 0, looseTextsRemoved: 0 });
+    expect(await sweep()).toEqual({ editsUndone: 0, looseTextsRemoved: 1 });
+    expect(world.uploads.keys()).toEqual([named]);
+    expect(world.uploads.text(named)).toBe(longText('ج'));
+  });
+
+  it('keeps an object its record names even when a note of it outlived its write', async () => {
+    const named = (await stored()).storedText!.version;
+    await world.ocr.noteLooseText({ jobId: book.jobId, version: named, at: earlier });
+    expect(await sweep()).toEqual({ editsUndone: 0, looseTextsRemoved: 0 });
+    expect(world.uploads.keys()).toEqual([textKey(book.jobId, named)]);
+    expect(world.ocr.looseTextNotes.size).toBe(0);
   });
 });

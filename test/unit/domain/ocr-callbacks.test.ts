@@ -1,9 +1,10 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { newJobId, newObjectId } from '../../../lib/ids.ts';
 import { metadataView, ocrStatuses } from '../../../lib/ocr/book-text.ts';
 import { recordFinalResult, recordPageResult, usageErrorText } from '../../../lib/ocr/jobs/callbacks.ts';
 import { maxPageCount, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { textKey } from '../../../lib/ocr/text-storage.ts';
+import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aFile, aSubscription, storedJob, storedUser } from './fixtures.ts';
 
@@ -206,6 +207,20 @@ describe('final result, BookText exists', () => {
     const book = await stored(job.jobId);
     expect(world.uploads.keys()).toEqual([textKey(job.jobId, book.storedText!.version)]);
     expect(world.uploads.text(world.uploads.keys()[0]!)).toBe('b'.repeat(30_000));
+  });
+
+  it('notes a replaced text whose removal failed, and the sweeper removes it, never the one the record names (issue 29)', async () => {
+    const job = await aJob();
+    await result(job, { extractedText: 'a'.repeat(20_000) });
+    const first = textKey(job.jobId, (await stored(job.jobId)).storedText!.version);
+    vi.spyOn(world.uploads, 'delete').mockRejectedValue(new Error('storage unavailable'));
+    await result(job, { extractedText: 'b'.repeat(30_000) });
+    vi.restoreAllMocks();
+    const named = textKey(job.jobId, (await stored(job.jobId)).storedText!.version);
+    expect(world.uploads.keys()).toEqual([first, named].sort());
+    const later = new Date(world.now().getTime() + writerGoneAfterMs + 1);
+    expect(await sweepHalfSavedWrites({ ...world.ocr.ports(), uploads: world.uploads }, later)).toEqual({ editsUndone: 0, looseTextsRemoved: 1 });
+    expect(world.uploads.keys()).toEqual([named]);
   });
 });
 
