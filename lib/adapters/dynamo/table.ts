@@ -84,7 +84,7 @@ export async function batchGet<T>(db: Db, itemKeys: readonly Record<string, unkn
   const found: T[] = [];
   for (let i = 0; i < itemKeys.length; i += 100) {
     await untilProcessed(itemKeys.slice(i, i + 100), async (pending) => {
-      const out: BatchGetCommandOutput = await db.client.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead } } }));
+      const out: BatchGetCommandOutput = await db.client.send(new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ...(ConsistentRead && { ConsistentRead }) } } }));
       found.push(...(out.Responses?.[db.tableName] ?? []).map((item) => record<T>(item)));
       return out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
     });
