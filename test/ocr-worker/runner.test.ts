@@ -5,6 +5,9 @@ import { FinishPending, finishLeaseMs, pageSeparator } from '../../ocr-worker/jo
 import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
 import { maxPagesPerJob, noPagesMessage, planJob, runPages, tooManyPagesMessage, type RunnerDeps } from '../../ocr-worker/job/runner.ts';
 import type { OcrJobMessage } from '../../ocr-worker/contract.ts';
+import { memoryBytes } from '../../ocr-worker/fixtures/bytes.ts';
+import { scannedPdf, textPng } from '../../ocr-worker/fixtures/pdf.ts';
+import { openPdf } from '../../ocr-worker/pdf/page-source.ts';
 import { born, fakeApi, fakeWorker, message, scanned, type Book } from './fakes.ts';
 
 /** The job runner over in-memory ports: what the service is told, and how often. */
@@ -176,6 +179,35 @@ describe('a job', () => {
     );
     // Only the task that met the limit opened the file after the plan; the other 249 read nothing.
     expect(opened).toBe(2);
+  });
+
+  it('fails a task when storage stops answering mid-job (its queue delivers it again), and finishes the job once storage is back, with no restart', async () => {
+    const service = fakeApi();
+    const pdf = await scannedPdf([textPng({ lines: ['one'], language: 'en' }), textPng({ lines: ['two'], language: 'en' })]);
+    const bytes = memoryBytes(pdf);
+    let storageDown = false;
+    // The S3 stand-in killed after the first page is reported: every range read from then on is refused.
+    service.failWhen((call, body) => {
+      if (call === 'page' && (body as { pageNumber: number }).pageNumber === 1) storageDown = true;
+      return false;
+    });
+    const files = {
+      open: async () => ({ size: bytes.size, read: (start: number, end: number) => (storageDown ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1')) : bytes.read(start, end)) }),
+      putPageImage: async (_bucket: string, jobId: string, pageNumber: number) => `ocr-pages/${jobId}/${pageNumber}.png`,
+    };
+    const { deps } = fakeWorker([], { api: service.api }, { files, openSource: (b) => openPdf(b, { rangeChunkSize: 1024 }), modelFor: () => 'eng' });
+    const job = message({ language: 'en' });
+    const plan = await planJob(deps, job);
+    expect(plan.tasks).toEqual([[1, 2]]);
+    await expect(runPages(deps, job, plan.tasks[0]!)).rejects.toThrow('ECONNREFUSED');
+    expect(service.pages.map((p) => p.pageNumber)).toEqual([1]);
+    expect(service.results).toEqual([]);
+    // Storage back; the queue delivers the task again: page 1 is not read again, page 2 is, and the job completes once.
+    storageDown = false;
+    service.failWhen(undefined);
+    await runPages(deps, job, plan.tasks[0]!);
+    expect(service.pages.map((p) => p.pageNumber)).toEqual([1, 2]);
+    expect(service.results).toMatchObject([{ status: 'completed', pageCount: 2 }]);
   });
 
   it('counts an ordinary page error as a page error, never toward failing the job', async () => {
