@@ -1,5 +1,6 @@
 import { logger } from '../log.ts';
 import type { Queue } from '../queue.ts';
+import { later, sweepOpenJobs, type StallOutcome } from '../stalled-jobs.ts';
 import { isOpen, type AudioJob } from './audio-job.ts';
 import type { AudioJobMessage } from './jobs.ts';
 
@@ -43,32 +44,14 @@ export interface StalledAudioDeps {
   audioQueue: Queue;
 }
 
-const sweepBatch = 25;
-const later = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
-
 /** One sweep over the open audio jobs: each stalled one is planned again, or failed after `maxAudioRequeues`. */
 export async function requeueStalledAudioJobs(deps: StalledAudioDeps, now: Date, rounds = 10) {
   const at = now.toISOString();
   const before = new Date(now.getTime() - audioStallMinutes * 60_000).toISOString();
-  let requeued = 0;
-  let failed = 0;
-  for (let round = 0; round < rounds; round++) {
-    const open = await deps.stalledAudioJobs.openBefore(before, sweepBatch);
-    for (const job of open) {
-      const outcome = await visit(deps, job, before, at).catch((error: unknown) => {
-        logger.error('Looking after a stalled audio job failed', { jobId: job._id, error: error as Error });
-        return 'passed' as const;
-      });
-      if (outcome === 'requeued') requeued++;
-      if (outcome === 'failed') failed++;
-    }
-    if (open.length < sweepBatch) break;
-  }
-  if (requeued || failed) logger.warn('Stalled audio jobs', { requeued, failed });
-  return { requeued, failed };
+  return sweepOpenJobs('audio job', (limit) => deps.stalledAudioJobs.openBefore(before, limit), (job) => visit(deps, job, before, at), (job) => job._id, rounds);
 }
 
-async function visit(deps: StalledAudioDeps, job: AudioJob, before: string, at: string): Promise<'requeued' | 'failed' | 'passed'> {
+async function visit(deps: StalledAudioDeps, job: AudioJob, before: string, at: string): Promise<StallOutcome> {
   const store = deps.stalledAudioJobs;
   if (!isOpen(job.status)) {
     await store.close(job);

@@ -1,6 +1,7 @@
 import type { JobCredentials } from '../../auth/job-credentials.ts';
-import { logger } from '../../log.ts';
 import type { Queue } from '../../queue.ts';
+import { logger } from '../../log.ts';
+import { later, sweepOpenJobs, type StallOutcome } from '../../stalled-jobs.ts';
 import type { BookText } from '../book-text.ts';
 import { jobPageCap, type OcrJobMessage, type QueuedOcrJob } from './upload.ts';
 
@@ -67,35 +68,14 @@ export interface StalledOcrDeps {
 }
 
 const openStatuses: readonly string[] = ['pending', 'processing'];
-const sweepBatch = 25;
-
-/** The later of two ISO timestamps. */
-const later = (a: string, b: string | undefined) => (b !== undefined && b > a ? b : a);
-
 /** One sweep over the open OCR jobs: each ended one leaves the list, each stalled one is queued again. */
 export async function requeueStalledOcrJobs(deps: StalledOcrDeps, now: Date, rounds = 10) {
   const at = now.toISOString();
   const before = new Date(now.getTime() - ocrStallMinutes * 60_000).toISOString();
-  let requeued = 0;
-  let failed = 0;
-  for (let round = 0; round < rounds; round++) {
-    const open = await deps.stalledOcrJobs.openBefore(before, sweepBatch);
-    for (const job of open) {
-      // One job's trouble (a send refused) does not hold up the others; it is looked at again next sweep.
-      const outcome = await visit(deps, job, before, at).catch((error: unknown) => {
-        logger.error('Looking after a stalled OCR job failed', { jobId: job.jobId, error: error as Error });
-        return 'passed' as const;
-      });
-      if (outcome === 'requeued') requeued++;
-      if (outcome === 'failed') failed++;
-    }
-    if (open.length < sweepBatch) break;
-  }
-  if (requeued || failed) logger.warn('Stalled OCR jobs', { requeued, failed });
-  return { requeued, failed };
+  return sweepOpenJobs('OCR job', (limit) => deps.stalledOcrJobs.openBefore(before, limit), (job) => visit(deps, job, before, at), (job) => job.jobId, rounds);
 }
 
-async function visit(deps: StalledOcrDeps, job: OpenOcrJob, before: string, at: string): Promise<'requeued' | 'failed' | 'passed'> {
+async function visit(deps: StalledOcrDeps, job: OpenOcrJob, before: string, at: string): Promise<StallOutcome> {
   const store = deps.stalledOcrJobs;
   const bookText = await store.bookText(job.bookTextId);
   if (!bookText || !openStatuses.includes(bookText.status)) {

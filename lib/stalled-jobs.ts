@@ -1,0 +1,38 @@
+import { logger } from './log.ts';
+
+/**
+ * The sweeper's walk over a list of open jobs (OCR: lib/ocr/jobs/stalled.ts, audio: lib/audio/stalled.ts),
+ * one batch at a time, oldest first: what each visit did, counted. One job's trouble (a send refused)
+ * does not hold up the others; it is looked at again by the next sweep.
+ */
+export type StallOutcome = 'requeued' | 'failed' | 'passed';
+
+const sweepBatch = 25;
+
+export async function sweepOpenJobs<J>(
+  what: string,
+  list: (limit: number) => Promise<J[]>,
+  visit: (job: J) => Promise<StallOutcome>,
+  idOf: (job: J) => string,
+  rounds = 10,
+): Promise<{ requeued: number; failed: number }> {
+  let requeued = 0;
+  let failed = 0;
+  for (let round = 0; round < rounds; round++) {
+    const open = await list(sweepBatch);
+    for (const job of open) {
+      const outcome = await visit(job).catch((error: unknown) => {
+        logger.error(`Looking after a stalled ${what} failed`, { jobId: idOf(job), error: error as Error });
+        return 'passed' as const;
+      });
+      if (outcome === 'requeued') requeued++;
+      if (outcome === 'failed') failed++;
+    }
+    if (open.length < sweepBatch) break;
+  }
+  if (requeued || failed) logger.warn(`Stalled ${what}s`, { requeued, failed });
+  return { requeued, failed };
+}
+
+/** The later of two ISO timestamps: when a job last moved, by its own writes or a requeue. */
+export const later = (a: string, b: string | undefined): string => (b !== undefined && b > a ? b : a);
