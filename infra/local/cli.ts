@@ -18,8 +18,9 @@ import { seed } from './seed.ts';
 import { dataDir, functionEnvironment, jwtSecret, names, readStack } from './state.ts';
 
 /**
- * `npm run --silent cli -- COMMAND` (local-runtime.md): JSON (or a bare token) on stdout,
- * diagnostics on stderr, a non-zero exit with a one-line message on any error.
+ * `npm run --silent cli -- COMMAND` (docs/local-runtime.md): JSON (or a bare token) on stdout,
+ * diagnostics on stderr; any error exits non-zero with a one-line message on stderr, and a wrong or
+ * missing argument also prints the usage there; `--help` or no command prints the usage and exits 0.
  */
 const usage = `usage: npm run --silent cli -- COMMAND
   seed FILE
@@ -41,8 +42,11 @@ function db() {
 
 const issueToken = (userId: string, expiresIn = dayInSeconds) => signToken(jwtSecret(dataDir(), false), userId, expiresIn);
 
+/** A wrong or missing argument: its one line, then the usage (on stderr). */
+class UsageError extends Error {}
+
 async function run(argv: string[]): Promise<unknown> {
-  if (argv.includes('--help') || argv.includes('-h')) return { bare: usage };
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h')) return { bare: usage };
   // Its own words and options (reconcileOptions): a wrong one is answered with its usage.
   if (argv[0] === 'audio' && argv[1] === 'reconcile') {
     const options = reconcileOptions(argv.slice(2));
@@ -50,11 +54,14 @@ async function run(argv: string[]): Promise<unknown> {
     const stack = readStack(dataDir());
     return runReconcile({ audio: s3Objects(s3Client(), stack.audioBucket), audioFiles: dynamoAudioFiles(table) }, options);
   }
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { 'expires-in': { type: 'string' } },
-  });
+  const options = { 'expires-in': { type: 'string' } } as const;
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { positionals, values } = parsed;
   const [command, ...rest] = positionals;
   const words = [command, rest[0]].join(' ');
 
@@ -78,7 +85,10 @@ async function run(argv: string[]): Promise<unknown> {
     );
   }
   if (command === 'token' && rest.length === 1) {
-    return { bare: await issueToken(rest[0]!, parseTokenLifetime(values['expires-in'], dayInSeconds)) };
+    const lifetime = parseTokenLifetime(values['expires-in'], dayInSeconds);
+    // A token for nobody would be refused by every route ("User not found"): refused here instead.
+    if (!(await dynamoUserStore(db()).get(rest[0]!))) throw new Error(`no user ${rest[0]}`);
+    return { bare: await issueToken(rest[0]!, lifetime) };
   }
   if (words === 'user delete' && rest.length === 2) {
     if (!(await dynamoUserStore(db()).delete(rest[1]!))) throw new Error(`no user ${rest[1]}`);
@@ -116,7 +126,9 @@ async function run(argv: string[]): Promise<unknown> {
   if (words === 'billing invoices' && rest.length === 2) {
     return ledgerBilling(db()).invoices(rest[1]!);
   }
-  throw new Error(`unknown command: ${argv.join(' ') || '(none)'}\n${usage}`);
+  const known = ['seed', 'token', 'user delete', 'book show', 'queue peek', 'billing invoices'];
+  const named = known.find((k) => k === command || k === words);
+  throw new UsageError(named ? `${named}: wrong or missing arguments` : `unknown command: ${argv.join(' ')}`);
 }
 
 run(process.argv.slice(2)).then(
@@ -125,7 +137,7 @@ run(process.argv.slice(2)).then(
     process.stdout.write(bare !== undefined ? `${bare}\n` : `${JSON.stringify(out, null, 2)}\n`);
   },
   (error: Error) => {
-    process.stderr.write(`${error.message.split('\n')[0]}\n`);
+    process.stderr.write(`${error.message.split('\n')[0]}\n${error instanceof UsageError ? `${usage}\n` : ''}`);
     process.exit(1);
   },
 );

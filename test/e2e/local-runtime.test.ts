@@ -149,8 +149,9 @@ describe('local runtime', () => {
     expect(JSON.parse((await cli(['book', 'show', out.books.b1.bookId], env)).stdout).lines).toHaveLength(2);
     expect(JSON.parse((await cli(['queue', 'peek', 'ocr'], env)).stdout).map((m: { jobId: string }) => m.jobId)).toContain(job.jobId);
 
-    expect(JSON.parse((await cli(['user', 'delete', out.users.cara.userId], env)).stdout)).toEqual({ deleted: true });
+    // A token issued before the user is deleted stays valid but names no one.
     const caraToken = (await cli(['token', out.users.cara.userId], env)).stdout.trim();
+    expect(JSON.parse((await cli(['user', 'delete', out.users.cara.userId], env)).stdout)).toEqual({ deleted: true });
     const gone = await checkedFetch(`${second.url}/notifications`, { headers: { authorization: `Bearer ${caraToken}` } });
     expect(gone.status).toBe(404);
     expect(await gone.text()).toBe('User not found');
