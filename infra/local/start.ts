@@ -28,6 +28,9 @@ async function main() {
   // that cannot be kept up stops the whole stack, non-zero, naming it (supervise.ts).
   let running: LocalStack | undefined;
   let stop: (code: number) => Promise<void> = async (code) => process.exit(code);
+  // One line per stage before the URL line: the stores alone take seconds (issue 30).
+  const stage = (what: string) => process.stderr.write(`npm start: ${what}\n`);
+  stage(`starting the embedded stores (DynamoDB Local, S3, SQS) in ${dir}`);
   const stores = await startEmbeddedStores({
     dataDir: dir,
     tableName: names.tableName,
@@ -70,6 +73,7 @@ async function main() {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
+  stage('loading the functions and starting the API');
   try {
     server = await startLocalServer({
       host: process.env.HOST || '127.0.0.1',
@@ -82,6 +86,7 @@ async function main() {
     await stop(1);
     return;
   }
+  stage('starting the workers (audio, audio files, billing, sweeper, search indexer, OCR)');
   // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
   const { handler } = await import('../../functions/audio-worker.ts');
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));

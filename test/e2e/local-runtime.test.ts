@@ -25,6 +25,13 @@ describe('local runtime', () => {
     const first = await startService(env);
     stopService = first.stop;
     expect(first.url).toBe(`http://127.0.0.1:${env.PORT}`);
+    // It said what it was doing before its URL line, a line per stage.
+    const stages = first.stderr().split('\n').filter((line) => line.startsWith('npm start: '));
+    expect(stages.map((line) => line.replace(/ in \/.*$/, ''))).toEqual([
+      'npm start: starting the embedded stores (DynamoDB Local, S3, SQS)',
+      'npm start: loading the functions and starting the API',
+      'npm start: starting the workers (audio, audio files, billing, sweeper, search indexer, OCR)',
+    ]);
 
     const seedFile = join(dataDir, 'seed.json');
     writeFileSync(
