@@ -14,7 +14,7 @@ export default tseslint.config(
     },
   },
   {
-    // Domain modules stay free of cloud SDKs and HTTP (DESIGN.md section 3).
+    // Domain modules stay free of cloud SDKs and HTTP (docs/DESIGN.md section 3).
     files: ['lib/**/*.ts'],
     ignores: ['lib/adapters/**'],
     rules: {

@@ -23,7 +23,7 @@ import { openBenchStack } from './env.ts';
 import { toRecord } from '../infra/local/queue-worker.ts';
 
 /**
- * Throughput budget (DESIGN.md section 8): an audio job of 6,236 lines x 3 fields against a speech
+ * Throughput budget (docs/DESIGN.md section 8): an audio job of 6,236 lines x 3 fields against a speech
  * stand-in limited to R requests per second finishes within 10% of the 6,236 x 3 / R floor, and
  * survives a worker crash half way.
  *

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { bundleFunctions, formatBytes, type BundleResult } from '../infra/bundle.ts';
 
 /**
- * Cold-start budget (DESIGN.md section 8), measured on the bundles CDK deploys: per function, the
+ * Cold-start budget (docs/DESIGN.md section 8), measured on the bundles CDK deploys: per function, the
  * shipped size and the module load time, i.e. the median over fresh `node` processes of the time to
  * `import()` the bundle, minus the same median for an empty handler module (which nets out Node's own
  * ESM loader). Each process is fresh, so nothing is cached between runs, as on a Lambda cold start.

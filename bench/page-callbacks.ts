@@ -4,7 +4,7 @@ import { names } from '../infra/local/state.ts';
 import { openBenchStack } from './env.ts';
 
 /**
- * Throughput budget (DESIGN.md section 8): 1,000 page callbacks at 32 in flight, nothing lost. A job is
+ * Throughput budget (docs/DESIGN.md section 8): 1,000 page callbacks at 32 in flight, nothing lost. A job is
  * created as a client creates it (`POST /ocr`, multipart), then the worker's callbacks are posted
  * through the local server over the real handlers and DynamoDB Local: pages 0..999 with at most 32 in
  * flight, then the final `POST /ocr/result`. Then `GET /ocr/text/:jobId` must give back every page, in

@@ -9,7 +9,7 @@ import { audioContracts, audioFailures as failures } from './api/audio-api.ts';
 import { httpFunction } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
 
-/** `/audio/*` (SPEC.md 4.2): text-to-speech for book lines, its files and whole-book jobs. */
+/** `/audio/*` (docs/SPEC.md 4.2): text-to-speech for book lines, its files and whole-book jobs. */
 const deps = audioDeps;
 
 /** The MP3 as API Gateway returns binary: base64 with the flag set. */

@@ -7,7 +7,7 @@ import { audioDeps } from './audio-deps.ts';
 import { count, metricNames, observed } from './observability.ts';
 
 /**
- * `audio-worker` (DESIGN.md section 1): runs whole-book audio jobs from the `audio-jobs` queue, a plan
+ * `audio-worker` (docs/DESIGN.md section 1): runs whole-book audio jobs from the `audio-jobs` queue, a plan
  * message then one message per chunk of lines. Each step is retried within the run while a retry can
  * help (lib/audio/jobs.ts); a message that still fails is delivered again by the queue (partial batch
  * failures), and after its last try goes to the dead-letter queue with its job left open, which the

@@ -8,7 +8,7 @@ import { registerDevice, unregisterDevice } from '../lib/notifications/devices.t
 import { listNotifications, markAllRead, markRead, unreadCount } from '../lib/notifications/inbox.ts';
 import { notificationContracts } from './api/notifications-api.ts';
 
-/** `/notifications/*` (SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
+/** `/notifications/*` (docs/SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
 const deps = once(() => {
   const core = coreDeps();
   return {

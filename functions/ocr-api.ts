@@ -22,7 +22,7 @@ import { parseMultipart } from './http/multipart.ts';
 import { jobCredentialsOf } from './job-credentials.ts';
 import { json } from './http/responses.ts';
 
-/** `ocr-api` (DESIGN.md section 1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
+/** `ocr-api` (docs/DESIGN.md section 1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
 const deps = once(() => {
   const core = coreDeps();
   const bucket = core.config.uploadsBucket;
@@ -47,7 +47,7 @@ const deps = once(() => {
   };
 });
 
-/** `POST /ocr`: the subscription before the form is read (SPEC.md 4.1), then the domain. */
+/** `POST /ocr`: the subscription before the form is read (docs/SPEC.md 4.1), then the domain. */
 async function uploadMultipart(request: Request) {
   const user = signedIn(request);
   const gate = await requireSubscription(deps().subscriptions, user);

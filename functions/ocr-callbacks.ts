@@ -12,7 +12,7 @@ import { jobCredentialsOf } from './job-credentials.ts';
 import { json } from './http/responses.ts';
 import { count, metricNames } from './observability.ts';
 
-/** `ocr-callbacks` (DESIGN.md section 1): the OCR worker's page and final results; editors and admins, or the job's own credential. */
+/** `ocr-callbacks` (docs/DESIGN.md section 1): the OCR worker's page and final results; editors and admins, or the job's own credential. */
 const deps = once(() => {
   const core = coreDeps();
   const stores = dynamoOcrStores(core.db);

@@ -9,7 +9,7 @@ import { ocrExportContracts } from './api/ocr-export.ts';
 import { httpFunction, signedIn } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
 
-/** `ocr-export` (DESIGN.md section 1): the Word export, the one function that carries the docx library. */
+/** `ocr-export` (docs/DESIGN.md section 1): the Word export, the one function that carries the docx library. */
 const deps = once(() => {
   const core = coreDeps();
   return { ...core, bookTexts: dynamoBookTextStore(core.db), pages: dynamoPageStore(core.db), uploads: bucketObjects(core.config.uploadsBucket) };

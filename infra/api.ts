@@ -51,7 +51,7 @@ const routeThrottle = (t: Throttle) => ({ ThrottlingRateLimit: t.rate, Throttlin
 /**
  * The HTTP API: one route per route-table entry, each to its function (payload 2.0, so binary bodies
  * pass as base64 with `isBase64Encoded` and need no binary media types). Auth is the functions' own
- * (DESIGN.md section 1). CORS (infra/cors.ts) is answered by API Gateway.
+ * (docs/DESIGN.md section 1). CORS (infra/cors.ts) is answered by API Gateway.
  *
  * Throttling is per route (an HTTP API has no per-client limits): every route gets the default, the
  * anonymous read routes a lower share, so that a flood of public reads cannot take the Lambda

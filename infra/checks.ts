@@ -36,7 +36,7 @@ export interface Findings {
 
 const reasons = {
   apiAuthorization:
-    'Each function authorizes its own routes (DESIGN.md section 1): the spec’s per-route rules (plain-text 401/403, optional auth, ' +
+    'Each function authorizes its own routes (docs/DESIGN.md section 1): the spec’s per-route rules (plain-text 401/403, optional auth, ' +
     'an invalid token as anonymous on some routes, 404 for a deleted user, roles from the user record) cannot be expressed by a ' +
     'gateway authorizer; the webhook is authenticated by its Stripe signature and the worker callbacks by an editor token.',
   runtime: 'Node.js 22 is the runtime this service is built and tested for (the project targets it); moving to a newer one is a deliberate upgrade.',

@@ -42,7 +42,7 @@ export interface Grantable {
 const topFolder = (key: string) => key.slice(0, key.indexOf('/') + 1);
 
 /**
- * The uploads bucket's key prefixes (DESIGN.md section 5), each taken from the code that builds
+ * The uploads bucket's key prefixes (docs/DESIGN.md section 5), each taken from the code that builds
  * those keys, so a grant cannot drift from where the objects are.
  */
 export const uploadsPrefixes = {

@@ -133,7 +133,7 @@ export const expiredResponsesRule = (prefix: string): s3.LifecycleRule => ({ pre
 export const expiredIncomingRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(2), ...passingVersions });
 
 /**
- * The uploads bucket's lifecycle: one rule for each key prefix (DESIGN.md section 5), so that no two
+ * The uploads bucket's lifecycle: one rule for each key prefix (docs/DESIGN.md section 5), so that no two
  * rules overlap on a key, typed over every prefix, so that a new one does not compile until it is
  * decided whether its deleted objects are kept.
  */

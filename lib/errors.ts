@@ -19,7 +19,7 @@ export type ErrorKind =
  * How the answer's body is written:
  * - `group`: the endpoint group's JSON shape (`{message}`, `{success: false, message}`, `{error}`);
  * - `plain-text`: the message alone, as the spec's auth layer and upload parser answer;
- * - `fields`: the spec's fields with the message (the audio 402, SPEC.md 4.2).
+ * - `fields`: the spec's fields with the message (the audio 402, docs/SPEC.md 4.2).
  */
 export type ErrorBody = 'group' | 'plain-text' | 'fields';
 

@@ -63,7 +63,7 @@ export interface OcrEngine {
   close(): Promise<void>;
 }
 
-/** A page the worker could not read: a page error (SPEC.md 4.1 `status: "failed"`), not a dead job. */
+/** A page the worker could not read: a page error (docs/SPEC.md 4.1 `status: "failed"`), not a dead job. */
 export class PageError extends Error {
   override name = 'PageError';
 }

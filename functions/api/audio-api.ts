@@ -11,7 +11,7 @@ import { queryInt } from '../../lib/paging.ts';
 import { binary, contracts, json, type Answer } from './contract.ts';
 import { audioErrorAnswer, handedOverAnswer, objectId, pathId, sharedSchemas, timestamp } from './shapes.ts';
 
-/** `/audio/*` (SPEC.md 4.2): voices, generation, playback, listings, deletion and whole-book jobs. */
+/** `/audio/*` (docs/SPEC.md 4.2): voices, generation, playback, listings, deletion and whole-book jobs. */
 
 // Shapes
 
@@ -51,7 +51,7 @@ const ListedAudioJob = v.pipe(
   v.description('An AudioJob as the job list shows it: `bookId` populated.'),
 );
 
-/** SPEC.md 4.2 "book read access": the 402 of a subscriber-only book. */
+/** docs/SPEC.md 4.2 "book read access": the 402 of a subscriber-only book. */
 const SubscriptionRequired = v.pipe(
   v.strictObject({
     requiresSubscription: v.literal(true),
@@ -90,7 +90,7 @@ const GeneratedAudio = v.pipe(
 
 export const audioSchemas = { Voice, AudioJob, ListedAudioJob, SubscriptionRequired, LineFieldAudio, LineContent, LineAudioFile, BookAudioFile, GeneratedAudio };
 
-// Errors (SPEC.md 7): `{error}` plus the spec's lists; 500 bodies carry `details`.
+// Errors (docs/SPEC.md 7): `{error}` plus the spec's lists; 500 bodies carry `details`.
 
 const errorOf = <const T extends readonly [string, ...string[]]>(texts: T) => v.strictObject({ error: v.picklist(texts) });
 const availableFields = v.strictObject({ error: v.literal(invalidField), availableFields: v.array(fieldName) });

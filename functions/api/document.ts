@@ -14,7 +14,7 @@ import { errorAnswerOf } from './shapes.ts';
  * used to check every answer of the HTTP tests (test/support/api-contract.ts).
  */
 
-/** The package's version (a test keeps them equal); SPEC.md 9 shows no versioning scheme. */
+/** The package's version (a test keeps them equal); docs/SPEC.md 9 shows no versioning scheme. */
 export const apiVersion = '0.1.0';
 
 type Json = Record<string, unknown>;
@@ -34,7 +34,7 @@ function schemaOf(schema: Schema, typeMode: 'input' | 'output' = 'output'): Json
   return rest;
 }
 
-/** The auth layer's plain-text answers for a mode (functions/http/auth.ts; SPEC.md sections 5 and 7). */
+/** The auth layer's plain-text answers for a mode (functions/http/auth.ts; docs/SPEC.md sections 5 and 7). */
 export function authAnswers(mode: AuthMode): Record<number, Answer> {
   const noToken = { kind: 'text', description: 'No token was sent.', texts: [authTexts.noToken] } as const;
   const userGone = { kind: 'text', description: 'The token’s user no longer exists.', texts: [authTexts.userGone] } as const;

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { contracts, json } from './contract.ts';
 import { healthStores } from '../../lib/health.ts';
 
-/** `GET /health` (issue 29): not in SPEC.md; whether each store the service needs answers, and nothing else. */
+/** `GET /health` (issue 29): not in docs/SPEC.md; whether each store the service needs answers, and nothing else. */
 
 const storeState = v.pipe(v.picklist(['ok', 'failed']), v.description('`ok`: it answered a small read within the time allowed; `failed`: it did not.'));
 const stores = v.strictObject(Object.fromEntries(healthStores.map((store) => [store.name, v.pipe(storeState, v.description(store.description))])) as v.ObjectEntries);

@@ -5,7 +5,7 @@ import { maxOffset } from '../../lib/paging.ts';
 import { contracts, json } from './contract.ts';
 import { listLimit, messageErrorAnswer, nullableTimestamp, objectId, pathId, queryNumber, timestamp } from './shapes.ts';
 
-/** `/notifications/*` (SPEC.md 4.3): the inbox and push device tokens. */
+/** `/notifications/*` (docs/SPEC.md 4.3): the inbox and push device tokens. */
 
 const actor = v.strictObject({
   _id: objectId,
@@ -29,7 +29,7 @@ const notificationFields = {
   __v: v.pipe(v.number(), v.integer()),
 };
 
-/** In the list the actor is the user (null for system notifications, SPEC.md 6). */
+/** In the list the actor is the user (null for system notifications, docs/SPEC.md 6). */
 const Notification = v.pipe(v.strictObject({ ...notificationFields, actor: v.nullable(actor) }), v.description('A notification as the inbox lists it (SPEC.md 2.10).'));
 /** In the mark-read answer the actor is an unpopulated id. */
 const MarkedNotification = v.pipe(v.strictObject({ ...notificationFields, actor: v.nullable(objectId) }), v.description('A notification with its actor as an id.'));
@@ -50,7 +50,7 @@ const example = {
 };
 const listExample = (title: string, body: string) => ({ notifications: [{ ...example, title, body }], currentPage: 1, totalPages: 1, total: 1 });
 
-/** A token of only spaces is no token (SPEC.md 7: `Token is required`). */
+/** A token of only spaces is no token (docs/SPEC.md 7: `Token is required`). */
 const token = v.pipe(
   v.string(tokenRequired),
   v.check((value) => value.trim() !== '', tokenRequired),

@@ -19,7 +19,7 @@ import {
 } from './ocr-shapes.ts';
 import { handedOverAnswer, listLimit, listOffset, ocrErrorAnswer, pathId, queryChoice, queryFlag, queryList, queryNumber, queryOffset, queryOneOf, queryText } from './shapes.ts';
 
-/** `ocr-api` (SPEC.md 4.1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
+/** `ocr-api` (docs/SPEC.md 4.1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
 
 const at = '2026-11-23T09:30:00.000Z';
 const done = '2026-11-23T09:34:12.000Z';
@@ -36,7 +36,7 @@ const subscriptionRequired = ocrErrorAnswer('No active subscription: `error: "SU
 const filterList = (name: 'tags' | 'categories', description: string) =>
   v.pipe(queryList(`${description} At most ${bookFieldLimits.listValues} (400 past it).`), v.maxLength(bookFieldLimits.listValues, tooManyValues(name)));
 
-/** The job's optional fields (SPEC.md 4.1 `POST /ocr`): as form fields, or in the presigned path's JSON. */
+/** The job's optional fields (docs/SPEC.md 4.1 `POST /ocr`): as form fields, or in the presigned path's JSON. */
 const jobFields = (list: v.GenericSchema, metadata: v.GenericSchema) => ({
   fileName: v.optional(v.pipe(v.string(), v.description('Names the File; default the uploaded file’s name.'))),
   language: v.optional(v.pipe(v.string(), v.description('The book’s language.')), jobFieldDefaults.language),

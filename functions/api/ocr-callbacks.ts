@@ -7,7 +7,7 @@ import { badRequestAnswer, bookBodyLimits, bothLanguages, ocrSchemas as s, sampl
 import { objectId, ocrErrorAnswer, uuid } from './shapes.ts';
 
 /**
- * `ocr-callbacks` (SPEC.md 4.1, state table 3.1): the OCR worker's reports. The bodies are documented,
+ * `ocr-callbacks` (docs/SPEC.md 4.1, state table 3.1): the OCR worker's reports. The bodies are documented,
  * not parsed by schema: their checks answer in the spec's statuses (a missing id 400, a malformed
  * field the validation 500) with texts of their own (lib/ocr/jobs/callbacks.ts).
  */
@@ -54,7 +54,7 @@ const pagesOf = (texts: readonly string[]) => texts.map((text, i) => ({ pageNumb
 const worker = { jobId: ids.jobId, fileId: ids.fileId, userId: ids.userId };
 const orphanIds = 'A job the service does not know creates its BookText, only with a UUID `jobId` and ObjectId `fileId` and `userId` (else the 500 `jobId must be a UUID` or `<name> must be an ObjectId`).';
 
-/** A job credential (README, "Connecting an OCR worker") used beyond its job: not in SPEC.md, an addition. */
+/** A job credential (README, "Connecting an OCR worker") used beyond its job: not in docs/SPEC.md, an addition. */
 const outsideGrantAnswer = ocrErrorAnswer(
   `\`${outsideGrant}\`: called with a job credential (the job message's \`credential\`, in place of an editor's token) for another job, another owner or file, or a page number or count past its cap.`,
 );

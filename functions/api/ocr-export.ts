@@ -3,9 +3,9 @@ import { docxContentType, exportUrlSeconds, fontSizes, maxInlineBytes } from '..
 import { binary, contracts, json } from './contract.ts';
 import { ocrErrorAnswer, pathId, queryFlag } from './shapes.ts';
 
-/** `ocr-export` (SPEC.md 4.1): the Word export. */
+/** `ocr-export` (docs/SPEC.md 4.1): the Word export. */
 
-/** Half-points (SPEC.md 8): rounded, clamped to 16..40; a value that is not numeric (empty included) reads as 24. */
+/** Half-points (docs/SPEC.md 8): rounded, clamped to 16..40; a value that is not numeric (empty included) reads as 24. */
 const fontSize = v.pipe(
   v.optional(v.string(), ''),
   v.transform((value) => {

@@ -11,7 +11,7 @@ const jobFile = { jobId: uuid, fileId: objectId, fileName: v.nullable(v.string()
 const jobTimes = { createdAt: timestamp, updatedAt: timestamp, completedAt: nullableTimestamp };
 
 /**
- * The shapes the OCR contracts share (SPEC.md 2.1-2.5, 4.1), each a component of the document.
+ * The shapes the OCR contracts share (docs/SPEC.md 2.1-2.5, 4.1), each a component of the document.
  * Answer bodies are strict, so an undocumented field fails the HTTP tests; a key only the owner,
  * editors and admins see is optional (absent for everyone else), a value that can be null nullable.
  */
@@ -21,7 +21,7 @@ const Visibility = v.pipe(v.picklist(visibilities), v.description('`private` on 
 const words = v.array(v.string());
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
 
-/** The upload's usage snapshot (SPEC.md 2.4); null credits mean unlimited (editors and admins). */
+/** The upload's usage snapshot (docs/SPEC.md 2.4); null credits mean unlimited (editors and admins). */
 const UsageSnapshot = v.pipe(
   v.strictObject({
     remainingCredits: v.nullable(v.number()),
@@ -32,7 +32,7 @@ const UsageSnapshot = v.pipe(
   v.description('Page credits at upload time (SPEC.md 2.4): `null` credits mean unlimited (editors and admins).'),
 );
 
-/** A completion's usage (SPEC.md 2.4, final-result shape; README, "usage on completion"). */
+/** A completion's usage (docs/SPEC.md 2.4, final-result shape; README, "usage on completion"). */
 const UsageInfo = v.pipe(
   v.strictObject({
     freePages: v.number(),
@@ -50,7 +50,7 @@ const PageError = v.pipe(
   v.description('A page the worker reported as failed (README, "page errors").'),
 );
 
-/** SPEC.md 2.2: the client's keys, then the service's, which always win. */
+/** docs/SPEC.md 2.2: the client's keys, then the service's, which always win. */
 const BookMetadata = v.pipe(
   v.objectWithRest(
     {

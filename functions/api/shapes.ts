@@ -47,7 +47,7 @@ export function queryChoice<const T extends readonly [string, ...string[]]>(valu
   );
 }
 
-/** `true` unless the value is something else (SPEC.md: "only the value `true`"). */
+/** `true` unless the value is something else (docs/SPEC.md: "only the value `true`"). */
 export const queryFlag = (description: string) =>
   v.pipe(
     v.optional(v.string(), 'true'),
@@ -57,7 +57,7 @@ export const queryFlag = (description: string) =>
     v.metadata({ default: true }),
   );
 
-/** The notifications group's error bodies (SPEC.md 7): `{message}`; a 500 adds `error`. */
+/** The notifications group's error bodies (docs/SPEC.md 7): `{message}`; a 500 adds `error`. */
 const messageError = v.pipe(
   v.looseObject({ message: v.string(), error: v.optional(v.string()) }),
   v.description(`A notifications error: \`message\`, and for a 500 the operation in \`message\` and \`error\` (our own words, \`${unexpectedErrorText}\` for anything unexpected).`),
@@ -69,7 +69,7 @@ const ocrError = v.pipe(
   v.description('An OCR error: `success: false` and `message`, plus the spec’s fields where it names them (`error`, `subscriptionRequired`).'),
 );
 
-/** The audio group's error bodies (SPEC.md 7): `{error}` and the spec's fields; a 500 adds `details`. */
+/** The audio group's error bodies (docs/SPEC.md 7): `{error}` and the spec's fields; a 500 adds `details`. */
 const audioError = v.pipe(
   v.looseObject({ error: v.string(), details: v.optional(v.string()) }),
   v.description('An audio error: `error`, plus the spec’s fields (`availableFields`, `availableVoices`, `invalidFields`); a 500 carries `details`.'),
@@ -102,7 +102,7 @@ export const handedOverAnswer: Answer = {
 
 // Listing queries
 
-/** A list's `limit` (SPEC.md 8): default 20, larger values read as `maxLimit` (README, "Maxima and caps"). */
+/** A list's `limit` (docs/SPEC.md 8): default 20, larger values read as `maxLimit` (README, "Maxima and caps"). */
 export const listLimit = queryNumber('limit', {
   fallback: defaultListLimit,
   min: 1,

@@ -6,7 +6,7 @@ import { isStaff, type User, type UserStore } from '../../lib/auth/users.ts';
 import { DomainError, type ErrorKind } from '../../lib/errors.ts';
 import type { AuthMode } from '../routes.ts';
 
-/** The auth layer's answers: plain text, exactly as SPEC.md section 7 writes them. */
+/** The auth layer's answers: plain text, exactly as docs/SPEC.md section 7 writes them. */
 export const authTexts = {
   noToken: 'Unauthorized: No token provided',
   invalidToken: 'Forbidden: Invalid token',
@@ -14,7 +14,7 @@ export const authTexts = {
   userGone: 'User not found',
 } as const;
 
-/** The auth layer's refusals: plain text, whatever the route's group (SPEC.md 7). */
+/** The auth layer's refusals: plain text, whatever the route's group (docs/SPEC.md 7). */
 const reject = (kind: ErrorKind, message: string) => new DomainError(kind, message, { body: 'plain-text' });
 
 export function bearerToken(event: APIGatewayProxyEventV2): string | undefined {

@@ -57,7 +57,7 @@ export const ocrStyle: ErrorStyle = {
 };
 
 /**
- * The audio group (SPEC.md section 7): `{error}` plus the spec's extra fields, and for 500
+ * The audio group (docs/SPEC.md section 7): `{error}` plus the spec's extra fields, and for 500
  * `{error: <operation>, details: <detail>}` (the 402 writes its own fields: lib/audio/access.ts).
  */
 export const audioStyle: ErrorStyle = {
@@ -65,7 +65,7 @@ export const audioStyle: ErrorStyle = {
   internal: (failure, detail) => ({ error: failure, details: detail }),
 };
 
-/** Each function's error style: its group's (SPEC.md 7). */
+/** Each function's error style: its group's (docs/SPEC.md 7). */
 export const styleOf: Record<FunctionName, ErrorStyle> = {
   'ocr-api': ocrStyle,
   'ocr-callbacks': ocrStyle,

@@ -9,7 +9,7 @@ import { notificationTypes, type NotificationType } from '../../lib/notification
 import { storeNotification } from '../../lib/notifications/notify.ts';
 import type { NotificationStore } from '../../lib/notifications/store.ts';
 
-/** The seed file of local-runtime.md: validated whole before anything is written. */
+/** The seed file of docs/local-runtime.md: validated whole before anything is written. */
 export interface SeedStores {
   users: UserStore;
   subscriptions: SubscriptionStore;

@@ -14,7 +14,7 @@ import { endLeftoverStores, refuseIfRunning } from './leftovers.ts';
 import { thisProcess } from '../../lib/processes.ts';
 import { bucketNotifications, dataDir, functionEnvironment, jwtSecret, names, removeStack, searchDbFile, writeStack, type LocalStack } from './state.ts';
 
-/** `npm start`: the whole service on this machine (local-runtime.md). */
+/** `npm start`: the whole service on this machine (docs/local-runtime.md). */
 const optionalPort = (name: string) => (process.env[name] ? Number(process.env[name]) : undefined);
 
 async function main() {

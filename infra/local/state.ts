@@ -10,7 +10,7 @@ export { projectRoot };
 
 /**
  * Where the local runtime keeps its state, and `local.json`, the record of a running stack that the
- * CLI reads to find it (local-runtime.md).
+ * CLI reads to find it (docs/local-runtime.md).
  */
 
 export const dataDir = (): string => resolve(projectRoot, process.env.DATA_DIR || '.local');

@@ -6,7 +6,7 @@ import type { Book, BookStore, Line } from '../books/book.ts';
 import { DomainError, notFound } from '../errors.ts';
 import { checkId } from '../ids.ts';
 
-/** Reading a book's audio (SPEC.md 4.2, "book read access"). */
+/** Reading a book's audio (docs/SPEC.md 4.2, "book read access"). */
 export interface AccessDeps {
   books: BookStore;
   users: UserStore;
@@ -50,7 +50,7 @@ export async function requireReadAccess(deps: AccessDeps, caller: Caller, book: 
   if (subscription && isActive(subscription) && (!book.requiredSubscriptionTier || subscription.tier === book.requiredSubscriptionTier)) return;
 
   const creator = await deps.users.get(book.ownerId);
-  // SPEC.md 4.2: the 402 body is these fields with the message, not the audio group's `{error}`.
+  // docs/SPEC.md 4.2: the 402 body is these fields with the message, not the audio group's `{error}`.
   throw new DomainError('payment_required', subscribersOnly, {
     body: 'fields',
     fields: {

@@ -1,4 +1,4 @@
-/** The AudioJob (SPEC.md 2.7) and its store. */
+/** The AudioJob (docs/SPEC.md 2.7) and its store. */
 export const audioJobStatuses = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type AudioJobStatus = (typeof audioJobStatuses)[number];
 /** A job not yet ended: the sweeper looks after it (lib/audio/stalled.ts). */
@@ -23,7 +23,7 @@ export interface AudioJob {
   requeuedAt?: string;
 }
 
-/** The job as the spec shows it (SPEC.md 2.7): without the run's bookkeeping. */
+/** The job as the spec shows it (docs/SPEC.md 2.7): without the run's bookkeeping. */
 export function jobView(job: AudioJob) {
   const { _id, bookId, voice, status, progress, error, createdAt, updatedAt, __v } = job;
   return { _id, bookId, voice, status, progress, ...(error !== undefined ? { error } : {}), createdAt, updatedAt, __v };

@@ -3,7 +3,7 @@ import type { Line } from '../books/book.ts';
 import { isAudioField, type AudioField } from './voices.ts';
 
 /**
- * Where a line field's audio lives (SPEC.md 2.8): `<bookId>/<lineId>/<field>/<voice>_<contentHash>.mp3`.
+ * Where a line field's audio lives (docs/SPEC.md 2.8): `<bookId>/<lineId>/<field>/<voice>_<contentHash>.mp3`.
  * The hash covers every text field of the line plus the voice, so editing any part of a line makes
  * its old audio stale.
  */

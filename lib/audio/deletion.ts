@@ -4,7 +4,7 @@ import type { AudioDeps } from './deps.ts';
 import { removeAudio } from './generate.ts';
 import type { AudioField } from './voices.ts';
 
-/** The three audio deletes (SPEC.md 4.2), editors and admins only; books and lines stay. */
+/** The three audio deletes (docs/SPEC.md 4.2), editors and admins only; books and lines stay. */
 type Params = Record<string, string | undefined>;
 
 async function deleteUnder(deps: AudioDeps, prefix: string): Promise<number> {

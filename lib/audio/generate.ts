@@ -6,14 +6,14 @@ import { audioKey, contentHash, fieldPrefix, isCurrent, parseAudioKey } from './
 import { VoiceRejected, type Speech } from './speech.ts';
 import { audioFields, defaultVoice, isAudioField, isVoiceId, languageOf, voiceIds, type AudioField, type VoiceId } from './voices.ts';
 
-/** Making a line field's audio, or finding it already made (SPEC.md 4.2, generation rules). */
+/** Making a line field's audio, or finding it already made (docs/SPEC.md 4.2, generation rules). */
 export interface GenerateDeps {
   audio: Objects;
   audioFiles: AudioFiles;
   speech: () => Promise<Speech>;
 }
 
-/** Presigned URL lifetimes of SPEC.md section 8. */
+/** Presigned URL lifetimes of docs/SPEC.md section 8. */
 export const urlSeconds = { generated: 3600, all: 7200, defaultExpires: 3600 } as const;
 
 export interface FieldAudio {
@@ -27,7 +27,7 @@ export const fieldFrom = (value: unknown): AudioField | undefined => {
   return isAudioField(field) ? field : undefined;
 };
 
-/** The audio group's 400 texts (SPEC.md 7); the answers add the lists named beside them. */
+/** The audio group's 400 texts (docs/SPEC.md 7); the answers add the lists named beside them. */
 export const invalidField = 'Invalid field'; // availableFields
 export const invalidVoice = 'Invalid voice'; // availableVoices
 export const invalidFields = 'Invalid fields'; // invalidFields, availableFields

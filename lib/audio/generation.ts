@@ -29,13 +29,13 @@ export async function generateOne(deps: AudioDeps, params: Record<string, string
 
 export const generatedMessages = { cached: 'Audio retrieved from cache', generated: 'Audio generated successfully' } as const;
 
-/** The batch's default fields (SPEC.md 4.2). */
+/** The batch's default fields (docs/SPEC.md 4.2). */
 export const batchDefaultFields: readonly AudioField[] = ['arabic', 'english'];
 export const fieldsNotStrings = 'fields must be an array of strings';
 
 function batchFields(value: unknown): AudioField[] {
   if (value === undefined || value === null) return [...batchDefaultFields];
-  // SPEC.md 4.2: a 500, not a 400.
+  // docs/SPEC.md 4.2: a 500, not a 400.
   if (!Array.isArray(value) || value.some((f) => typeof f !== 'string')) throw internal(fieldsNotStrings);
   return knownFields(value as string[]);
 }

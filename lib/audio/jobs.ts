@@ -12,7 +12,7 @@ import { VoiceRejected } from './speech.ts';
 import { audioFields } from './voices.ts';
 
 /**
- * Whole-book audio jobs (SPEC.md 4.2, state table 3.2). A book of thousands of lines cannot be
+ * Whole-book audio jobs (docs/SPEC.md 4.2, state table 3.2). A book of thousands of lines cannot be
  * spoken in one Lambda run, so the job is planned into chunk messages on the audio queue. Each chunk
  * is counted once (a duplicate or retried delivery finds its audio cached and its count taken), and
  * progress is the share of lines in counted chunks.
@@ -53,7 +53,7 @@ export type AudioJobMessage =
 
 /**
  * `POST /audio/:bookId/generate`: stores a pending job and answers at once. The voice is any text
- * (SPEC.md 4.2: "not validated"); its contract reads a missing, empty or non-string one as `alloy`.
+ * (docs/SPEC.md 4.2: "not validated"); its contract reads a missing, empty or non-string one as `alloy`.
  */
 export async function startBookJob(deps: JobDeps, bookId: string | undefined, voice: string) {
   const book = await findBook(deps, bookId);

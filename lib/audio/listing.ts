@@ -7,7 +7,7 @@ import type { AudioDeps } from './deps.ts';
 import { knownFields, urlSeconds } from './generate.ts';
 import { audioFields, isVoiceId, type AudioField } from './voices.ts';
 
-/** The audio read endpoints that never generate (SPEC.md 4.2): lines-with-audio, line list, all. */
+/** The audio read endpoints that never generate (docs/SPEC.md 4.2): lines-with-audio, line list, all. */
 const lineContent = (line: Line) => ({ arabic: line.arabic, english: line.english, commentary: line.commentary, rootwords: line.rootwords });
 
 /** The recorded files of a voice; none for a name that is no voice (audio is only ever made in one), without a query. */
@@ -24,7 +24,7 @@ async function signedUrls(deps: AudioDeps, prefix: string, keys: string[], secon
 export async function linesWithAudio(deps: AudioDeps, caller: Caller, bookId: string | undefined, { voice }: { voice: string }) {
   const book = await findBook(deps, bookId);
   await requireReadAccess(deps, caller, book);
-  // Echoed as sent (the contract reads none as `alloy`), matched in lower case (SPEC.md 4.2).
+  // Echoed as sent (the contract reads none as `alloy`), matched in lower case (docs/SPEC.md 4.2).
   const spoken = voice.toLowerCase();
   // One query of the book's recorded files in the voice answers every line, not a HEAD per line and
   // field; they are signed while the lines are still being read (a stale file's URL is dropped below).

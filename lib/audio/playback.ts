@@ -9,7 +9,7 @@ import type { AudioField, VoiceId } from './voices.ts';
 
 /** `.../:field/url` and `.../:field/stream`: existing audio for anyone, made on demand for editors and admins. */
 export const notGenerated = 'Audio has not been generated for this line';
-/** SPEC.md 7: the one 400 of both, for the path's field or the query's voice (which the contract checks). */
+/** docs/SPEC.md 7: the one 400 of both, for the path's field or the query's voice (which the contract checks). */
 export const invalidFieldOrVoice = 'Invalid field or voice';
 
 /** S3 signs GET URLs for at most 7 days: `expires` is read as 1 second to this. */

@@ -1,6 +1,6 @@
 /**
  * Splitting text for a speech provider that accepts at most `maxChars` characters per call
- * (SPEC.md 4.2: chunks of up to 4,000 characters, audio concatenated).
+ * (docs/SPEC.md 4.2: chunks of up to 4,000 characters, audio concatenated).
  *
  * Each chunk ends at the last good break that fits, in this order of preference:
  *   1. a sentence end: `.` `!` `?` `…` (English), `؟` (Arabic question mark), `۔` (Urdu/Arabic-script

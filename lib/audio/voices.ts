@@ -1,4 +1,4 @@
-/** The spec's voices and audio fields (SPEC.md 2.9): the one list of each. */
+/** The spec's voices and audio fields (docs/SPEC.md 2.9): the one list of each. */
 export const voices = [
   { id: 'alloy', name: 'Alloy', description: 'Neutral and balanced' },
   { id: 'echo', name: 'Echo', description: 'Warm and steady' },

@@ -14,7 +14,7 @@ export const jwksAlgorithms = ['RS256', 'ES256', 'PS256'];
  * `exp` lies more than this ahead of now or (with `iat`) more than this after its `iat`, so no token
  * stays usable for longer, whoever signed it. 30 days is the longest lifetime the project issues
  * itself (scripts/worker-token.ts, the OCR worker's token); the local CLI's default is 24 h
- * (local-runtime.md). Identity providers issue far shorter ones (Cognito: 5 min to 1 day).
+ * (docs/local-runtime.md). Identity providers issue far shorter ones (Cognito: 5 min to 1 day).
  */
 export const maxTokenLifetimeSeconds = 30 * 24 * 60 * 60;
 

@@ -1,4 +1,4 @@
-/** The user record (SPEC.md section 5: the role comes from here, never from the token). */
+/** The user record (docs/SPEC.md section 5: the role comes from here, never from the token). */
 export type Role = 'member' | 'editor' | 'admin';
 export const roles: readonly Role[] = ['member', 'editor', 'admin'];
 

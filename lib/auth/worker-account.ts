@@ -2,7 +2,7 @@ import { newObjectId } from '../ids.ts';
 import type { User, UserStore } from './users.ts';
 
 /**
- * The OCR worker's account: its callbacks need an editor (SPEC.md 4.1). An existing editor or admin is
+ * The OCR worker's account: its callbacks need an editor (docs/SPEC.md 4.1). An existing editor or admin is
  * used as it is; without an id a new editor is made. Any other user is refused rather than promoted.
  */
 export async function workerAccount(users: UserStore, userId: string | undefined, now: Date): Promise<User> {

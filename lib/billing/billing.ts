@@ -1,5 +1,5 @@
 /**
- * The Billing port: invoices for OCR pages beyond a user's monthly credits (SPEC.md section 1).
+ * The Billing port: invoices for OCR pages beyond a user's monthly credits (docs/SPEC.md section 1).
  * Stripe on AWS; a ledger in the table for the local runtime. Both are idempotent per usage record:
  * invoicing the same `usageId` twice returns the first invoice and charges nothing more.
  */
@@ -65,7 +65,7 @@ export interface Customers {
   userIdOf(customerId: string): Promise<string | undefined>;
 }
 
-/** An overage invoice as the CLI's `billing invoices USER_ID` prints it (local-runtime.md). */
+/** An overage invoice as the CLI's `billing invoices USER_ID` prints it (docs/local-runtime.md). */
 export interface InvoiceRecord {
   jobId: string;
   pages: number;

@@ -13,7 +13,7 @@ import { recordUsage, type UsageDeps, type UsageInfo } from './usage.ts';
 export interface OwedUsage {
   jobId: string;
   bookTextId: string;
-  /** Whom the usage is recorded against: the result's userId (SPEC.md 4.1 usage rule). */
+  /** Whom the usage is recorded against: the result's userId (docs/SPEC.md 4.1 usage rule). */
   userId: string;
   pages: number;
   /** When the job was (first) completed: the usage is counted in that moment's billing period. */

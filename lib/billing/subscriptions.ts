@@ -1,4 +1,4 @@
-/** Subscription records (DESIGN.md section 4): a user's platform subscription and creator subscriptions. */
+/** Subscription records (docs/DESIGN.md section 4): a user's platform subscription and creator subscriptions. */
 export const subscriptionStatuses = ['active', 'canceled', 'past_due'] as const;
 export type SubscriptionStatus = (typeof subscriptionStatuses)[number];
 

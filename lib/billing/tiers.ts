@@ -1,5 +1,5 @@
 /**
- * The tier catalogue (local-runtime.md): the one list of subscription tiers, their prices and
+ * The tier catalogue (docs/local-runtime.md): the one list of subscription tiers, their prices and
  * monthly page credits. Configurable as JSON in TIER_CATALOGUE, e.g.
  * `{"tiers":{"basic":{"priceCents":1000,"monthlyPageCredits":100}},"importTier":"basic"}`.
  */

@@ -4,13 +4,13 @@ import { calendarMonth, currentPeriod, isActive, type Subscription, type Subscri
 import { tier, type TierCatalogue } from './tiers.ts';
 
 /**
- * Page credits (SPEC.md section 1): usage is counted per billing period; pages come first from the
+ * Page credits (docs/SPEC.md section 1): usage is counted per billing period; pages come first from the
  * period's tier credits, the rest are invoiced at the overage price. Editors and admins have
  * unlimited credits and are never charged.
  */
 
 /**
- * A job's pages, as recorded on its (first) completion: the usage log of DESIGN.md section 4, one per
+ * A job's pages, as recorded on its (first) completion: the usage log of docs/DESIGN.md section 4, one per
  * job. While `pending` it is also the task of invoicing its overage (an outbox in the table): the
  * billing worker takes it from there (invoicing.ts), so no completion waits for the payment provider.
  */
@@ -40,7 +40,7 @@ export interface UsageLog {
 }
 
 /**
- * Where the overage invoice stands (SPEC.md 2.4): `not_required` nothing is owed; `pending` the
+ * Where the overage invoice stands (docs/SPEC.md 2.4): `not_required` nothing is owed; `pending` the
  * billing worker has yet to invoice it; `invoiced` the provider holds the invoice; `invoice_failed`
  * every attempt failed; `no_customer` the user has no Stripe customer to charge (an alarm tells the
  * operator of either).
@@ -70,7 +70,7 @@ export interface UsageDeps {
   tierCatalogue: TierCatalogue;
 }
 
-/** The response's usageInfo (SPEC.md 2.4, final-result shape). */
+/** The response's usageInfo (docs/SPEC.md 2.4, final-result shape). */
 export type UsageInfo = Pick<
   UsageLog,
   'freePages' | 'overagePages' | 'overageChargeCents' | 'totalPagesUsed' | 'remainingCredits' | 'paymentStatus'
@@ -85,7 +85,7 @@ export const usageInfoOf = ({ freePages, overagePages, overageChargeCents, total
   paymentStatus,
 });
 
-/** The upload response's usageInfo (SPEC.md 2.4): a snapshot, null credits meaning unlimited. */
+/** The upload response's usageInfo (docs/SPEC.md 2.4): a snapshot, null credits meaning unlimited. */
 export interface UsageSnapshot {
   remainingCredits: number | null;
   tierCredits: number | null;
@@ -125,7 +125,7 @@ export async function usageSnapshot(
 }
 
 /**
- * Records a completed job's pages against `userId` once per job (SPEC.md 4.1, usage rule): a repeated
+ * Records a completed job's pages against `userId` once per job (docs/SPEC.md 4.1, usage rule): a repeated
  * completion of the job (a retry after a timeout, a duplicate delivery) answers the usage already
  * recorded and counts and charges nothing more. Overage is not invoiced here: the log is committed
  * `pending`, which is the invoicing task, and the billing worker invoices it (invoicing.ts), so the

@@ -1,4 +1,4 @@
-/** Bilingual line books (SPEC.md 2.6). */
+/** Bilingual line books (docs/SPEC.md 2.6). */
 export const accessModels = ['free', 'creator_subscription'] as const;
 export type AccessModel = (typeof accessModels)[number];
 export type Visibility = 'public' | 'private';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Push } from './push.ts';
 
-/** A push device token (SPEC.md 2.11), keyed by (user, token). */
+/** A push device token (docs/SPEC.md 2.11), keyed by (user, token). */
 export const platforms = ['ios', 'android'] as const;
 export type Platform = (typeof platforms)[number];
 
@@ -29,7 +29,7 @@ export interface DeviceStore {
 /** Tokens are keyed by hash: keys stay short and the raw token never appears in a key. */
 export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-/** The 400s of the device-token routes (SPEC.md 7), which their contracts give (functions/api/notifications.ts). */
+/** The 400s of the device-token routes (docs/SPEC.md 7), which their contracts give (functions/api/notifications.ts). */
 export const tokenRequired = 'Token is required';
 export const unknownPlatform = 'Platform must be ios or android';
 

@@ -1,4 +1,4 @@
-/** The Notification record (SPEC.md 2.10) and its wire shapes. */
+/** The Notification record (docs/SPEC.md 2.10) and its wire shapes. */
 export const notificationTypes = [
   'comment_on_post',
   'reply_to_comment',
@@ -10,7 +10,7 @@ export const notificationTypes = [
 ] as const;
 export type NotificationType = (typeof notificationTypes)[number];
 
-/** System notifications have no actor (SPEC.md section 6). */
+/** System notifications have no actor (docs/SPEC.md section 6). */
 export const systemTypes: readonly NotificationType[] = ['admin_message', 'announcement'];
 
 export interface Notification {

@@ -14,11 +14,11 @@ export const canManage = (user: User, bookText: Pick<BookText, 'userId'>): boole
 /** The owner, editors and admins: they read private books and see userEmail, storageKey and metadata. */
 export const managedBy = (caller: Caller, bookText: Pick<BookText, 'userId'>): boolean => caller.kind === 'user' && canManage(caller.user, bookText);
 
-/** Who may read a BookText (SPEC.md 4.1 `GET /ocr/books/:bookTextId`, and what the catalogue and search show): anyone a public one, its managers a private one. */
+/** Who may read a BookText (docs/SPEC.md 4.1 `GET /ocr/books/:bookTextId`, and what the catalogue and search show): anyone a public one, its managers a private one. */
 export const readableBy = (caller: Caller, bookText: Pick<BookText, 'userId' | 'visibility'>): boolean =>
   bookText.visibility === 'public' || managedBy(caller, bookText);
 
-/** The BookText a book path names: a malformed id is a 500 (SPEC.md section 7), a missing one a 404. */
+/** The BookText a book path names: a malformed id is a 500 (docs/SPEC.md section 7), a missing one a 404. */
 export async function findBookText(bookTexts: Pick<BookTextStore, 'get'>, bookTextId: string | undefined): Promise<BookText> {
   const bookText = await bookTexts.get(checkId(bookTextId, 'bookText'));
   if (!bookText) throw notFound('Book not found');

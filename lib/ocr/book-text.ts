@@ -3,7 +3,7 @@ import type { PageChange } from './pages/store.ts';
 import { textKey } from './text-storage.ts';
 
 /**
- * Digitized books (SPEC.md 2.1-2.5): the File and the BookText, and the store of both. Each part of
+ * Digitized books (docs/SPEC.md 2.1-2.5): the File and the BookText, and the store of both. Each part of
  * lib/ocr has its own store port: jobs/store.ts, pages/store.ts, catalogue/store.ts.
  */
 export const ocrStatuses = ['pending', 'processing', 'completed', 'failed', 'submission_failed'] as const;
@@ -42,7 +42,7 @@ export function listFieldProblem(values: readonly string[], name: 'tags' | 'cate
 export const languageProblem = (language: string | undefined): string | undefined =>
   language !== undefined && [...language].length > bookFieldLimits.languageChars ? languageTooLong : undefined;
 
-/** The uploaded file (SPEC.md 2.5). */
+/** The uploaded file (docs/SPEC.md 2.5). */
 export interface FileRecord {
   fileId: string;
   userId: string;
@@ -96,7 +96,7 @@ export interface BookText {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
-  /** Client-supplied keys only (SPEC.md 2.2 "other keys"). */
+  /** Client-supplied keys only (docs/SPEC.md 2.2 "other keys"). */
   metadata: Record<string, unknown>;
   /** Set while the whole text is in storage (over 10,000 characters). */
   storedText?: StoredText;
@@ -106,7 +106,7 @@ export interface BookText {
   lastPageUpdate?: string;
   /** By page number, one entry per page. */
   pageErrors: Record<string, PageError>;
-  /** Old books kept their pages inside the record (SPEC.md 2.3); read only as a fallback. */
+  /** Old books kept their pages inside the record (docs/SPEC.md 2.3); read only as a fallback. */
   pages?: LegacyPage[];
   /**
    * The record's revision, raised by every write of it (absent on records written before: 0). The
@@ -139,7 +139,7 @@ export function newBookText(
   };
 }
 
-/** The metadata keys of SPEC.md 2.2 the service writes; a client's value for one is dropped. */
+/** The metadata keys of docs/SPEC.md 2.2 the service writes; a client's value for one is dropped. */
 export const serviceMetadataKeys = [
   'pagesProcessed',
   'lastPageUpdate',
@@ -167,7 +167,7 @@ export function clientMetadata(value: Record<string, unknown>, tooLarge: (messag
   return kept;
 }
 
-/** The metadata object of SPEC.md 2.2, as clients see it: their keys, then the service's, which always win. */
+/** The metadata object of docs/SPEC.md 2.2, as clients see it: their keys, then the service's, which always win. */
 export function metadataView(bookText: BookText): Record<string, unknown> {
   const reserved: ReadonlySet<string> = new Set(serviceMetadataKeys);
   const pageErrors = Object.values(bookText.pageErrors ?? {}).sort((a, b) => a.pageNumber - b.pageNumber);

@@ -5,13 +5,13 @@ import type { Objects } from '../objects.ts';
 import { policies, retry, RetriesExhausted } from '../retry.ts';
 import type { BookText, BookTextStore, StoredText, TextPlacement, TextWrite } from './book-text.ts';
 
-/** Text longer than this goes to storage; the record keeps a preview (SPEC.md section 8). */
+/** Text longer than this goes to storage; the record keeps a preview (docs/SPEC.md section 8). */
 export const inlineTextLimit = 10_000;
 export const previewLength = 1_000;
 
 /**
  * Where a stored text lives: derived from the job and a version the record holds, never from client
- * data. Each text gets a key of its own (SPEC.md names `ocr-results/<jobId>.txt`; a version per text
+ * data. Each text gets a key of its own (docs/SPEC.md names `ocr-results/<jobId>.txt`; a version per text
  * is what lets racing writers each commit a whole text: no writer overwrites or deletes an object
  * that the record still names).
  */
@@ -50,7 +50,7 @@ const removeQuietly = async (deps: TextWriteDeps, jobId: string, stored: StoredT
 };
 
 /**
- * Writes a record change that may carry a new book-level text (SPEC.md 4.1 `POST /ocr/result`,
+ * Writes a record change that may carry a new book-level text (docs/SPEC.md 4.1 `POST /ocr/result`,
  * `PATCH /ocr/books/:bookTextId`): the text is noted and stored first under its own version, then
  * `commit` writes the record, which names it and, in the same write, drops its note and notes the
  * text it replaced. Afterwards the replaced text is removed; if the record write fails, the new

@@ -96,7 +96,7 @@ export function httpServiceApi(options: HttpApiOptions): ServiceApi {
 
 const megabytes = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
 
-/** The service's own message, when its body has one (SPEC.md 7: `{message}` or plain text). */
+/** The service's own message, when its body has one (docs/SPEC.md 7: `{message}` or plain text). */
 async function reasonOf(res: Response): Promise<string> {
   const text = (await res.text().catch(() => '')).slice(0, 300);
   try {

@@ -1,5 +1,5 @@
 /**
- * What the worker says to the service: the two callbacks and the job status (SPEC.md 4.1), as
+ * What the worker says to the service: the two callbacks and the job status (docs/SPEC.md 4.1), as
  * "Connecting an OCR worker" documents them. A port, so the job runner is tested with a fake.
  */
 

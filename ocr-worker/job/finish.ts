@@ -34,7 +34,7 @@ export const finishLeaseMs = 10 * 60_000;
 /**
  * Posts the job's final result once, however many workers get here: `completed` with the pages'
  * text joined in page order, or `failed` with why its file cannot be read. A `completed` result
- * charges the user (SPEC.md 4.1), so only the holder of the ledger's claim posts, and it first asks
+ * charges the user (docs/SPEC.md 4.1), so only the holder of the ledger's claim posts, and it first asks
  * the service whether a previous holder posted before it crashed.
  */
 /** What a finish that this call made looked like: for the worker's log of pages per second. */

@@ -281,7 +281,7 @@ describe('GET /health', () => {
 
 describe('HTTP API: throttling and reserved concurrency', () => {
   const stageOf = (s: Synth) => Object.entries(s.template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
-  /** The GET routes anyone may call without an account (SPEC.md: auth none or optional). */
+  /** The GET routes anyone may call without an account (docs/SPEC.md: auth none or optional). */
   const publicReads = routes.filter((r) => r.method === 'GET' && ['none', 'optional', 'optional-lenient'].includes(r.auth)).map(routeKey);
   const stageWith = (context: Record<string, string>) => () => new MaktabaStack(new App({ context }), 'Throttle');
 

@@ -44,7 +44,7 @@ describe('deployable bundles', () => {
     }
   });
 
-  it('keeps each bundle within its budget (DESIGN.md section 8): 3 MB for ocr-export, 1 MB for the others', () => {
+  it('keeps each bundle within its budget (docs/DESIGN.md section 8): 3 MB for ocr-export, 1 MB for the others', () => {
     const MB = 1_000_000;
     for (const bundle of bundles) {
       expect(bundle.bytes, bundle.name).toBeLessThan(bundle.name === 'ocr-export' ? 3 * MB : MB);

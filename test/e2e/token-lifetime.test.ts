@@ -10,7 +10,7 @@ import { cli, freePort, startService } from '../support/processes.ts';
 
 /**
  * The token issuers (the local CLI's `token`, scripts/worker-token.ts) refuse a lifetime the verifier
- * would refuse, with a one-line message and a non-zero exit (local-runtime.md), rather than print a
+ * would refuse, with a one-line message and a non-zero exit (docs/local-runtime.md), rather than print a
  * token that fails on first use.
  */
 describe('token lifetimes at the command line', () => {

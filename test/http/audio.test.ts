@@ -11,7 +11,7 @@ import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
 import { audioKey, contentHash } from '../../lib/audio/audio-key.ts';
 
-/** `/audio/*` through HTTP (SPEC.md 4.2), with the local speech adapter (espeak-ng) and the local audio worker. */
+/** `/audio/*` through HTTP (docs/SPEC.md 4.2), with the local speech adapter (espeak-ng) and the local audio worker. */
 const stores = testStores();
 let api: Awaited<ReturnType<typeof startApi>>;
 let worker: { stop(): Promise<void> };

@@ -14,7 +14,7 @@ import { testStores } from '../support/stores.ts';
 
 /**
  * Property-based fuzz of every route of the route table through the local server and the real
- * handlers: whatever a client sends, the answer is never a 5xx that SPEC.md does not state for that
+ * handlers: whatever a client sends, the answer is never a 5xx that docs/SPEC.md does not state for that
  * route and input (test/support/fuzz-oracle.ts keeps the allow-list), never shows a stack trace, a
  * file path or the SDK's words, and the service still works afterwards.
  * Reproduce a run with FUZZ_SEED=<seed>; FUZZ_RUNS sets the requests per route.
@@ -192,7 +192,7 @@ describe('examples the fuzz found', () => {
 
   // Found by the fuzz (FUZZ_SEED=1234): a callback for an unknown job whose userId was 100,000
   // characters failed to store the orphan BookText (SDK validation, a 500 with the SDK's name).
-  // SPEC.md 4.1 types fileId and userId as ObjectIds: anything else is the callbacks' validation 500
+  // docs/SPEC.md 4.1 types fileId and userId as ObjectIds: anything else is the callbacks' validation 500
   // in our words, and nothing is stored.
   it.each(['/ocr/result', '/ocr/result/page'])('refuses an orphan whose ids are not ids, in our words (%s)', async (path) => {
     const jobId = crypto.randomUUID();

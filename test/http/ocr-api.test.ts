@@ -10,7 +10,7 @@ import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
-/** `ocr-api` through HTTP: uploads (multipart and presigned), status, text and the job list (SPEC.md 4.1). */
+/** `ocr-api` through HTTP: uploads (multipart and presigned), status, text and the job list (docs/SPEC.md 4.1). */
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 let api: Awaited<ReturnType<typeof startApi>>;

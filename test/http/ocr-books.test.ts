@@ -15,7 +15,7 @@ import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
- * The digitized books of `ocr-api` through HTTP (SPEC.md 4.1): read, list, edit and import. The
+ * The digitized books of `ocr-api` through HTTP (docs/SPEC.md 4.1): read, list, edit and import. The
  * catalogue's totals count every book in the table, so this file has a table of its own; each test
  * file runs in its own process, and the functions read TABLE_NAME on their first request.
  */

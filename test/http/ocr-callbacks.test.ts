@@ -12,7 +12,7 @@ import { billingWorkerDeps, runBillingWorker } from '../../functions/billing-wor
 import { startApi, tokenFor } from '../support/api.ts';
 import { testDb, testStores } from '../support/stores.ts';
 
-/** The worker callbacks (SPEC.md 4.1, state table 3.1) and page credits (section 1), through HTTP. */
+/** The worker callbacks (docs/SPEC.md 4.1, state table 3.1) and page credits (section 1), through HTTP. */
 const stores = testStores();
 const ledger = ledgerBilling(testDb());
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);

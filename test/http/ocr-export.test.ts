@@ -13,7 +13,7 @@ import { seed } from '../../infra/local/seed.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
-/** `ocr-export` through HTTP: `GET /ocr/books/:bookTextId/export/docx` (SPEC.md 4.1). */
+/** `ocr-export` through HTTP: `GET /ocr/books/:bookTextId/export/docx` (docs/SPEC.md 4.1). */
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';

@@ -108,7 +108,7 @@ describe('page images belong to their book (finding 2)', () => {
     expect(urls[4]).toBeNull();
     expect(await (await fetch(urls[1]!)).text()).toBe('own-page');
     expect((await fetch(urls[5]!)).status).toBe(200);
-    // The stored key is shown as it was written (SPEC.md: the page-level storageKey goes to every caller).
+    // The stored key is shown as it was written (docs/SPEC.md: the page-level storageKey goes to every caller).
     expect(pages.find((p) => p.pageNumber === 2)!.storageKey).toBe(theirs.storageKey);
   });
 });

@@ -14,7 +14,7 @@ import { drainStream } from '../../infra/local/stream-poller.ts';
 
 /**
  * Absurd and odd paging values on every list endpoint (issue 12, finding 4): never a 5xx; values
- * that are not whole numbers fall back to the spec's defaults (SPEC.md 8); a limit past maxLimit is
+ * that are not whole numbers fall back to the spec's defaults (docs/SPEC.md 8); a limit past maxLimit is
  * read as maxLimit; a position past the listing window (maxOffset) is a 400 that says the maximum.
  */
 process.env.TABLE_NAME = `paging-${randomUUID()}`;

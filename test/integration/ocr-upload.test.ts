@@ -16,7 +16,7 @@ import { changedAfterCheck, createJobFromUpload, requestUpload } from '../../lib
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { testDb, testStores } from '../support/stores.ts';
 
-/** What a failure half way through `POST /ocr` leaves behind (SPEC.md 4.1, errors). */
+/** What a failure half way through `POST /ocr` leaves behind (docs/SPEC.md 4.1, errors). */
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 const member: User = {

@@ -40,7 +40,7 @@ const member: User = {
 };
 const snapshot = { remainingCredits: 100, tierCredits: 100, pagesUsed: 0, billingPeriodEnd: '2026-12-01T00:00:00.000Z' };
 
-/** An OCR job accepted at `at` whose message was lost: the send failed after its records were written (SPEC.md 4.1). */
+/** An OCR job accepted at `at` whose message was lost: the send failed after its records were written (docs/SPEC.md 4.1). */
 async function lostOcrJob(at: Date) {
   const deps: UploadDeps = {
     ocrJobs: stores.ocrJobs,

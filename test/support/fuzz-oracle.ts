@@ -4,7 +4,7 @@ import type { RawResponse } from './raw-http.ts';
 /**
  * What the fuzz of the route table (test/http/fuzz.test.ts) accepts as an answer: no text of ours
  * that only we should see (stack traces, file paths, the SDK's and providers' words), and no 5xx
- * but the ones SPEC.md (or a README row it leaves to us) states for that route and input.
+ * but the ones docs/SPEC.md (or a README row it leaves to us) states for that route and input.
  */
 
 /** Text that only the logs may carry. A marker the request itself contained is an echo, not a leak. */
@@ -36,7 +36,7 @@ export interface Seen {
   contentType: string;
 }
 
-/** An allowed 500: why (the SPEC.md section or README row), and whether this request and answer are that case. */
+/** An allowed 500: why (the docs/SPEC.md section or README row), and whether this request and answer are that case. */
 export interface Allowance {
   why: string;
   applies(seen: Seen, response: RawResponse): boolean;
@@ -89,18 +89,18 @@ const plainTextRefusal = (response: RawResponse) => /^text\/plain/.test(response
 const invalidJobMetadata = /^Invalid jobMetadata: must be a JSON object$/;
 
 const ocrBookId = malformedId('ocr', 'SPEC.md 7: "Malformed ObjectId values in OCR book paths produce 500" (and 4.1 GET /ocr/books/:bookTextId); README "malformed bookTextId"');
-/** SPEC.md 4.2 states the malformed-id 500 for generate, GET /audio/jobs/:jobId, batch and single field. */
+/** docs/SPEC.md 4.2 states the malformed-id 500 for generate, GET /audio/jobs/:jobId, batch and single field. */
 const audioIdBySpec = malformedId('audio', 'SPEC.md 4.2: 500 "includes malformed id" on this route');
 /** The other audio routes list a bare 500; README "malformed ids (audio)" makes a malformed id that 500 everywhere. */
 const audioId = malformedId('audio', 'SPEC.md 4.2 lists a 500 here; README "malformed ids (audio)": a malformed id is that 500 on every audio route');
 
-/** A callback for an unknown job whose ids cannot key an orphan BookText (SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds). */
+/** A callback for an unknown job whose ids cannot key an orphan BookText (docs/SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds). */
 const orphanIds: Allowance = {
   why: 'SPEC.md 4.1 POST /ocr/result: 500 on validation; POST /ocr/result/page: 500 processing failure; the ids are typed UUID and ObjectId',
   applies: (s, r) => json(s) && matches(detail.ocr(r), /^(jobId must be a UUID|fileId must be an ObjectId|userId must be an ObjectId)$/),
 };
 
-/** Per route key: the 500s SPEC.md states for an input, each with where it says so. Routes not listed may never answer 5xx. */
+/** Per route key: the 500s docs/SPEC.md states for an input, each with where it says so. Routes not listed may never answer 5xx. */
 export const allowed500: Record<string, Allowance[]> = {
   'POST /ocr': [
     { why: 'SPEC.md 4.1 POST /ocr and 7: unsupported type or too large is a plain-text 500; README "refused files"', applies: (s, r) => multipart(s) && plainTextRefusal(r) },

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { audioContracts } from '../../functions/api/audio-api.ts';
 import { DomainError } from '../../lib/errors.ts';
 
-/** The audio queries and bodies as their contracts parse them before the handlers run (SPEC.md 4.2). */
+/** The audio queries and bodies as their contracts parse them before the handlers run (docs/SPEC.md 4.2). */
 const c = audioContracts;
 const url = (query: Record<string, string>) => v.safeParse(c['GET /audio/{bookId}/lines/{lineId}/{field}/url'].query, query);
 const all = (query: Record<string, string>) => v.parse(c['GET /audio/{bookId}/all'].query, query);

@@ -26,4 +26,10 @@ describe('the docs', () => {
     const pointing = outside.filter((f) => f !== 'test/unit/docs.test.ts' && readFileSync(join(root, f), 'utf8').includes('../shared'));
     expect(pointing).toEqual([]);
   });
+
+  it('names the design and the local runtime\'s contract in code by their place in the clone (docs/)', () => {
+    const code = walked.flatMap(files).filter((f) => /\.(ts|mjs|js)$/.test(f) && f !== 'test/unit/docs.test.ts');
+    const bare = code.filter((f) => /(?<![/\w])(DESIGN|local-runtime)\.md/.test(readFileSync(join(root, f), 'utf8')));
+    expect(bare).toEqual([]);
+  });
 });

@@ -8,7 +8,7 @@ import { attachment, exportFileName } from '../../lib/ocr/export/export.ts';
 /** The export's query as its contract parses it before the handler runs. */
 const exportOptions = (query: Record<string, string>) => v.parse(ocrExportContracts['GET /ocr/books/{bookTextId}/export/docx'].query, query);
 
-/** The Word document of SPEC.md 4.1's export, read back from the zip as Word would read it. */
+/** The Word document of docs/SPEC.md 4.1's export, read back from the zip as Word would read it. */
 
 const arabic: DocxBook = {
   fileName: 'كتاب الأربعين.pdf',

@@ -2,13 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { routeKey, routes, type AuthMode } from '../../functions/routes.ts';
 import { specRoutes, type SpecRoute } from './spec-routes.ts';
 
-/** A SPEC.md route in the route table's form: `{param}` paths, and the auth mode its label means. */
+/** A docs/SPEC.md route in the route table's form: `{param}` paths, and the auth mode its label means. */
 const keyOf = (r: SpecRoute) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`;
 
 function expectedAuth(r: SpecRoute): AuthMode {
   if (r.auth === 'none') return 'none';
   if (r.auth.startsWith('Editor/admin')) return 'editor';
-  // SPEC.md 4.2: on the audio endpoints an invalid token is treated as anonymous; elsewhere it is a 403.
+  // docs/SPEC.md 4.2: on the audio endpoints an invalid token is treated as anonymous; elsewhere it is a 403.
   if (r.auth.startsWith('Optional')) return r.path.startsWith('/audio') ? 'optional-lenient' : 'optional';
   return 'required';
 }

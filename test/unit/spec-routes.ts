@@ -1,8 +1,8 @@
 /**
- * SPEC.md's endpoints (section 4), copied from the interface specification so that the route-table
- * check runs from the repository alone. Method and path as SPEC.md writes them (`:param`), `auth` as
+ * docs/SPEC.md's endpoints (section 4), copied from the interface specification so that the route-table
+ * check runs from the repository alone. Method and path as docs/SPEC.md writes them (`:param`), `auth` as
  * its headings and the section 4.3 title say: `Bearer` = token required, `Optional` = token optional,
- * `Editor/admin` = token and role editor or admin, `none` = no token. Update it with SPEC.md.
+ * `Editor/admin` = token and role editor or admin, `none` = no token. Update it with docs/SPEC.md.
  */
 export interface SpecRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

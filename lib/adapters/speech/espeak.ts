@@ -6,7 +6,7 @@ import { onceAsync } from '../../lazy.ts';
 import { logger } from '../../log.ts';
 
 /**
- * Offline speech for the local runtime (DESIGN.md section 7): eSpeak NG compiled to WebAssembly
+ * Offline speech for the local runtime (docs/DESIGN.md section 7): eSpeak NG compiled to WebAssembly
  * (`@echogarden/espeak-ng-emscripten`) renders 16-bit PCM, and LAME compiled to WebAssembly
  * (`wasm-media-encoders`) encodes it to MP3 as it arrives. Real, robotic speech in Arabic and English.
  *
@@ -33,7 +33,7 @@ export interface EspeakStyle {
   rate: number;
 }
 
-/** How each spec voice (SPEC.md 2.9) sounds here: a variant plus pitch, intonation and pace. */
+/** How each spec voice (docs/SPEC.md 2.9) sounds here: a variant plus pitch, intonation and pace. */
 export const espeakStyles = {
   alloy: { variant: null, pitch: 50, range: 50, rate: 170 }, // neutral and balanced
   echo: { variant: 'm3', pitch: 42, range: 45, rate: 160 }, // warm and steady

@@ -33,7 +33,7 @@ export interface PollyVoice {
 export type VoiceMap = Readonly<Record<string, Readonly<Record<SpeechLanguage, PollyVoice>>>>;
 
 /**
- * The six spec voices (SPEC.md 2.9). Polly has three Arabic voices: Zeina (standard engine, Modern
+ * The six spec voices (docs/SPEC.md 2.9). Polly has three Arabic voices: Zeina (standard engine, Modern
  * Standard Arabic `arb`) and Hala and Zayd (neural only, Gulf Arabic `ar-AE`), so each is used by two
  * spec voices; every spec voice has its own English neural voice (US or British English).
  */

@@ -7,7 +7,7 @@ import { isOcrStatus, type BookText, type BookTextList, type BookTextStore } fro
 import { listItem } from './list-item.ts';
 import type { CatalogueFilter, CatalogueOrder, CatalogueQuery, CatalogueStore, CatalogueView } from './store.ts';
 
-/** Listing digitized books (SPEC.md 4.1 `GET /ocr/books`). */
+/** Listing digitized books (docs/SPEC.md 4.1 `GET /ocr/books`). */
 export interface CatalogueDeps {
   /** Unfiltered first pages, from the table (counted totals, a new book listed at once). */
   catalogue: CatalogueStore;
@@ -24,7 +24,7 @@ export interface CatalogueDeps {
  */
 export const tableWindow = maxLimit;
 
-/** SPEC.md 4.1's `sort` values; any other reads as `date_desc`. */
+/** docs/SPEC.md 4.1's `sort` values; any other reads as `date_desc`. */
 export const catalogueSorts = ['date_asc', 'date_desc', 'name_asc', 'name_desc', 'pages_asc', 'pages_desc'] as const;
 export type CatalogueSort = (typeof catalogueSorts)[number];
 export const defaultCatalogueSort: CatalogueSort = 'date_desc';

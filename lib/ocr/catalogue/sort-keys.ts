@@ -10,7 +10,7 @@ function head(text: string, units: number): string {
 }
 
 /**
- * The catalogue's sort keys (SPEC.md 4.1 `GET /ocr/books` sorts): by creation, by name (NFKC and
+ * The catalogue's sort keys (docs/SPEC.md 4.1 `GET /ocr/books` sorts): by creation, by name (NFKC and
  * case-folded, so capitals do not matter: the spec's name sorts "do not reliably order by name")
  * and by page count, each ending with `#` and the id, so no two books tie. Keys compare as UTF-8
  * bytes, as DynamoDB orders them; the table's catalogue indexes (lib/adapters/dynamo/keys.ts) and

@@ -1,6 +1,6 @@
 import type { BookTextList, FileRecord, OcrStatus } from '../book-text.ts';
 
-/** Whose books a listing shows (SPEC.md 4.1 `GET /ocr/books`). */
+/** Whose books a listing shows (docs/SPEC.md 4.1 `GET /ocr/books`). */
 export type CatalogueView = { kind: 'public' } | { kind: 'all' } | { kind: 'publicAndOwn'; ownerId: string };
 export type CatalogueOrder = 'date' | 'name' | 'pages';
 
@@ -22,7 +22,7 @@ export interface CatalogueQuery {
   offset: number;
 }
 
-/** The book listing (SPEC.md 4.1 `GET /ocr/books`) as the table keeps it. */
+/** The book listing (docs/SPEC.md 4.1 `GET /ocr/books`) as the table keeps it. */
 export interface CatalogueStore {
   /** One window of the unfiltered catalogue, and the size of the whole (the view's counters). */
   list(query: CatalogueQuery): Promise<BookTextList>;

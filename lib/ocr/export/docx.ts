@@ -1,7 +1,7 @@
 import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, TextRun, type IParagraphOptions, type IRunOptions } from 'docx';
 
 /**
- * The Word document of a digitized book (SPEC.md 4.1 `GET /ocr/books/:bookTextId/export/docx`):
+ * The Word document of a digitized book (docs/SPEC.md 4.1 `GET /ocr/books/:bookTextId/export/docx`):
  * data in, bytes out. The `docx` library is imported here and nowhere else, so only the ocr-export
  * bundle carries it (test/e2e/bundle.test.ts checks).
  */

@@ -11,7 +11,7 @@ import { fullText } from '../text-storage.ts';
 import { buildDocx, type DocxOptions } from './docx.ts';
 import { docxContentType, exportUrlSeconds, maxInlineBytes } from './rules.ts';
 
-/** `GET /ocr/books/:bookTextId/export/docx` (SPEC.md 4.1): who may export, the options, and where the bytes go. */
+/** `GET /ocr/books/:bookTextId/export/docx` (docs/SPEC.md 4.1): who may export, the options, and where the bytes go. */
 export interface ExportDeps {
   bookTexts: BookTextStore;
   pages: PageStore;

@@ -10,7 +10,7 @@ import type { BookText, BookTextStore } from '../book-text.ts';
 import { legacyPages, maxPagesPerRequest } from '../pages/page.ts';
 import type { PageStore } from '../pages/store.ts';
 
-/** Importing a digitized book as a line book (SPEC.md 4.1 `POST /ocr/books/:bookTextId/import`). */
+/** Importing a digitized book as a line book (docs/SPEC.md 4.1 `POST /ocr/books/:bookTextId/import`). */
 export interface ImportDeps {
   bookTexts: BookTextStore;
   pages: PageStore;
@@ -73,7 +73,7 @@ async function importPages(deps: ImportDeps, bookText: BookText): Promise<{ text
 }
 
 /**
- * SPEC.md 4.1 import, all or nothing (issue 12): the import is keyed by what it writes, so a retry
+ * docs/SPEC.md 4.1 import, all or nothing (issue 12): the import is keyed by what it writes, so a retry
  * writes the same book and line ids (overwriting, never doubling), the book and the import's end are
  * one transaction (a concurrent twin finds the book made and answers with it), and an attempt that
  * dies part way is resumed by the next one or, a day on, its lines are removed by `sweepImports`.

@@ -1,11 +1,11 @@
 /**
- * The Word export's numbers and its media type (SPEC.md 4.1 `GET /ocr/books/:bookTextId/export/docx`),
+ * The Word export's numbers and its media type (docs/SPEC.md 4.1 `GET /ocr/books/:bookTextId/export/docx`),
  * apart from the builder: the API document reads them without carrying the docx library.
  */
 
 export const docxContentType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-/** `fontSize` in half-points (SPEC.md 8): rounded, clamped to min..max; a value that is not numeric is the default. */
+/** `fontSize` in half-points (docs/SPEC.md 8): rounded, clamped to min..max; a value that is not numeric is the default. */
 export const fontSizes = { min: 16, max: 40, fallback: 24 } as const;
 
 /**

@@ -12,7 +12,7 @@ import type { PageStore } from '../pages/store.ts';
 import type { OcrJobStore, ResultUpdate } from './store.ts';
 import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts';
 
-/** The OCR worker's callbacks (SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
+/** The OCR worker's callbacks (docs/SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
 export interface CallbackDeps extends UsageDeps {
   ocrJobs: OcrJobStore;
   bookTexts: BookTextStore;
@@ -61,7 +61,7 @@ async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<Bo
   const jobId = String(body.jobId);
   const existing = await deps.ocrJobs.byJobId(jobId);
   if (existing) return existing;
-  // The ids become the orphan's keys (SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds); else the spec's validation 500.
+  // The ids become the orphan's keys (docs/SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds); else the spec's validation 500.
   if (!isJobId(jobId)) throw internal('jobId must be a UUID');
   for (const name of ['fileId', 'userId'] as const) if (!isObjectId(body[name])) throw internal(`${name} must be an ObjectId`);
   const fileId = String(body.fileId);
@@ -82,7 +82,7 @@ export const outsideGrant = 'Unauthorized to report on this job';
 /**
  * A caller with a job credential reports on its job alone: its ids, its owner, and page numbers and
  * counts within its cap (so it can bill no one else, and its owner for no more than the cap).
- * Editors and admins report on any job, as SPEC.md 4.1 says.
+ * Editors and admins report on any job, as docs/SPEC.md 4.1 says.
  */
 function checkWithinGrant(caller: Caller | undefined, body: Body, pageNumbers: readonly number[], pageCount: number | undefined): void {
   if (caller?.kind !== 'job') return;

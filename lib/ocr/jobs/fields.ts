@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, internal } from '../../errors.ts';
 import { clientMetadata, languageProblem, listFieldProblem, splitList, type Visibility } from '../book-text.ts';
 
-/** The optional form fields of `POST /ocr` (SPEC.md 4.1), as sent: strings, except a JSON client may send objects. */
+/** The optional form fields of `POST /ocr` (docs/SPEC.md 4.1), as sent: strings, except a JSON client may send objects. */
 export interface RawJobFields {
   fileName?: unknown;
   language?: unknown;
@@ -26,7 +26,7 @@ export interface JobFields {
   metadata: Record<string, unknown>;
 }
 
-/** SPEC.md 4.1's defaults for the fields not sent (visibility: anything but `public` is private). */
+/** docs/SPEC.md 4.1's defaults for the fields not sent (visibility: anything but `public` is private). */
 export const jobFieldDefaults = { language: 'ar', author: 'Unknown', visibility: 'private' } as const;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined);
@@ -44,7 +44,7 @@ function jobMetadata(value: unknown): Record<string, unknown> {
     }
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw internal(invalidJobMetadata);
-  // The service's own metadata keys are not the client's to set (SPEC.md 2.2).
+  // The service's own metadata keys are not the client's to set (docs/SPEC.md 2.2).
   return clientMetadata(parsed as Record<string, unknown>, (message) => badRequest(`Invalid jobMetadata: ${message}`));
 }
 
@@ -81,7 +81,7 @@ function keyName(originalName: string): string {
   );
 }
 
-/** `ocr/<uuid>-<name>`: a job's file (SPEC.md 2.4), which only the service writes. */
+/** `ocr/<uuid>-<name>`: a job's file (docs/SPEC.md 2.4), which only the service writes. */
 export function uploadKey(originalName: string): string {
   return `ocr/${randomUUID()}-${keyName(originalName)}`;
 }

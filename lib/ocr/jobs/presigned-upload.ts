@@ -10,7 +10,7 @@ import type { Objects } from '../../objects.ts';
 import { logger } from '../../log.ts';
 
 /**
- * Large files (DESIGN.md section 6): API Gateway and Lambda cap a request near 6 MB, so a client
+ * Large files (docs/DESIGN.md section 6): API Gateway and Lambda cap a request near 6 MB, so a client
  * asks for an upload, sends the file straight to the bucket with a presigned POST, then creates
  * the job from it. The POST policy fixes the size and type; the server checks both again on the
  * stored object, since the local S3 stand-in does not enforce policies. The POST can be sent again

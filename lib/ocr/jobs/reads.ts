@@ -9,7 +9,7 @@ import type { PageStore } from '../pages/store.ts';
 import { fullText, hasFullText } from '../text-storage.ts';
 import type { OcrJobStore } from './store.ts';
 
-/** Reading OCR jobs (SPEC.md 4.1 `GET /ocr/status/:jobId`, `/ocr/text/:jobId`, `/ocr/jobs`). */
+/** Reading OCR jobs (docs/SPEC.md 4.1 `GET /ocr/status/:jobId`, `/ocr/text/:jobId`, `/ocr/jobs`). */
 export interface JobReadDeps {
   ocrJobs: OcrJobStore;
   bookTexts: BookTextStore;

@@ -7,7 +7,7 @@ import { jobPageCap, type OcrJobMessage, type QueuedOcrJob } from './upload.ts';
 
 /**
  * Stalled OCR jobs (issue 29): a job accepted (201) whose message never reached a worker (the send
- * failed after its records were written, SPEC.md 4.1; a local queue lost with a crash) or whose
+ * failed after its records were written, docs/SPEC.md 4.1; a local queue lost with a crash) or whose
  * worker gave up on it without a result stays pending or processing for good. The sweeper finds the
  * open jobs that have not moved for `ocrStallMinutes` and sends their message again.
  *

@@ -2,7 +2,7 @@ import type { OwedUsage } from '../../billing/owed-usage.ts';
 import type { BookText, BookTextList, FileRecord, OcrStatus, PageError, TextPlacement, TextWrite } from '../book-text.ts';
 import type { QueuedOcrJob } from './upload.ts';
 
-/** What a page callback writes on the BookText (SPEC.md 3.1, second row). */
+/** What a page callback writes on the BookText (docs/SPEC.md 3.1, second row). */
 export interface PageProgress {
   at: string;
   pageCount?: number;
@@ -29,10 +29,10 @@ export interface ResultUpdate {
   owed?: OwedUsage;
 }
 
-/** What the page-level usage outcome of a completion leaves on the record (SPEC.md 4.1 usage rule). */
+/** What the page-level usage outcome of a completion leaves on the record (docs/SPEC.md 4.1 usage rule). */
 export type UsageOutcome = { usageInfo: Record<string, unknown> } | { usageError: string };
 
-/** An OCR job's life (SPEC.md 3.1): its creation, the worker's callbacks, its usage, its owner's list. */
+/** An OCR job's life (docs/SPEC.md 3.1): its creation, the worker's callbacks, its usage, its owner's list. */
 export interface OcrJobStore {
   /**
    * Creates the BookText (with its File, when given) and claims its jobId, all or nothing.

@@ -1,7 +1,7 @@
 import { DomainError } from '../../errors.ts';
 
 /**
- * What POST /ocr accepts as a book scan (SPEC.md section 8). Shared by the multipart parser and the
+ * What POST /ocr accepts as a book scan (docs/SPEC.md section 8). Shared by the multipart parser and the
  * presigned-upload path, which checks the stored object with the same rules (the local S3 stand-in
  * does not enforce a POST policy).
  */

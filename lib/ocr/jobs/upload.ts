@@ -15,7 +15,7 @@ import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './
 import type { OcrJobStore } from './store.ts';
 import { created, type IndexWrites } from '../../search/read-after-write.ts';
 
-/** Creating an OCR job (SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
+/** Creating an OCR job (docs/SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
 export interface UploadDeps {
   ocrJobs: OcrJobStore;
   /** The new book is listed before the upload answers (lib/search/read-after-write.ts). */
@@ -61,7 +61,7 @@ export interface CreatedJob {
   usageInfo: UsageSnapshot;
 }
 
-/** The job message the OCR worker receives (SPEC.md 4.1: every field it lists). */
+/** The job message the OCR worker receives (docs/SPEC.md 4.1: every field it lists). */
 export interface OcrJobMessage {
   jobId: string;
   fileId: string;
@@ -75,7 +75,7 @@ export interface OcrJobMessage {
   customPrompt: string | null;
   metadata: Record<string, unknown>;
   /**
-   * Not in SPEC.md (an addition): the job's own credential, what the worker calls the callbacks and
+   * Not in docs/SPEC.md (an addition): the job's own credential, what the worker calls the callbacks and
    * the job's status with (README, "Connecting an OCR worker"); a worker with an editor token may ignore it.
    */
   credential: string;
@@ -212,7 +212,7 @@ export interface FormFile {
 export const noFileUploaded = 'No file uploaded';
 
 /**
- * `POST /ocr` once the subscription gate has passed and the form is read (SPEC.md 4.1): the fields
+ * `POST /ocr` once the subscription gate has passed and the form is read (docs/SPEC.md 4.1): the fields
  * are checked and the usage snapshot taken before anything is stored, and the file is stored before
  * the records that point at it. The presigned path's twin is `createJobFromUpload`.
  */

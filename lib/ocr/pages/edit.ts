@@ -8,7 +8,7 @@ import { writeWithText } from '../text-storage.ts';
 import type { IndexChange } from '../../search/indexing.ts';
 import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts';
 
-/** Editing a digitized book (SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
+/** Editing a digitized book (docs/SPEC.md 4.1 `PATCH /ocr/books/:bookTextId`). */
 export interface BookEditDeps {
   bookTexts: BookTextStore;
   uploads: Objects;

@@ -2,7 +2,7 @@ import type { BookText } from '../book-text.ts';
 import { legacyPages } from './page.ts';
 import type { PageStore } from './store.ts';
 
-/** A page as the job text and the Word export show it (SPEC.md 2.3). */
+/** A page as the job text and the Word export show it (docs/SPEC.md 2.3). */
 export interface PageView {
   _id: string;
   pageNumber: number;
@@ -11,7 +11,7 @@ export interface PageView {
   isAIGenerated: boolean;
 }
 
-/** Page records in page order, else the legacy pages embedded in old records (SPEC.md 2.3). */
+/** Page records in page order, else the legacy pages embedded in old records (docs/SPEC.md 2.3). */
 export async function pagesOf(deps: { pages: Pick<PageStore, 'pages'> }, bookText: BookText): Promise<PageView[]> {
   const pages = await deps.pages.pages(bookText.bookTextId);
   const inOrder = pages.length ? pages : legacyPages(bookText.bookTextId, bookText.pages);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { badRequest, type DomainError } from '../../errors.ts';
 
 /**
- * A BookText page (SPEC.md 2.3), modelled once: its number range, its id, its defaults, the legacy
+ * A BookText page (docs/SPEC.md 2.3), modelled once: its number range, its id, its defaults, the legacy
  * embedded form of old books, and which page images belong to the book.
  */
 
@@ -25,7 +25,7 @@ export interface BookTextPage {
   updatedAt: string;
 }
 
-/** Old books kept their pages inside the record (SPEC.md 2.3); read only as a fallback. */
+/** Old books kept their pages inside the record (docs/SPEC.md 2.3); read only as a fallback. */
 export interface LegacyPage {
   _id?: string;
   pageNumber: number;
@@ -41,7 +41,7 @@ export interface PageFields {
   isAIGenerated?: boolean;
 }
 
-/** SPEC.md 2.3: text empty, no image, AI-generated. */
+/** docs/SPEC.md 2.3: text empty, no image, AI-generated. */
 export const pageDefaults = { text: '', storageKey: null, isAIGenerated: true } as const satisfies Required<PageFields>;
 
 /**
@@ -108,7 +108,7 @@ export const pageImagePrefix = (jobId: string) => `ocr-pages/${jobId}/`;
 /**
  * Whether a page's storageKey names an image of this book: its own upload, or one under the job's
  * page-image prefix. Any other key, stored by a careless or hostile client, gets no presigned URL
- * (SPEC.md 4.1: imageUrl is null when there is no image). `..` and empty segments are refused so
+ * (docs/SPEC.md 4.1: imageUrl is null when there is no image). `..` and empty segments are refused so
  * no path trick leaves the prefix.
  */
 export function isOwnImage(key: string | null, book: { jobId: string }, upload: string | null | undefined): boolean {

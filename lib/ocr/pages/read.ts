@@ -10,7 +10,7 @@ import { fullText } from '../text-storage.ts';
 import { isOwnImage, legacyPages, pageImagePrefix, type BookTextPage } from './page.ts';
 import type { PageStore } from './store.ts';
 
-/** Reading one digitized book (SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
+/** Reading one digitized book (docs/SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
 export interface BookReadDeps {
   bookTexts: BookTextStore;
   pages: PageStore;
@@ -18,13 +18,13 @@ export interface BookReadDeps {
   uploads: Objects;
 }
 
-/** Page images are linked for an hour (SPEC.md section 8). */
+/** Page images are linked for an hour (docs/SPEC.md section 8). */
 export const imageUrlSeconds = 3600;
 
 /**
  * Signed URLs for a window's page images, of this book only (`isOwnImage`): the worker's images under
  * one grant for the job's prefix, the book's own upload alone; null for none, a foreign key, or a
- * failed signing (SPEC.md 4.1).
+ * failed signing (docs/SPEC.md 4.1).
  */
 async function imageUrls(uploads: Objects, keys: readonly (string | null)[], bookText: BookText, upload: string | null | undefined): Promise<(string | null)[]> {
   const shown = keys.map((key) => (isOwnImage(key, bookText, upload) ? key! : null));

@@ -6,7 +6,7 @@ export interface PageChange extends PageFields {
   pageNumber: number;
 }
 
-/** A BookText's pages (SPEC.md 2.3), each its own item. */
+/** A BookText's pages (docs/SPEC.md 2.3), each its own item. */
 export interface PageStore {
   /** Each page is replaced whole: pages never share an item or a write. */
   putPages(pages: BookTextPage[]): Promise<void>;

@@ -8,7 +8,7 @@ import { newObjectId } from '../../../lib/ids.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aBook, storedUser } from './fixtures.ts';
 
-/** SPEC.md 4.2, "book read access": who may read a book's audio, and the 402 body of a subscriber-only book. */
+/** docs/SPEC.md 4.2, "book read access": who may read a book's audio, and the 402 body of a subscriber-only book. */
 let world: FakeWorld;
 let owner: User;
 let contributors: string[];

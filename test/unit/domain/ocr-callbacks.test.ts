@@ -8,7 +8,7 @@ import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aFile, aSubscription, storedJob, storedUser } from './fixtures.ts';
 
-/** SPEC.md 3.1, the OCR state table: the page and final-result callbacks, on in-memory fakes. */
+/** docs/SPEC.md 3.1, the OCR state table: the page and final-result callbacks, on in-memory fakes. */
 let world: FakeWorld;
 beforeEach(() => {
   world = fakeWorld({ now: '2026-03-15T12:00:00.000Z' });
