@@ -9,7 +9,10 @@ import { Console } from 'node:console';
  * - No metrics and no traces: EMF lines are for CloudWatch, and there is no X-Ray daemon here. Both
  *   are off outside Lambda already (dev mode disables metrics; the tracer needs AWS_EXECUTION_ENV,
  *   which containers such as CodeBuild's also set), so this says it outright.
+ * - Quiet once running: warnings and errors only, unless asked (`LOG_LEVEL=INFO npm start` shows the
+ *   service's info logs: sweeps, requeued jobs, the local push stand-in's messages).
  */
+process.env.LOG_LEVEL ??= 'WARN';
 process.env.POWERTOOLS_DEV = 'true';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.env.POWERTOOLS_TRACE_ENABLED ??= 'false';
