@@ -18,7 +18,22 @@ export default tseslint.config(
     files: ['lib/**/*.ts'],
     ignores: ['lib/adapters/**'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@aws-sdk/*', '@middy/*', 'aws-lambda', 'stripe'] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@aws-sdk/*', '@middy/*', 'aws-lambda', 'stripe'], message: 'The domain knows nothing of AWS or HTTP: an adapter behind a port does.' },
+            { group: ['**/functions/**', '**/infra/**'], message: 'The domain is called by the functions and the infrastructure, never the other way.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Handlers run the same on AWS and locally: the local runtime and CDK call them, not the other way.
+    files: ['functions/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/infra/**'], message: 'Functions are deployed by infra, never import it.' }] }],
     },
   },
   {
