@@ -73,6 +73,14 @@ describe('the docs', () => {
     expect(missing).toEqual([]);
   });
 
+  it('keeps the README short, and it leads to every document of docs/', () => {
+    const readme = read('README.md');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(250);
+    const linked = new Set([...prose(readme).matchAll(/\]\((docs\/[^)#\s]*)/g)].map((m) => m[1]!));
+    const topLevel = files('docs').filter((f) => /^docs\/[^/]+\.md$/.test(f) && f !== 'docs/README.md');
+    expect(topLevel.filter((f) => !linked.has(f))).toEqual([]);
+  });
+
   it('points at nothing outside the repository', () => {
     const outside = walked.flatMap(files).filter((f) => /\.(ts|mjs|js|md|sh|json|yaml)$|\/run$/.test(f));
     const pointing = outside.filter((f) => f !== self && read(f).includes('../shared'));
