@@ -386,7 +386,7 @@ export async function bigBooks(): Promise<BigBooksReport> {
       {
         users: [
           { key: 'editor', username: 'ocr-worker', role: 'editor' },
-          // The digitized book's owner: pro, the tier import needs (README, "import").
+          // The digitized book's owner: pro, the tier import needs (docs/decisions.md, "import").
           { key: 'owner', username: 'scholar', subscription: { tier: 'pro', status: 'active' } },
           { key: 'reader', username: 'reader' },
         ],

@@ -349,12 +349,12 @@ type CallerName = 'anonymous' | 'member' | 'editor';
 interface Variant {
   query: Record<string, string>;
   callers: CallerName[];
-  /** Not in the README's table of 2026-11-23 (measured before the search index's listing). */
+  /** Not in docs/benchmarks.md's table of 2026-11-23 ("The catalogue"; measured before the search index's listing). */
   added?: boolean;
 }
 
 const combination = { status: 'completed', language: 'ar', tags: 'hadith,seerah', categories: 'religion' };
-/** The variants measured before the search index's listing (README, 2026-11-23), in that order. */
+/** The variants measured before the search index's listing (docs/benchmarks.md, "The catalogue", 2026-11-23), in that order. */
 const todays: Variant[] = [
   { query: {}, callers: ['anonymous', 'member', 'editor'] },
   { query: { offset: '500' }, callers: ['anonymous'] },
@@ -574,7 +574,7 @@ export interface Measure {
 export interface Row {
   variant: string;
   caller: CallerName;
-  /** Not in the README's table of 2026-11-23. */
+  /** Not in docs/benchmarks.md's table of 2026-11-23 ("The catalogue"). */
   added: boolean;
   /** Keyed by catalogue size. */
   sizes: Record<number, Measure>;

@@ -1,12 +1,12 @@
 import { openBenchStack, seedBenchUsers } from './env.ts';
 
 /**
- * What read after write costs a write (issue 26; README, "Read after write"): each write that changes
+ * What read after write costs a write (issue 26; docs/architecture.md, "Read after write"): each write that changes
  * what a listing or a search shows, one at a time through the local server over the real handlers,
  * DynamoDB Local and the SQLite index, `BENCH_WRITES` times each (default 30), its median and p95.
  * The same file runs against the code before the change (copy it into a checkout of that commit) for
  * the "before" column. No budget: it is a measurement. On AWS, OpenSearch's `refresh=wait_for` adds
- * the wait for the next refresh on top (README).
+ * the wait for the next refresh on top (docs/operations.md, "Search on AWS").
  */
 
 const runs = Number(process.env.BENCH_WRITES ?? 30);

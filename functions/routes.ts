@@ -22,14 +22,14 @@ export interface Route {
   auth: AuthMode;
   /**
    * Also takes a job credential (lib/auth/job-credentials.ts) in place of a token: the OCR worker's
-   * calls for the one job it names. Not in docs/SPEC.md: an addition (README, "Connecting an OCR worker").
+   * calls for the one job it names. Not in docs/SPEC.md: an addition (docs/ocr-worker.md, "Connecting an OCR worker").
    */
   jobCredential?: true;
 }
 
 export const routes: readonly Route[] = [
   { method: 'POST', path: '/ocr', function: 'ocr-api', auth: 'required' },
-  // Not in docs/SPEC.md: the presigned path for files too large for a Lambda request (README, "Uploads").
+  // Not in docs/SPEC.md: the presigned path for files too large for a Lambda request (docs/interface.md, "Large files: the presigned upload").
   { method: 'POST', path: '/ocr/uploads', function: 'ocr-api', auth: 'required' },
   { method: 'POST', path: '/ocr/uploads/{uploadId}/job', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/status/{jobId}', function: 'ocr-api', auth: 'required', jobCredential: true },
@@ -37,7 +37,7 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/ocr/jobs', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/books', function: 'ocr-api', auth: 'optional' },
   { method: 'GET', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'optional' },
-  // Not in docs/SPEC.md: full-text search (README, "Search").
+  // Not in docs/SPEC.md: full-text search (docs/interface.md, "Search").
   { method: 'GET', path: '/ocr/search', function: 'search-api', auth: 'optional' },
   { method: 'GET', path: '/ocr/books/{bookTextId}/search', function: 'search-api', auth: 'optional' },
   { method: 'PATCH', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'required' },
@@ -67,11 +67,11 @@ export const routes: readonly Route[] = [
   { method: 'PUT', path: '/notifications/read-all', function: 'notifications-api', auth: 'required' },
   { method: 'PUT', path: '/notifications/{id}/read', function: 'notifications-api', auth: 'required' },
   { method: 'POST', path: '/billing/webhook', function: 'billing-webhook', auth: 'none' },
-  // Not in docs/SPEC.md: the API describes itself (issue 15; README, "The API document").
+  // Not in docs/SPEC.md: the API describes itself (issue 15; docs/interface.md, "The API document").
   { method: 'GET', path: '/openapi.json', function: 'api-docs', auth: 'none' },
   { method: 'GET', path: '/docs', function: 'api-docs', auth: 'none' },
   { method: 'GET', path: '/docs/{asset}', function: 'api-docs', auth: 'none' },
-  // Not in docs/SPEC.md: whether each store answers, for monitors (issue 29; README, "Health").
+  // Not in docs/SPEC.md: whether each store answers, for monitors (issue 29; docs/interface.md, "Health").
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
 ];
 

@@ -42,9 +42,9 @@ const reasons = {
   runtime: 'Node.js 22 is the runtime this service is built and tested for (the project targets it); moving to a newer one is a deliberate upgrade.',
   jwtRotation:
     'The HS256 key is shared with the identity service that signs the tokens; rotating it invalidates every issued token, so it is ' +
-    'rotated by the operator together with that service (README: Deploying), not on a schedule.',
+    'rotated by the operator together with that service (docs/operations.md: Deploying to AWS), not on a schedule.',
   stripeRotation:
-    'Stripe issues these keys: they are rolled in the Stripe dashboard and the new values put here by the operator (README: Deploying); ' +
+    'Stripe issues these keys: they are rolled in the Stripe dashboard and the new values put here by the operator (docs/operations.md: Deploying to AWS); ' +
     'Secrets Manager cannot rotate them.',
   noResource:
     'X-Ray PutTraceSegments/PutTelemetryRecords (every function, active tracing), Polly SynthesizeSpeech (audio functions) and ' +
@@ -72,10 +72,10 @@ const reasons = {
     'roles, each its own actions on the pages index and the catalogue listing’s; every request is SigV4-signed and HTTPS-only (infra/search.ts).',
   searchMasters:
     'Dedicated master nodes would be three more instances, several times the cost of the one or two t3 data nodes this index needs; ' +
-    'the index is derived data, rebuilt from the table if the cluster is lost (README: Search on AWS).',
+    'the index is derived data, rebuilt from the table if the cluster is lost (docs/operations.md: Search on AWS).',
   searchZones:
     'One data node by default (searchDataNodes=1), which zone awareness cannot spread: searchDataNodes=2 turns it on. The index is ' +
-    'derived data, rebuilt from the table after a loss, and a search outage does not touch the rest of the API (README: Search on AWS).',
+    'derived data, rebuilt from the table after a loss, and a search outage does not touch the rest of the API (docs/operations.md: Search on AWS).',
   indexerDeadLetters:
     'This queue is itself a dead-letter queue: the search indexer’s stream trigger sends it the description of each batch it gave up ' +
     'on (an on-failure destination, which cdk-nag does not recognise as a redrive target). An operator reads it; an alarm watches it.',

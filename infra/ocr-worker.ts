@@ -36,7 +36,7 @@ export class OcrWorkerAccess extends Construct {
       ],
     });
     this.role = new iam.Role(this, 'Role', {
-      description: 'Assumed by the external OCR worker (see the README: "Connecting an OCR worker")',
+      description: 'Assumed by the external OCR worker (see docs/ocr-worker.md: "Connecting an OCR worker")',
       assumedBy: workerPrincipal(props.principal),
       managedPolicies: [this.policy],
     });

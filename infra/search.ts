@@ -17,7 +17,7 @@ import type { SearchSettings } from './settings.ts';
 import { deadLetterQueue } from './storage.ts';
 
 /**
- * Full-text search on AWS (issue 17; README, "Search on AWS"): a managed OpenSearch domain, the index
+ * Full-text search on AWS (issue 17; docs/operations.md, "Search on AWS"): a managed OpenSearch domain, the index
  * of pages in it, and the trigger that keeps the index in step with the table (the search indexer on
  * the table's stream).
  *

@@ -1,6 +1,6 @@
 /**
  * The reference OCR worker (issue 13): a client of the service, not a part of it. It takes the job
- * message as README "Connecting an OCR worker" documents it, reads the file from the bucket, puts
+ * message as docs/ocr-worker.md "Connecting an OCR worker" documents it, reads the file from the bucket, puts
  * page images under `ocr-pages/<jobId>/` and reports through the two callbacks with an editor token.
  * It shares the project's types and tooling but calls no domain function of the service (the lint
  * rule for this folder holds that).
@@ -10,7 +10,7 @@
  */
 
 /**
- * The job message on the OCR queue, exactly as README "Connecting an OCR worker" shows it: the
+ * The job message on the OCR queue, exactly as docs/ocr-worker.md "Connecting an OCR worker" shows it: the
  * service's own type (a worker may share the service's types, never call its code).
  */
 export type { OcrJobMessage } from '../lib/ocr/jobs/upload.ts';

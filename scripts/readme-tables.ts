@@ -3,8 +3,9 @@ import { access, deployedFunctions, sizingOf } from '../infra/functions.ts';
 import { isObjectAccess, objectAccessOf } from '../infra/permissions.ts';
 
 /**
- * The README's tables of routes and of function sizes, printed from their sources
- * (`npx tsx scripts/readme-tables.ts`). A unit test checks that the README carries exactly this text.
+ * The docs' tables of routes (docs/architecture.md, "Routes") and of function sizes and grants (docs/operations.md,
+ * "Functions", "Permissions"), printed from their sources (`npx tsx scripts/readme-tables.ts`). A unit test
+ * (test/unit/readme.test.ts) checks that those docs carry exactly this text.
  */
 export function routeTableMarkdown(): string {
   const lines = ['| method | path | function | auth |', '| --- | --- | --- | --- |'];

@@ -1,7 +1,7 @@
 /**
  * `npx tsx scripts/sample-scan.ts [FILE] [--pages N]`: writes a scanned-looking Arabic PDF (A4 page
  * images at 300 dpi with light scan noise, no text layer), for trying the OCR worker end to end
- * (README, "An OCR job, end to end"). The pages are made here, from the fixture text and fonts of
+ * (docs/walkthroughs/ocr-and-books.md). The pages are made here, from the fixture text and fonts of
  * ocr-worker/fixtures (devDependencies), so nothing is downloaded.
  */
 import { writeFileSync } from 'node:fs';

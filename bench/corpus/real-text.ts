@@ -6,7 +6,7 @@ import { wordsOf, type CorpusBook, type CorpusLanguage } from './generate.ts';
  * Real text for the search bench (issue 17): the Quran in Arabic (Uthmani script, fully vocalized,
  * with its Quranic marks) and in English (Saheeh International's translation), from the
  * devDependency quran-json 3.1.2 by Risan Bagja Pradana (https://github.com/risan/quran-json),
- * licensed CC-BY-4.0; attribution in the README ("Tests and benchmarks", the search bench).
+ * licensed CC-BY-4.0; attribution in docs/benchmarks.md ("Search").
  *
  * Made into books and pages as the bench's generated corpus is: pages of 250 to 350 words (as
  * `wordsOf` counts them) in reading order, cut between verses, inside a verse (between two words)

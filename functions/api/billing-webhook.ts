@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { contracts, json } from './contract.ts';
 import { messageErrorAnswer } from './shapes.ts';
 
-/** `POST /billing/webhook`: Stripe's subscription events (README, "Billing"). */
+/** `POST /billing/webhook`: Stripe's subscription events (docs/decisions.md, "subscriptions"). */
 export const billingContracts = contracts({
   'POST /billing/webhook': {
     tag: 'Billing',

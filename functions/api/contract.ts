@@ -9,7 +9,7 @@ import { platformLimits } from '../http/platform-limits.ts';
  * the HTTP tests hold every answer to it. The auth layer's plain-text answers are not written here:
  * they follow from the route's auth mode (document.ts).
  *
- * Schemas are valibot's (README, "The API document": 8 KB and no measurable cold start, where zod 4
+ * Schemas are valibot's (docs/interface.md, "The API document": 8 KB and no measurable cold start, where zod 4
  * adds 445 KB and about 25 ms to every function that parses with it).
  */
 

@@ -159,7 +159,7 @@ function bodyAnswers(route: Route, body: Body | undefined): Record<number, Answe
 
 /** What API Gateway answers any route past its rate, before a function runs. */
 const throttledAnswer = json(
-  'API Gateway’s throttling: past the route’s requests a second (README, "Maxima and caps"). Not locally.',
+  'API Gateway’s throttling: past the route’s requests a second (docs/decisions.md, "Maxima and caps"). Not locally.',
   v.strictObject({ message: v.literal(platformAnswers.throttled.message) }),
 );
 

@@ -188,7 +188,7 @@ export const ocrApiContracts = contracts({
   'POST /ocr/uploads': {
     tag: 'OCR jobs',
     summary: 'Ask for a presigned upload (files too large for a request)',
-    description: `Not in SPEC.md (README, "Uploads"): a request carries about 4.5 MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after a day.`,
+    description: `Not in SPEC.md (docs/interface.md, "Large files: the presigned upload"): a request carries about 4.5 MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after a day.`,
     body: {
       kind: 'json',
       schema: presignRequest,
@@ -321,7 +321,7 @@ export const ocrApiContracts = contracts({
     tag: 'Digitized books',
     summary: 'List digitized books',
     description:
-      'Anonymous callers see public books, members public books and their own, editors and admins all. `userEmail` and `metadata` only on the caller’s own books (on all for editors and admins). Every `total` is exact; filtered and deeper listings come from the search index, which has a new book or a tag change a second or two after it is written (README, "Data").',
+      'Anonymous callers see public books, members public books and their own, editors and admins all. `userEmail` and `metadata` only on the caller’s own books (on all for editors and admins). Every `total` is exact; filtered and deeper listings come from the search index, which has a new book or a tag change a second or two after it is written (docs/data-model.md, "The catalogue").',
     query: v.object({
       limit: listLimit,
       offset: listOffset,
@@ -371,7 +371,7 @@ export const ocrApiContracts = contracts({
     tag: 'Digitized books',
     summary: 'Edit a digitized book',
     description:
-      'The owner, editors and admins. Every field is optional; only those sent change. The body is checked whole before anything is written: a malformed field is the 500 with the reason (the spec lists no 400 here); past a cap, a 400 (README, "`PATCH /ocr/books/:bookTextId`"). A malformed id is a 500 (SPEC.md 7).',
+      'The owner, editors and admins. Every field is optional; only those sent change. The body is checked whole before anything is written: a malformed field is the 500 with the reason (the spec lists no 400 here); past a cap, a 400 (docs/decisions.md, "`PATCH /ocr/books/:bookTextId`"). A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     body: {
       kind: 'json',
@@ -419,7 +419,7 @@ export const ocrApiContracts = contracts({
     tag: 'Digitized books',
     summary: 'Import a digitized book as a Book',
     description:
-      'One line per page (the page text in `arabic`); the new Book is the caller’s, private. The owner, editors and admins; members also need an active subscription on the import tier. All or nothing, and a retry answers the same Book (README, "import"). A malformed id is a 500 (SPEC.md 7).',
+      'One line per page (the page text in `arabic`); the new Book is the caller’s, private. The owner, editors and admins; members also need an active subscription on the import tier. All or nothing, and a retry answers the same Book (docs/decisions.md, "import"). A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     responses: {
       201: json('The new Book.', v.strictObject({ success: v.literal(true), message: v.string(), bookId: v.string() }), {

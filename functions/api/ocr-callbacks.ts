@@ -54,7 +54,7 @@ const pagesOf = (texts: readonly string[]) => texts.map((text, i) => ({ pageNumb
 const worker = { jobId: ids.jobId, fileId: ids.fileId, userId: ids.userId };
 const orphanIds = 'A job the service does not know creates its BookText, only with a UUID `jobId` and ObjectId `fileId` and `userId` (else the 500 `jobId must be a UUID` or `<name> must be an ObjectId`).';
 
-/** A job credential (README, "Connecting an OCR worker") used beyond its job: not in docs/SPEC.md, an addition. */
+/** A job credential (docs/ocr-worker.md, "Connecting an OCR worker") used beyond its job: not in docs/SPEC.md, an addition. */
 const outsideGrantAnswer = ocrErrorAnswer(
   `\`${outsideGrant}\`: called with a job credential (the job message's \`credential\`, in place of an editor's token) for another job, another owner or file, or a page number or count past its cap.`,
 );
@@ -83,7 +83,7 @@ export const ocrCallbackContracts = contracts({
   'POST /ocr/result': {
     tag: 'OCR worker callbacks',
     summary: 'Report the final result',
-    description: `Writes the text, pages and status the worker sends; fields not sent keep their values. On \`completed\` with pages, the job’s usage is recorded once (README, "usage on completion"); a failure to record it is \`usageInfo: null\`, never a failed call. A body over a megabyte may be sent compressed (\`Content-Encoding: br\` or \`gzip\`). Nothing is written unless the whole body is valid. ${orphanIds}`,
+    description: `Writes the text, pages and status the worker sends; fields not sent keep their values. On \`completed\` with pages, the job’s usage is recorded once (docs/decisions.md, "usage on completion"); a failure to record it is \`usageInfo: null\`, never a failed call. A body over a megabyte may be sent compressed (\`Content-Encoding: br\` or \`gzip\`). Nothing is written unless the whole body is valid. ${orphanIds}`,
     body: {
       kind: 'json',
       schema: finalResult,

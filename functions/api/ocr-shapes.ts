@@ -32,7 +32,7 @@ const UsageSnapshot = v.pipe(
   v.description('Page credits at upload time (SPEC.md 2.4): `null` credits mean unlimited (editors and admins).'),
 );
 
-/** A completion's usage (docs/SPEC.md 2.4, final-result shape; README, "usage on completion"). */
+/** A completion's usage (docs/SPEC.md 2.4, final-result shape; docs/decisions.md, "usage on completion"). */
 const UsageInfo = v.pipe(
   v.strictObject({
     freePages: v.number(),
@@ -42,12 +42,12 @@ const UsageInfo = v.pipe(
     remainingCredits: v.nullable(v.number()),
     paymentStatus: v.picklist(paymentStatuses),
   }),
-  v.description('The pages a completion counted: from the monthly credits, the rest invoiced at the overage price (README, "`paymentStatus`").'),
+  v.description('The pages a completion counted: from the monthly credits, the rest invoiced at the overage price (docs/decisions.md, "`paymentStatus`").'),
 );
 
 const PageError = v.pipe(
   v.strictObject({ pageNumber: count, error: v.string(), timestamp }),
-  v.description('A page the worker reported as failed (README, "page errors").'),
+  v.description('A page the worker reported as failed (docs/decisions.md, "page errors").'),
 );
 
 /** docs/SPEC.md 2.2: the client's keys, then the service's, which always win. */

@@ -7,7 +7,7 @@ import { contracts, json } from './contract.ts';
 import { badRequestAnswer, bothLanguages, sampleIds as ids, type Sample } from './ocr-shapes.ts';
 import { listOffset, objectId, ocrErrorAnswer, pathId, queryChoice, queryNumber, queryText } from './shapes.ts';
 
-/** `search-api` (issue 17; README, "Search"): full-text search of digitized books, beyond docs/SPEC.md. */
+/** `search-api` (issue 17; docs/interface.md, "Search"): full-text search of digitized books, beyond docs/SPEC.md. */
 
 const q = v.optional(
   v.pipe(

@@ -63,7 +63,7 @@ const messageError = v.pipe(
   v.description(`A notifications error: \`message\`, and for a 500 the operation in \`message\` and \`error\` (our own words, \`${unexpectedErrorText}\` for anything unexpected).`),
 );
 
-/** The OCR groups' error bodies: the shape of their success bodies (README, "Error bodies"). */
+/** The OCR groups' error bodies: the shape of their success bodies (docs/decisions.md, "OCR error bodies"). */
 const ocrError = v.pipe(
   v.looseObject({ success: v.literal(false), message: v.string(), error: v.optional(v.string()) }),
   v.description('An OCR error: `success: false` and `message`, plus the spec’s fields where it names them (`error`, `subscriptionRequired`).'),
@@ -102,7 +102,7 @@ export const handedOverAnswer: Answer = {
 
 // Listing queries
 
-/** A list's `limit` (docs/SPEC.md 8): default 20, larger values read as `maxLimit` (README, "Maxima and caps"). */
+/** A list's `limit` (docs/SPEC.md 8): default 20, larger values read as `maxLimit` (docs/decisions.md, "Maxima and caps"). */
 export const listLimit = queryNumber('limit', {
   fallback: defaultListLimit,
   min: 1,

@@ -10,7 +10,7 @@ import type { OcrHostData } from './ocr-worker-host.ts';
 const workerNiceness = 10;
 
 /**
- * `npm start`'s reference OCR worker (README "The reference OCR worker"): a process of its own with a
+ * `npm start`'s reference OCR worker (docs/ocr-worker.md "The reference OCR worker"): a process of its own with a
  * pool of worker threads, one per core, running the worker's own Lambda handlers over the local OCR queue and
  * a local pages queue, reporting through the API's callbacks with each job's own credential (carried
  * by its message), exactly as on AWS: it holds no token. `OCR_WORKER=off` runs none: jobs wait on the OCR queue.

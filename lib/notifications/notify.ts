@@ -50,7 +50,7 @@ export async function storeNotification(deps: Pick<NotifyDeps, 'notifications' |
 /**
  * Creates a notification for a recipient and pushes it to the recipient's active devices. Push is
  * best effort: the notification is stored first, and a device the provider reports disabled is
- * marked inactive. Called by the platform's other services, not by a route here (README, "Push").
+ * marked inactive. Called by the platform's other services, not by a route here (docs/architecture.md, "Push").
  */
 export async function notify(deps: NotifyDeps, input: NotifyInput): Promise<Notification> {
   const notification = await storeNotification(deps, input);

@@ -21,7 +21,7 @@ export function splitList(value: unknown): string[] {
 
 /**
  * The most tags, and the most categories, a book carries, each of at most `chars` characters, and
- * the most a `GET /ocr/books` filter names (README, caps): a listing entry and a filter stay small
+ * the most a `GET /ocr/books` filter names (docs/decisions.md, "Maxima and caps"): a listing entry and a filter stay small
  * whatever a client sends. `language` is a short code too. Books written before these caps may hold
  * more; the search index lists what fits its own limits (lib/search/indexing.ts).
  */
@@ -205,7 +205,7 @@ export interface BookTextEdit {
   tags?: string[];
   categories?: string[];
   text?: TextPlacement;
-  /** Pages written with the record, all or nothing (README, "Edits are all or nothing"). */
+  /** Pages written with the record, all or nothing (docs/architecture.md, "Edits are all or nothing"). */
   pages?: PageEdit;
 }
 

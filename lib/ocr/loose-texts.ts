@@ -5,7 +5,7 @@ import type { OcrJobStore } from './jobs/store.ts';
 import { textKey } from './text-storage.ts';
 
 /**
- * The sweeper's part in "Edits are all or nothing" (README): what a write left half done because it
+ * The sweeper's part in "Edits are all or nothing" (docs/architecture.md): what a write left half done because it
  * stopped, or could not reach storage or the table to clean up, is found by key and finished here.
  *
  * - Page edits too large for one transaction that were neither committed nor undone are undone

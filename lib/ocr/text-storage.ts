@@ -55,7 +55,7 @@ const removeQuietly = async (deps: TextWriteDeps, jobId: string, stored: StoredT
  * `commit` writes the record, which names it and, in the same write, drops its note and notes the
  * text it replaced. Afterwards the replaced text is removed; if the record write fails, the new
  * object is. Readers therefore always find the object the record names, and an object no record
- * names is always noted, so a removal that fails is the sweeper's (README, "Edits are all or nothing").
+ * names is always noted, so a removal that fails is the sweeper's (docs/architecture.md, "Edits are all or nothing").
  */
 export async function writeWithText(
   deps: TextWriteDeps,

@@ -23,7 +23,7 @@ export interface IndexedBookFields {
    * engine keeps, per book, the fields put with the highest revision: a put (putPages, setBookFields,
    * putBook) carrying a lower one changes none of them, an equal one replaces them (equal revisions
    * carry equal fields). So writers that race (the write path, the stream's indexer putting what it
-   * read a moment earlier) never take the index back to an older state (README, "Read after write").
+   * read a moment earlier) never take the index back to an older state (docs/architecture.md, "Read after write").
    */
   rev?: number;
 }

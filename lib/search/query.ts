@@ -3,7 +3,7 @@ import { analyze } from './analysis.ts';
 import type { MatchMode, PageQuery } from './engine.ts';
 import { maxQueryTerms } from './rules.ts';
 
-/** How a search's words must appear on a page (README, "Search"). */
+/** How a search's words must appear on a page (docs/interface.md, "Search"). */
 export const searchModes = ['all', 'any', 'phrase'] as const satisfies readonly MatchMode[];
 export const defaultSearchMode: MatchMode = 'all';
 

@@ -2,7 +2,7 @@ import { logger } from '../log.ts';
 import { indexChanges, type IndexChange, type IndexingDeps } from './indexing.ts';
 
 /**
- * Read after write (issue 26; README, "Read after write"): a write that changes what a listing, a
+ * Read after write (issue 26; docs/architecture.md, "Read after write"): a write that changes what a listing, a
  * total or a search shows puts that change into the search index itself before it answers, so the
  * next `GET /ocr/books` (filtered, sorted, deep), `GET /ocr/search` and in-book search show it,
  * whoever asks. The table's stream still feeds the index (lib/search/indexing.ts): it is the repair

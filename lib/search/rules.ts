@@ -117,7 +117,7 @@ export function checkPageQuery(query: Pick<PageQuery, 'limit' | 'offset'>): void
 
 /**
  * The most tags, and the most categories, a listed book may carry; the most values a listing filter
- * may name of each. The service caps neither today (README: tags and categories are split on
+ * may name of each. The service caps neither today (docs/decisions.md, "upload fields": tags and categories are split on
  * commas, trimmed, empties dropped; only the item size bounds them): these are the engines' own.
  */
 export const maxListValues = 1_000;

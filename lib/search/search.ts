@@ -9,7 +9,7 @@ import { matchOf, type Match } from './query.ts';
 import { matcherFor, snippet, snippetBudgetChars } from './snippet.ts';
 
 /**
- * Full-text search of digitized books (issue 17; README, "Search"): the engine finds and counts the
+ * Full-text search of digitized books (issue 17; docs/interface.md, "Search"): the engine finds and counts the
  * pages, the table decides what is shown. Each hit's BookText is read from the table and shown only
  * if the caller may read it now (a book made private is gone from its results at once, before the
  * index has caught up), and its snippet is made from the page as stored. One engine query and at most

@@ -5,7 +5,7 @@ import { langPathOf } from './models.ts';
 /**
  * The OCR engine over tesseract.js (WebAssembly Tesseract 5, no native build): one tesseract worker
  * per model, created on first use, replaced after `pagesPerWorker` pages because its memory only grows
- * (see README for the numbers), and killed on a page that runs past its time limit (a running
+ * (see docs/ocr-worker.md, "The reference OCR worker", for the numbers), and killed on a page that runs past its time limit (a running
  * recognition cannot be interrupted any other way); the next page gets a fresh one.
  */
 export interface TesseractEngineOptions {

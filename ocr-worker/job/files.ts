@@ -8,5 +8,5 @@ export interface JobFiles {
   putPageImage(bucket: string, jobId: string, pageNumber: number, png: Buffer): Promise<string>;
 }
 
-/** Where a page's image goes: `ocr-pages/<jobId>/<pageNumber>.png` (README, "Connecting an OCR worker"). */
+/** Where a page's image goes: `ocr-pages/<jobId>/<pageNumber>.png` (docs/ocr-worker.md, "Connecting an OCR worker"). */
 export const pageImageKey = (jobId: string, pageNumber: number): string => `${pageImagePrefix(jobId)}${pageNumber}.png`;

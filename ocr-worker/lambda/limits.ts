@@ -9,7 +9,7 @@ import { pdfLimits } from '../pdf/limits.ts';
 
 /**
  * Per reading of a page (a page may be read twice, in the other script's model): 40 s is about 25
- * times what an A4 300-dpi Arabic page takes on one core (README), and keeps a task whose 8 pages all
+ * times what an A4 300-dpi Arabic page takes on one core (docs/benchmarks.md, "The OCR bench"), and keeps a task whose 8 pages all
  * run into every limit within Lambda's 15 minutes (`worstTaskSeconds`).
  */
 export const pageReadingTimeoutMs = 40_000;

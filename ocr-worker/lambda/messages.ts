@@ -1,8 +1,8 @@
 import type { OcrJobMessage } from '../contract.ts';
 
 /**
- * The worker's own reading of the queue messages: the job message as README "Connecting an OCR
- * worker" shows it (the worker is a client and does not borrow the service's parser), and the page
+ * The worker's own reading of the queue messages: the job message as docs/ocr-worker.md "Connecting an
+ * OCR worker" shows it (the worker is a client and does not borrow the service's parser), and the page
  * tasks it sends itself to its pages queue.
  */
 

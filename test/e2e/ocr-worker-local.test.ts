@@ -24,7 +24,7 @@ import { cli, freePort, startService } from '../support/processes.ts';
 const linesPerPage = 4;
 const pageLines = (p: number) => Array.from({ length: linesPerPage }, (_, i) => arabicLines[(p * linesPerPage + i) % arabicLines.length]!);
 const pageCount = 4;
-/** Character error rate, diacritics aside, on clean A4 scans at 16 pt in Noto Naskh (README: the bench measures noisier pages). */
+/** Character error rate, diacritics aside, on clean A4 scans at 16 pt in Noto Naskh (docs/benchmarks.md, "The OCR bench", measures noisier pages). */
 const maxCer = 0.1;
 
 describe('the reference OCR worker under npm start', () => {

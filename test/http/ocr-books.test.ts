@@ -110,7 +110,7 @@ describe('GET /ocr/books', () => {
     ];
     moPrivate = await book(mo, { fileName: 'delta.pdf', pageCount: 7, tags: ['hadith'] });
     otherPrivate = await book(other, { fileName: 'epsilon.pdf', pageCount: 1 });
-    // Filtered listings are the search index's (README, "Catalogue"): index what the stream holds.
+    // Filtered listings are the search index's (docs/data-model.md, "The catalogue"): index what the stream holds.
     await drainStream({ bookTextIds: [...pub, moPrivate, otherPrivate].map((b) => b.bookTextId) });
   });
 
@@ -226,7 +226,7 @@ describe('GET /ocr/books/:bookTextId', () => {
   beforeAll(async () => {
     pub = await book(mo, { visibility: 'public', pages: ['الصفحة الأولى', 'الصفحة الثانية', 'الصفحة الثالثة'] });
     priv = await book(mo, { pages: ['one'] });
-    // Page 2 has an image where the worker puts them (README, "Connecting an OCR worker").
+    // Page 2 has an image where the worker puts them (docs/ocr-worker.md, "Connecting an OCR worker").
     await stores.ocr.putPages([pageRecord(pub.bookTextId, 2, { text: 'الصفحة الثانية', storageKey: `ocr-pages/${pub.jobId}/2.png` }, pub.createdAt)]);
     await uploads.put(`ocr-pages/${pub.jobId}/2.png`, 'png-bytes', 'image/png');
   });
@@ -418,7 +418,7 @@ describe('POST /ocr/books/:bookTextId/import', () => {
   }, 120_000);
 });
 
-describe('GET /ocr/books filtered, as books change (README, "Data")', () => {
+describe('GET /ocr/books filtered, as books change (docs/data-model.md, "The catalogue")', () => {
   const patch = (id: string, body: unknown, account: Account) => api.call('PATCH', `/ocr/books/${id}`, { token: account.token, body });
   const indexed = (...books: BookText[]) => drainStream({ bookTextIds: books.map((b) => b.bookTextId) });
 
@@ -430,7 +430,7 @@ describe('GET /ocr/books filtered, as books change (README, "Data")', () => {
 
     expect((await patch(a.bookTextId, { tags: 'final' }, mo)).status).toBe(200);
     expect((await patch(b.bookTextId, { visibility: 'private' }, mo)).status).toBe(200);
-    // The stream has not run: each PATCH put its change into the index before it answered (README, "Read after write").
+    // The stream has not run: each PATCH put its change into the index before it answered (docs/architecture.md, "Read after write").
     expect(await list('?language=x-change&tags=draft')).toMatchObject({ total: 0, books: [] });
     expect(ids((await list('?language=x-change&tags=draft', mo)).books)).toEqual([b.bookTextId]);
     expect(ids((await list('?language=x-change&tags=final')).books)).toEqual([a.bookTextId]);

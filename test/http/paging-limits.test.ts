@@ -67,7 +67,7 @@ beforeAll(async () => {
     bookTextId = text.bookTextId;
     made.push(bookTextId);
   }
-  // Filtered and deep catalogue listings are the search index's (README, "Catalogue").
+  // Filtered and deep catalogue listings are the search index's (docs/data-model.md, "The catalogue").
   await drainStream({ bookTextIds: made });
 }, 120_000);
 afterAll(() => api?.close());

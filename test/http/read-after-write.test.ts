@@ -9,7 +9,7 @@ import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
- * Read after write through HTTP (issue 26; README, "Read after write"): every book here is made as a
+ * Read after write through HTTP (issue 26; docs/architecture.md, "Read after write"): every book here is made as a
  * client makes it (`POST /ocr`, the worker's callbacks, `PATCH`), and each listing and search is asked
  * right after the write that set it up, with no waiting. No stream poller runs in this process, so the
  * index's other feed, the table's stream, is never applied until the last test drains it: what the

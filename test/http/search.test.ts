@@ -8,7 +8,7 @@ import { startApi, tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
- * Search through HTTP (README, "Search"): pages reported by the worker's callbacks, indexed from the
+ * Search through HTTP (docs/interface.md, "Search"): pages reported by the worker's callbacks, indexed from the
  * table's stream by the search-indexer function (as `npm start` runs it), found by the search routes.
  */
 const stores = testStores();

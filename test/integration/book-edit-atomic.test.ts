@@ -70,7 +70,7 @@ async function aBook(pages: number) {
 /**
  * Every item of the book's partition as stored (raw: staged pages, locks and all), its File, the
  * sweeper's list of open edits and the book's text objects. Less `rev`: an undo raises it, so the
- * index takes the pages put back over any read of the edit's (README, "Read after write").
+ * index takes the pages put back over any read of the edit's (docs/architecture.md, "Read after write").
  */
 async function everything(bookTextId: string) {
   const out = await db.client.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.bookTextPartition(bookTextId) }, ConsistentRead: true }));

@@ -58,7 +58,7 @@ describe('seed file', () => {
   });
 
   it('makes a user seeded with a subscription a customer of the local ledger, and no one else', async () => {
-    // Without one the ledger, like Stripe, refuses their overage invoices (README, the local runtime's stand-ins).
+    // Without one the ledger, like Stripe, refuses their overage invoices (docs/local-runtime-and-cli.md, "The local runtime": its stand-ins).
     const out = await seed(stores, { users: [{ key: 'payer', subscription: { tier: 'basic', status: 'canceled' } }, { key: 'reader' }] }, options());
     const payer = out.users.payer!.userId;
     expect(await stores.users.get(payer)).toMatchObject({ stripeCustomerId: `cus_local_${payer}` });

@@ -133,7 +133,7 @@ describe('the pages handler', () => {
 });
 
 describe('messages', () => {
-  it('reads the README’s job message and refuses one without the fields the worker needs', () => {
+  it('reads docs/ocr-worker.md’s job message and refuses one without the fields the worker needs', () => {
     const job = message();
     expect(parseJobMessage(JSON.stringify(job))).toEqual(job);
     const { customPrompt: _c, metadata: _m, ...bare } = job;

@@ -4,7 +4,7 @@ import type { RawResponse } from './raw-http.ts';
 /**
  * What the fuzz of the route table (test/http/fuzz.test.ts) accepts as an answer: no text of ours
  * that only we should see (stack traces, file paths, the SDK's and providers' words), and no 5xx
- * but the ones docs/SPEC.md (or a README row it leaves to us) states for that route and input.
+ * but the ones docs/SPEC.md (or a record of docs/decisions.md where it leaves a choice to us) states for that route and input.
  */
 
 /** Text that only the logs may carry. A marker the request itself contained is an echo, not a leak. */
@@ -36,7 +36,7 @@ export interface Seen {
   contentType: string;
 }
 
-/** An allowed 500: why (the docs/SPEC.md section or README row), and whether this request and answer are that case. */
+/** An allowed 500: why (the docs/SPEC.md section or docs/decisions.md record), and whether this request and answer are that case. */
 export interface Allowance {
   why: string;
   applies(seen: Seen, response: RawResponse): boolean;
@@ -51,7 +51,7 @@ const parse = (text: string): Record<string, unknown> | undefined => {
   }
 };
 
-/** The detail of a 500 body in each group's shape (README "500 bodies", "OCR error bodies", "audio error bodies"). */
+/** The detail of a 500 body in each group's shape (docs/decisions.md "500 bodies", "OCR error bodies", "audio error bodies"). */
 const detail = {
   ocr: (r: RawResponse) => {
     const b = parse(r.text);
@@ -88,11 +88,11 @@ const refusedFile = /^(Invalid file type: |File too large: |Unexpected field: |F
 const plainTextRefusal = (response: RawResponse) => /^text\/plain/.test(response.contentType) && refusedFile.test(response.text);
 const invalidJobMetadata = /^Invalid jobMetadata: must be a JSON object$/;
 
-const ocrBookId = malformedId('ocr', 'SPEC.md 7: "Malformed ObjectId values in OCR book paths produce 500" (and 4.1 GET /ocr/books/:bookTextId); README "malformed bookTextId"');
+const ocrBookId = malformedId('ocr', 'SPEC.md 7: "Malformed ObjectId values in OCR book paths produce 500" (and 4.1 GET /ocr/books/:bookTextId); docs/decisions.md "malformed `bookTextId`"');
 /** docs/SPEC.md 4.2 states the malformed-id 500 for generate, GET /audio/jobs/:jobId, batch and single field. */
 const audioIdBySpec = malformedId('audio', 'SPEC.md 4.2: 500 "includes malformed id" on this route');
-/** The other audio routes list a bare 500; README "malformed ids (audio)" makes a malformed id that 500 everywhere. */
-const audioId = malformedId('audio', 'SPEC.md 4.2 lists a 500 here; README "malformed ids (audio)": a malformed id is that 500 on every audio route');
+/** The other audio routes list a bare 500; docs/decisions.md "malformed ids (audio)" makes a malformed id that 500 everywhere. */
+const audioId = malformedId('audio', 'SPEC.md 4.2 lists a 500 here; docs/decisions.md "malformed ids (audio)": a malformed id is that 500 on every audio route');
 
 /** A callback for an unknown job whose ids cannot key an orphan BookText (docs/SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds). */
 const orphanIds: Allowance = {
@@ -103,28 +103,28 @@ const orphanIds: Allowance = {
 /** Per route key: the 500s docs/SPEC.md states for an input, each with where it says so. Routes not listed may never answer 5xx. */
 export const allowed500: Record<string, Allowance[]> = {
   'POST /ocr': [
-    { why: 'SPEC.md 4.1 POST /ocr and 7: unsupported type or too large is a plain-text 500; README "refused files"', applies: (s, r) => multipart(s) && plainTextRefusal(r) },
-    { why: 'SPEC.md 4.1 POST /ocr: invalid jobMetadata JSON is a 500; README "upload fields"', applies: (s, r) => multipart(s) && matches(detail.ocr(r), invalidJobMetadata) },
+    { why: 'SPEC.md 4.1 POST /ocr and 7: unsupported type or too large is a plain-text 500; docs/decisions.md "refused files"', applies: (s, r) => multipart(s) && plainTextRefusal(r) },
+    { why: 'SPEC.md 4.1 POST /ocr: invalid jobMetadata JSON is a 500; docs/decisions.md "upload fields"', applies: (s, r) => multipart(s) && matches(detail.ocr(r), invalidJobMetadata) },
   ],
   'POST /ocr/uploads': [
-    { why: 'README "Large files": the same type and size rules as POST /ocr (plain-text 500)', applies: (_s, r) => plainTextRefusal(r) },
+    { why: 'docs/interface.md "Large files: the presigned upload": the same type and size rules as POST /ocr (plain-text 500)', applies: (_s, r) => plainTextRefusal(r) },
   ],
   'POST /ocr/uploads/{uploadId}/job': [
-    { why: 'README "Large files": the same form fields as POST /ocr (invalid jobMetadata 500)', applies: (s, r) => json(s) && matches(detail.ocr(r), invalidJobMetadata) },
-    { why: 'README "Large files": a stored file that breaks the rules is refused like POST /ocr (plain-text 500)', applies: (_s, r) => plainTextRefusal(r) },
+    { why: 'docs/interface.md "Large files: the presigned upload": the same form fields as POST /ocr (invalid jobMetadata 500)', applies: (s, r) => json(s) && matches(detail.ocr(r), invalidJobMetadata) },
+    { why: 'docs/interface.md "Large files: the presigned upload": a stored file that breaks the rules is refused like POST /ocr (plain-text 500)', applies: (_s, r) => plainTextRefusal(r) },
   ],
   'GET /ocr/books/{bookTextId}': [ocrBookId],
-  // README "Search": one book's search answers a malformed id as GET /ocr/books/{bookTextId} does.
+  // docs/interface.md "Search": one book's search answers a malformed id as GET /ocr/books/{bookTextId} does.
   'GET /ocr/books/{bookTextId}/search': [ocrBookId],
   'PATCH /ocr/books/{bookTextId}': [
     ocrBookId,
-    { why: 'README "PATCH /ocr/books/:bookTextId": a bad field is the 500 with the reason', applies: (s, r) => json(s) && matches(detail.ocr(r), / must be /) },
+    { why: 'docs/decisions.md "`PATCH /ocr/books/:bookTextId`": a bad field is the 500 with the reason', applies: (s, r) => json(s) && matches(detail.ocr(r), / must be /) },
   ],
   'POST /ocr/books/{bookTextId}/import': [ocrBookId],
   'GET /ocr/books/{bookTextId}/export/docx': [ocrBookId],
   'POST /ocr/result': [
     {
-      why: 'SPEC.md 4.1 POST /ocr/result: 500 on validation; README "state moves": bad status, pages or metadata',
+      why: 'SPEC.md 4.1 POST /ocr/result: 500 on validation; docs/decisions.md "state moves": bad status, pages or metadata',
       applies: (s, r) => json(s) && matches(detail.ocr(r), /^(Invalid status: |pages must be |pages\[\d+\]\.pageNumber must be |metadata must be )/),
     },
     orphanIds,
@@ -139,7 +139,7 @@ export const allowed500: Record<string, Allowance[]> = {
   ],
   'POST /audio/{bookId}/lines/{lineId}/{field}': [
     audioIdBySpec,
-    { why: 'SPEC.md 4.2 single field: 500 for an empty field; README "empty fields"', applies: (_s, r) => matches(detail.audio(r), /^The (arabic|english|commentary) text of this line is empty$/) },
+    { why: 'SPEC.md 4.2 single field: 500 for an empty field; docs/decisions.md "empty fields"', applies: (_s, r) => matches(detail.audio(r), /^The (arabic|english|commentary) text of this line is empty$/) },
   ],
   'GET /audio/{bookId}/lines/{lineId}/{field}/stream': [audioId],
   'GET /audio/{bookId}/lines/{lineId}/{field}/url': [audioId],

@@ -29,7 +29,7 @@ function readOcr(key: 'GET /ocr/jobs' | 'GET /ocr/books' | 'GET /ocr/books/{book
   return result.success ? result.output : result.issues[0].message;
 }
 
-describe('OCR paging and filters (README, "Maxima and caps")', () => {
+describe('OCR paging and filters (docs/decisions.md, "Maxima and caps")', () => {
   const nines = '9'.repeat(400);
   it('lists 20 from 0 by default, caps the size at 100 and refuses a start past the window', () => {
     expect(readOcr('GET /ocr/jobs', {})).toEqual({ status: undefined, limit: 20, offset: 0 });

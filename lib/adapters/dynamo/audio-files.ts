@@ -17,7 +17,7 @@ import type { Db } from './table.ts';
  * second, 256 items of strings about 0.2 s). Each file is an attribute named by its key after
  * `<bookId>/` (never a key attribute's name, as it holds a '/') whose value is `<size> <time>`, so
  * concurrent writers of one item each set their own attribute. An item holds about 3,400 files
- * within DynamoDB's 400 KB: a book of up to about 290,000 lines (README, "Maxima and caps").
+ * within DynamoDB's 400 KB: a book of up to about 290,000 lines (docs/decisions.md, "Maxima and caps").
  */
 const fileValue = (file: StoredObject) => `${file.size} ${file.lastModified}`;
 function fromValue(key: string, value: unknown): StoredObject {

@@ -12,7 +12,7 @@ import { keys } from './keys.ts';
 import { batchGet, failedConditions, ifConditionHolds, oldestBefore, record, type Db } from './table.ts';
 
 /**
- * PATCH's pages, all or nothing (README, "Edits are all or nothing").
+ * PATCH's pages, all or nothing (docs/architecture.md, "Edits are all or nothing").
  *
  * An edit whose pages fit in one TransactWriteItems beside the record (at most 100 items, 4 MB) is
  * written in that one transaction: `plannedPages` gives its page writes.
@@ -168,7 +168,7 @@ export function stagedEdits(db: Db) {
       await db.client.send(new DeleteCommand({ TableName, Key: keys.pageEdit(edit.editId) }));
       return;
     }
-    // The lock goes with a new revision: pages put back are newer than any read of the edit's (README, "Read after write").
+    // The lock goes with a new revision: pages put back are newer than any read of the edit's (docs/architecture.md, "Read after write").
     await transact(db, {
       TransactItems: [
         {

@@ -5,7 +5,7 @@ import type { Db } from './table.ts';
 /**
  * Every BookText's id, by a Scan of the whole table (filtered on `entity`), one page of up to 1 MB read
  * at a time. For offline tools only (the search backfill: scripts/reindex.ts, and `npm start` building a
- * missing index): never on a request path, where every read is by key (README, "Data: one DynamoDB table").
+ * missing index): never on a request path, where every read is by key (docs/data-model.md).
  */
 export async function* scanBookTextIds(db: Db): AsyncGenerator<string> {
   const pages = paginateScan(

@@ -1,8 +1,8 @@
 import type { Key } from './keys.ts';
 
 /**
- * Every record type of the single table, as its items' `entity` attribute (README, "Data: one
- * DynamoDB table"). One list, so a misspelt name fails to compile.
+ * Every record type of the single table, as its items' `entity` attribute (docs/data-model.md,
+ * "Records"). One list, so a misspelt name fails to compile.
  */
 export const entityNames = [
   'User',

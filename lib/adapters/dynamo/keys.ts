@@ -2,8 +2,8 @@ import { catalogueSortKeys } from '../../ocr/catalogue/sort-keys.ts';
 
 /**
  * Every key of the single table is built here; the physical schema (key attributes, GSIs) is in
- * schema.ts. The list of records, their keys and indexes is the README's table ("Data: one DynamoDB
- * table"), kept in one place rather than copied here. Each record's item (keys, index
+ * schema.ts. The list of records, their keys and indexes is the table of docs/data-model.md
+ * ("Records"), kept in one place rather than copied here. Each record's item (keys, index
  * attributes, `entity`) is declared once in entities.ts.
  */
 export type Key = {

@@ -20,7 +20,7 @@ export interface CatalogueDeps {
 /**
  * How far into an unfiltered listing the table serves: one Query page of each source, so its cost is
  * the same whatever the catalogue's size. Deeper pages, and every filtered listing, come from the
- * index, whose one call costs the same at 1,000 books as at 100,000 (issue 17, README "Catalogue").
+ * index, whose one call costs the same at 1,000 books as at 100,000 (issue 17, docs/data-model.md "The catalogue").
  */
 export const tableWindow = maxLimit;
 

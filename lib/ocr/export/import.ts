@@ -39,7 +39,7 @@ async function requireImportTier(deps: ImportDeps, user: User): Promise<void> {
 
 /** One import writes at most as many lines as one request may write pages (page.ts): it ends well inside a function's time. */
 export const maxImportPages = maxPagesPerRequest;
-/** The text one import writes, at most (README, Choices): about 2,500 characters a page at the page cap. */
+/** The text one import writes, at most (docs/decisions.md): about 2,500 characters a page at the page cap. */
 export const maxImportCharacters = 5_000_000;
 /** An import not finished this long after its last start was abandoned: the sweeper removes its lines. */
 export const abandonedImportSeconds = 24 * 60 * 60;

@@ -133,7 +133,7 @@ function readResult(body: Body) {
   if (pages !== undefined && (!Array.isArray(pages) || pages.some((p) => typeof p !== 'object' || p === null))) {
     throw internal('pages must be an array of objects');
   }
-  // Caps are 400s (README, "maxima and caps"); a malformed field stays the spec's validation 500.
+  // Caps are 400s (docs/decisions.md, "Maxima and caps"); a malformed field stays the spec's validation 500.
   checkPageCount(pages?.length ?? 0, 'pages');
   const pageItems = ((pages ?? []) as Body[]).map((p, i) => {
     const pageNumber = checkPageRange(pageNumberOf(p.pageNumber, `pages[${i}].pageNumber`, internal), `pages[${i}].pageNumber`);

@@ -15,7 +15,7 @@ import { logger } from '../../log.ts';
  * the job from it. The POST policy fixes the size and type; the server checks both again on the
  * stored object, since the local S3 stand-in does not enforce policies. The POST can be sent again
  * until it expires, so the job never reads the key it writes (`incoming/`): creating the job copies
- * the checked bytes to the job's own key (README, "Large files").
+ * the checked bytes to the job's own key (docs/interface.md, "Large files: the presigned upload").
  */
 export interface PendingUpload {
   uploadId: string;
@@ -139,8 +139,8 @@ async function removeIncoming(deps: PresignDeps, upload: PendingUpload): Promise
 export const sweepBatch = 100;
 
 /**
- * Removes uploads still unclaimed `unclaimedUploadSeconds` after they were asked for (README,
- * Choices): the record is retired first, in a transaction with its user's count, so a job can no
+ * Removes uploads still unclaimed `unclaimedUploadSeconds` after they were asked for (docs/decisions.md,
+ * "open presigned uploads"): the record is retired first, in a transaction with its user's count, so a job can no
  * longer take it; only then is the object deleted, and the record last. A sweep that stops part way
  * leaves a retired record, which the next sweep finishes.
  */

@@ -45,7 +45,7 @@ export class UploadRejected extends DomainError {
   }
 }
 
-/** Presigned uploads one user may hold that are not yet jobs (README, Choices): at 1000 MB each, 20 GB at most. */
+/** Presigned uploads one user may hold that are not yet jobs (docs/decisions.md): at 1000 MB each, 20 GB at most. */
 export const maxOpenUploads = 20;
 /** A presigned upload not made into a job this long after it was asked for is removed, object and record. */
 export const unclaimedUploadSeconds = 24 * 60 * 60;

@@ -76,7 +76,7 @@ export interface OcrJobMessage {
   metadata: Record<string, unknown>;
   /**
    * Not in docs/SPEC.md (an addition): the job's own credential, what the worker calls the callbacks and
-   * the job's status with (README, "Connecting an OCR worker"); a worker with an editor token may ignore it.
+   * the job's status with (docs/ocr-worker.md, "Connecting an OCR worker"); a worker with an editor token may ignore it.
    */
   credential: string;
 }

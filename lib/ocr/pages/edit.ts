@@ -61,7 +61,7 @@ function pageFields(value: unknown, where: string): PageFields {
   };
 }
 
-/** A malformed page number is the validation 500; one past the range is a 400 (README, "maxima and caps"). */
+/** A malformed page number is the validation 500; one past the range is a 400 (docs/decisions.md, "Maxima and caps"). */
 function pageNumber(value: unknown, where: string): number {
   return checkPageRange(pageNumberOf(value, where, invalid), where);
 }
@@ -117,7 +117,7 @@ export async function editBookText(deps: BookEditDeps, user: User, bookTextId: s
   const file = await deps.bookTexts.getFile(bookText.fileId);
 
   // One write of the record, its File and its pages (the store's `edit`): a PATCH that fails has
-  // changed none of them (README, "Edits are all or nothing").
+  // changed none of them (docs/architecture.md, "Edits are all or nothing").
   const writeBook = () =>
     writeWithText(deps, bookText.jobId, e.extractedText, (text) => {
       const edit: BookTextEdit = {

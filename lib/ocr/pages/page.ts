@@ -102,7 +102,7 @@ export function legacyPages(bookTextId: string, pages: readonly LegacyPage[] | u
     }));
 }
 
-/** Where the worker puts a job's page images (README, "Connecting an OCR worker"). */
+/** Where the worker puts a job's page images (docs/ocr-worker.md, "Connecting an OCR worker"). */
 export const pageImagePrefix = (jobId: string) => `ocr-pages/${jobId}/`;
 
 /**

@@ -8,7 +8,7 @@ import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { storedJob, storedUser } from './fixtures.ts';
 
-/** PATCH /ocr/books/:bookTextId (docs/SPEC.md 4.1; README "PATCH /ocr/books/:bookTextId", "Maxima and caps"). */
+/** PATCH /ocr/books/:bookTextId (docs/SPEC.md 4.1; docs/decisions.md "`PATCH /ocr/books/:bookTextId`", "Maxima and caps"). */
 let world: FakeWorld;
 let owner: User;
 let book: BookText;

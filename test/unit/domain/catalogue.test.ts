@@ -9,7 +9,7 @@ import { FakeSearchEngine } from '../../support/fakes/search-engine.ts';
 import { storedJob, storedUser } from './fixtures.ts';
 
 /**
- * GET /ocr/books (docs/SPEC.md 4.1; README "Catalogue"): unfiltered first pages come from the table, every
+ * GET /ocr/books (docs/SPEC.md 4.1; docs/data-model.md "The catalogue"): unfiltered first pages come from the table, every
  * other listing from the search index's listing, each book of its window checked against the table.
  */
 let world: FakeWorld;

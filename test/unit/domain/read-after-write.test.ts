@@ -19,7 +19,7 @@ import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { storedUser } from './fixtures.ts';
 
 /**
- * Read after write (issue 26; README "Read after write"): once a write has answered, every listing,
+ * Read after write (issue 26; docs/architecture.md "Read after write"): once a write has answered, every listing,
  * total and search shows it, whoever asks, while the table's stream (the index's other feed) lags:
  * here it is never applied, or applied late with what it read before the write.
  */

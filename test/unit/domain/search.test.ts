@@ -10,7 +10,7 @@ import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { FakeSearchEngine } from '../../support/fakes/search-engine.ts';
 import { storedJob, storedUser } from './fixtures.ts';
 
-/** Search (README, "Search"): what is found, who may see it, and the snippets. */
+/** Search (docs/interface.md, "Search"): what is found, who may see it, and the snippets. */
 let world: FakeWorld;
 let engine: FakeSearchEngine;
 let deps: SearchDeps;

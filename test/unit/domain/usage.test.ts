@@ -6,7 +6,7 @@ import { newJobId } from '../../../lib/ids.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aSubscription, storedUser } from './fixtures.ts';
 
-/** Page credits (docs/SPEC.md section 1; README "usage on completion"): basic has 100 a month, pro 500, overage 2 cents a page. */
+/** Page credits (docs/SPEC.md section 1; docs/decisions.md "usage on completion"): basic has 100 a month, pro 500, overage 2 cents a page. */
 let world: FakeWorld;
 const now = new Date('2026-03-15T12:00:00.000Z');
 const march = '2026-03-01T00:00:00.000Z';
