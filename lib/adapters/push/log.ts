@@ -7,15 +7,16 @@ import { logger } from '../../log.ts';
  * They are the local phone, so they show at any LOG_LEVEL (npm start logs warnings only by default).
  */
 export function logPush(): Push {
-  const pushLog = logger.createChild({ logLevel: 'INFO' });
+  // A child per line: it takes the request's keys as they are now.
+  const pushLog = () => logger.createChild({ logLevel: 'INFO' });
   return {
     async register({ userId, platform, token }) {
       const endpointId = `local:${platform}:${tokenHash(token).slice(0, 16)}`;
-      pushLog.info('push endpoint registered', { userId, platform, endpointId });
+      pushLog().info('push endpoint registered', { userId, platform, endpointId });
       return endpointId;
     },
     async send(endpointId, platform, message) {
-      pushLog.info('push sent', { endpointId, platform, notificationId: message.data.notificationId });
+      pushLog().info('push sent', { endpointId, platform, notificationId: message.data.notificationId });
       return 'sent';
     },
   };
