@@ -10,7 +10,7 @@ import { Console } from 'node:console';
  *   are off outside Lambda already (dev mode disables metrics; the tracer needs AWS_EXECUTION_ENV,
  *   which containers such as CodeBuild's also set), so this says it outright.
  * - Quiet once running: warnings and errors only, unless asked (`LOG_LEVEL=INFO npm start` shows the
- *   service's info logs: sweeps, requeued jobs, the local push stand-in's messages).
+ *   service's info logs: sweeps, requeued jobs, the local push stand-in's lines).
  */
 process.env.LOG_LEVEL ??= 'WARN';
 process.env.POWERTOOLS_DEV = 'true';
