@@ -29,7 +29,7 @@ import { toRecord } from '../infra/local/queue-worker.ts';
  *
  * In its own embedded stores (a fresh temporary DATA_DIR, free ports), one book of 6,236 lines is
  * seeded in DynamoDB Local. The jobs run through the real `audio-worker` handler
- * (`workerHandler` of functions/audio-worker.ts) over the real job code, the DynamoDB stores and the
+ * (`workerHandler` of functions/audio-worker/handler.ts) over the real job code, the DynamoDB stores and the
  * SQS stand-in's audio queue, fed by N in-process poll loops that do what infra/local/queue-worker.ts
  * does (one message at a time, deleted unless the handler reports it failed). Two stand-ins replace
  * the rest, so that what is measured is the job's scheduling against the speech rate:
@@ -492,7 +492,7 @@ export async function audioJob(): Promise<AudioJobReport> {
     const tableName = names.tableName;
     const [{ workerHandler }, jobs, { dynamoBookStore }, { dynamoAudioJobStore }, { sqsQueue }, { sequentialObjectIds, newObjectId }, keys, { logger }, { dynamoAudioFiles }] =
       await Promise.all([
-        import('../functions/audio-worker.ts'),
+        import('../functions/audio-worker/handler.ts'),
         import('../lib/audio/jobs.ts'),
         import('../lib/adapters/dynamo/books.ts'),
         import('../lib/adapters/dynamo/audio-jobs.ts'),

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompressSync, constants as zlibConstants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { names } from '../infra/local/state.ts';
-import { platformLimits } from '../functions/http/platform-limits.ts';
+import { platformLimits } from '../functions/_shared/http/platform-limits.ts';
 import type { Line } from '../lib/books/book.ts';
 import type { StoredObject } from '../lib/objects.ts';
 import { arabicPage } from '../test/support/arabic-pages.ts';
@@ -727,8 +727,8 @@ export async function bigBooks(): Promise<BigBooksReport> {
     // what the HTTP layer does with its answer (stringify, then Brotli or gzip as big-answers.ts).
     const [{ linesWithAudio, allAudio }, { audioDeps }, { answerRules }, { paginateQuery }, { keys: tableKeys }] = await Promise.all([
       import('../lib/audio/listing.ts'),
-      import('../functions/audio-deps.ts'),
-      import('../functions/http/big-answers.ts'),
+      import('../functions/_shared/audio-deps.ts'),
+      import('../functions/_shared/http/big-answers.ts'),
       import('@aws-sdk/lib-dynamodb'),
       import('../lib/adapters/dynamo/keys.ts'),
     ]);

@@ -12,7 +12,7 @@ import { catalogueSortKeys } from '../lib/ocr/catalogue/sort-keys.ts';
 import { maxOffset } from '../lib/paging.ts';
 import type { BookListQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
 import * as v from 'valibot';
-import { ocrApiContracts } from '../functions/api/ocr-api.ts';
+import { ocrApiContracts } from '../functions/ocr-api/contract.ts';
 import { openBenchStack } from './env.ts';
 
 /** The catalogue's query as its contract reads it before the handler runs. */

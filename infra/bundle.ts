@@ -17,7 +17,7 @@ export const defaultOutDir = path.join(projectRoot, 'dist', 'functions');
 export interface BundleOptions {
   /** Where `<name>/index.mjs` is written; default `dist/functions`. */
   outDir?: string;
-  /** Function names (`functions/<name>.ts`); default every deployed function. */
+  /** Function names (`functions/<name>/handler.ts`); default every deployed function. */
   functions?: readonly string[];
 }
 
@@ -64,7 +64,7 @@ export const lambdaEsm = {
 const assetDir = (outDir: string, name: string): string => path.join(outDir, name);
 
 function buildOptions(name: string, outDir: string): BuildOptions {
-  const entry = path.join(projectRoot, 'functions', `${name}.ts`);
+  const entry = path.join(projectRoot, 'functions', name, 'handler.ts');
   if (!existsSync(entry)) throw new Error(`bundle: no source for function ${name} (expected ${entry})`);
   return {
     entryPoints: [entry],

@@ -16,7 +16,7 @@ export const backgroundFunctions = ['audio-worker', 'audio-files-sync', 'billing
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
-/** Every function that ships, each bundled from `functions/<name>.ts`. */
+/** Every function that ships, each bundled from `functions/<name>/handler.ts`. */
 export const deployedFunctions = (): DeployedFunction[] => [...httpFunctions(), ...backgroundFunctions];
 
 export interface Sizing {
@@ -40,7 +40,7 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   'ocr-api': { timeoutSeconds: 29 },
   // A final result may carry every page of a large book (one BatchWriteItem per 25); it never calls Stripe.
   'ocr-callbacks': { timeoutSeconds: 29 },
-  // A run starts no invoice it could not finish (functions/billing-worker.ts: the slowest charge plus a
+  // A run starts no invoice it could not finish (functions/billing-worker/handler.ts: the slowest charge plus a
   // margin, 90 s), so 180 s leaves about half of each run for invoicing.
   'billing-worker': { timeoutSeconds: 180 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
@@ -142,7 +142,7 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   // HEADs the keys its events name (a missing one must read as 404) and records or forgets them.
   'audio-files-sync': ['audio-files-record', 'audio-heads'],
   'billing-worker': ['billing-outbox', 'stripe'],
-  // Sends stalled jobs again (functions/stalled-jobs.ts): an OCR job's message with a fresh credential;
+  // Sends stalled jobs again (functions/_shared/stalled-jobs.ts): an OCR job's message with a fresh credential;
   // removes text objects no record names (text-sweep).
   sweeper: ['table', 'upload-sweep', 'text-sweep', 'ocr-queue', 'audio-queue', 'job-credentials-issue'],
   // The document and the reference page (selfContained, below): it touches nothing.
@@ -157,7 +157,7 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
 
 /**
  * Files a function reads at run time, copied into its asset beside the bundle (asset path → path from
- * the project root): the reference page's Swagger UI (functions/api-docs.ts), 1.5 MB that no cold
+ * the project root): the reference page's Swagger UI (functions/api-docs/handler.ts), 1.5 MB that no cold
  * start parses.
  */
 export const assetFiles: Partial<Record<DeployedFunction, Record<string, string>>> = {
@@ -183,7 +183,7 @@ export const audioWorkerConcurrency = 5;
  * The search indexer's trigger on the table's stream (search.ts), which passes it BookText and
  * BookTextPage items only. Up to 100 records or 1 s, whichever comes first, so a page is searchable a
  * few seconds after its write. One batch per shard at a time (parallelization 1): a page's records
- * stay in order. The record that fails is found by the indexer (functions/search-indexer.ts) and
+ * stay in order. The record that fails is found by the indexer (functions/search-indexer/handler.ts) and
  * reported, or the batch halved until it is alone; it is tried 5 times, and given up on after a day at
  * most (the stream keeps records 24 hours): its description then goes to the dead-letter queue.
  */

@@ -9,7 +9,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { metricNames, metricsNamespace, serviceName } from '../functions/metric-names.ts';
+import { metricNames, metricsNamespace, serviceName } from '../functions/_shared/metric-names.ts';
 import { invoicingSchedule } from '../lib/billing/invoicing.ts';
 import { owedUsageSchedule } from '../lib/billing/owed-usage.ts';
 

@@ -331,7 +331,7 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
   ],
   // search-indexer (lib/search/indexing.ts): the changed books and pages, read together (BatchGetItem, 100 keys a call).
   'indexer-reads': (on) => [tableReads(on.table, ['dynamodb:BatchGetItem'], [searchReadKeys.bookTexts])],
-  // GET /health (functions/health.ts): the probe key of the table (never written, so nothing is read),
+  // GET /health (functions/health/handler.ts): the probe key of the table (never written, so nothing is read),
   // each bucket's location and each job queue's attributes; no object, key listing or message.
   'health-probes': (on) => [
     tableReads(on.table, ['dynamodb:GetItem'], [healthProbeKey.pk]),

@@ -55,7 +55,7 @@ export const variables = {
   audioBucket: 'AUDIO_BUCKET',
   ocrQueueUrl: 'OCR_QUEUE_URL',
   audioQueueUrl: 'AUDIO_QUEUE_URL',
-  /** `local` selects the offline adapters (functions/adapters/). */
+  /** `local` selects the offline adapters (functions/_shared/adapters/). */
   adapters: 'ADAPTERS',
   jwtSecret: 'AUTH_JWT_SECRET',
   jwtSecretArn: 'AUTH_JWT_SECRET_ARN',

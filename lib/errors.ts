@@ -1,6 +1,6 @@
 /**
  * The domain's one error type. It carries what its answer needs: the kind (one status each,
- * `functions/http/errors.ts`), the spec's extra fields, how its body is written, and whether it is
+ * `functions/_shared/http/errors.ts`), the spec's extra fields, how its body is written, and whether it is
  * ours to look into. Its message is our own words and may be shown to the caller; any other error's
  * never is (`shownMessage`).
  */

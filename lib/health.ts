@@ -2,7 +2,7 @@
  * `GET /health` (issue 29): each store the service needs, probed with one small read of its own,
  * described to callers in our words (the API document names no SDK call: test/support/fuzz-oracle.ts),
  * within a time bound. The stores and the probes' rules are here; the SDK calls are the function's
- * (functions/health.ts), the grants that allow exactly them infra/permissions.ts's `health-probes`.
+ * (functions/health/handler.ts), the grants that allow exactly them infra/permissions.ts's `health-probes`.
  */
 export const healthStores = [
   { name: 'table', description: 'The table: a read of a key that is never written.' },

@@ -2,7 +2,7 @@ import { badRequest } from './errors.ts';
 
 /**
  * How paging values are read from query strings, and every paging maximum, shared by every list
- * endpoint (the routes' query schemas apply them: functions/api/shapes.ts).
+ * endpoint (the routes' query schemas apply them: functions/_shared/contract/shapes.ts).
  * docs/SPEC.md 8 gives defaults and leaves the maxima open ("not shown"); these are ours (docs/decisions.md):
  * - a value that is not a whole number (`1e3`, `-5`, `1.5`, empty) takes the spec's default, as before;
  * - a page size past `maxLimit` is read as `maxLimit` (the answer echoes the size used);

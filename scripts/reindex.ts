@@ -44,7 +44,7 @@ async function reindex(db: Db, engine: SearchEngine) {
 async function onAws() {
   const { endpoint, index } = config().search;
   log(`indexing table ${config().tableName} into ${endpoint} (index ${index})`);
-  const { searchEngine } = await import('../functions/adapters/search.ts');
+  const { searchEngine } = await import('../functions/_shared/adapters/search.ts');
   return reindex({ client: dynamoDocumentClient(), tableName: config().tableName }, await searchEngine());
 }
 

@@ -8,7 +8,7 @@ import { startQueueWorker } from './queue-worker.ts';
  * queue, as its trigger takes it on AWS; logs on stderr, no metrics or traces (process-setup.ts).
  */
 const { queueUrl } = workerData as { queueUrl: string };
-const { handler } = await import('../../functions/audio-files-sync.ts');
+const { handler } = await import('../../functions/audio-files-sync/handler.ts');
 const worker = startQueueWorker(queueUrl, handler, 'audio-files-sync', triggerVisibilitySeconds('audio-files-sync'), audioFilesSyncTrigger);
 parentPort!.once('message', () => {
   void worker.stop().finally(() => process.exit(0));

@@ -5,7 +5,7 @@ import type { LambdaHttpHandler } from './server.ts';
 export async function loadHttpHandlers(): Promise<Record<FunctionName, LambdaHttpHandler>> {
   const entries = await Promise.all(
     httpFunctions().map(async (name) => {
-      const module = (await import(`../../functions/${name}.ts`)) as { handler: LambdaHttpHandler };
+      const module = (await import(`../../functions/${name}/handler.ts`)) as { handler: LambdaHttpHandler };
       return [name, module.handler] as const;
     }),
   );

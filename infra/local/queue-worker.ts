@@ -2,7 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message } from '
 import { randomUUID } from 'node:crypto';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
-import { platformLimits } from '../../functions/http/platform-limits.ts';
+import { platformLimits } from '../../functions/_shared/http/platform-limits.ts';
 import { lambdaContext } from './server.ts';
 
 type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;

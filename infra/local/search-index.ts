@@ -81,9 +81,9 @@ export function startSearchIndexer(dir: string, tableName: string, log = (line: 
 async function buildIndex(log: (line: string) => void): Promise<void> {
   const started = Date.now();
   const [{ indexerDeps }, { deps }, { searchEngine }] = await Promise.all([
-    import('../../functions/search-indexer.ts'),
-    import('../../functions/deps.ts'),
-    import('../../functions/adapters/search.ts'),
+    import('../../functions/search-indexer/handler.ts'),
+    import('../../functions/_shared/deps.ts'),
+    import('../../functions/_shared/adapters/search.ts'),
   ]);
   await searchEngine(); // the index file exists from here on, even for a table with no book yet
   const { db } = deps();

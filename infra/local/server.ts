@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { FunctionName } from '../../functions/routes.ts';
 import { corsPreflightHeaders, corsResponseHeaders } from '../cors.ts';
-import { jsonBytes, platformAnswers, platformLimits, type PlatformAnswer } from '../../functions/http/platform-limits.ts';
+import { jsonBytes, platformAnswers, platformLimits, type PlatformAnswer } from '../../functions/_shared/http/platform-limits.ts';
 import { MalformedPath, matchRoute } from './router.ts';
 
 export type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;

@@ -88,16 +88,16 @@ async function main() {
   }
   stage('starting the workers (audio, audio files, billing, sweeper, search indexer, OCR)');
   // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
-  const { handler } = await import('../../functions/audio-worker.ts');
+  const { handler } = await import('../../functions/audio-worker/handler.ts');
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
   // The record of audio files follows the bucket as on AWS: audio-files-sync takes the audio bucket's events.
   workers.push(startAudioFilesSync(stores.queueUrls[names.audioFileEvents]!));
   // Overage invoices run as on AWS: the billing-worker handler on a schedule, against the ledger; every
   // 2 seconds rather than AWS's minute, so that a local invoice shows within seconds.
-  const billing = await import('../../functions/billing-worker.ts');
+  const billing = await import('../../functions/billing-worker/handler.ts');
   workers.push(startScheduled('billing-worker', billing.handler, 2_000));
   // Unclaimed uploads and abandoned imports are swept as on AWS, on the same schedule.
-  const sweeper = await import('../../functions/sweeper.ts');
+  const sweeper = await import('../../functions/sweeper/handler.ts');
   workers.push(startScheduled('sweeper', sweeper.handler, sweepEveryMinutes * 60_000));
   // The search index is kept in step with the table as on AWS: the search-indexer handler on the table's
   // stream, polled every 250 ms (a missing index is first built from the table).

@@ -215,7 +215,7 @@ export function streamReader(options: StreamReaderOptions) {
 
   /** Hands records of one GetRecords answer to the handler in batches; returns how many were delivered. */
   async function deliver(streamArn: string, shardId: string, position: ShardPosition, records: _Record[], report: DrainReport) {
-    handler ??= (await import('../../functions/search-indexer.ts')).handler as StreamHandler;
+    handler ??= (await import('../../functions/search-indexer/handler.ts')).handler as StreamHandler;
     // As the trigger: records are filtered first, then batched.
     const shaped = records.map((r) => lambdaRecord(r, streamArn));
     const passes = shaped.map((r) => passesIndexerFilter(r) && (accept?.(r) ?? true));

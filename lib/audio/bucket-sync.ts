@@ -6,7 +6,7 @@ import { parseAudioKey } from './audio-key.ts';
  * Keeping the record of audio files (audio-files.ts) in step with what the bucket holds, key by key:
  * for objects stored or removed by anything but the service (a bucket copied at a migration, a
  * restore, an operator's copy or delete). The bucket's event notifications name the keys
- * (functions/audio-files-sync.ts) and the reconciliation walks the bucket (reconcile.ts); both end
+ * (functions/audio-files-sync/handler.ts) and the reconciliation walks the bucket (reconcile.ts); both end
  * here.
  *
  * Events come late, twice and out of order, and two deliveries for one key may run at once, so what

@@ -106,7 +106,7 @@ export interface PageHit {
 /**
  * Whether a write is seen by the next search or listing once its call resolves: always on the SQLite
  * engine; on OpenSearch when the engine was made for the write path (`refreshOnPut: 'wait_for'`,
- * functions/adapters/search.ts), which read-after-write needs; the stream's indexer does not wait.
+ * functions/_shared/adapters/search.ts), which read-after-write needs; the stream's indexer does not wait.
  */
 export interface SearchEngine {
   /** Adds or replaces pages (one entry per bookTextId + pageNumber). Pages that break the rules are refused whole. */

@@ -11,7 +11,7 @@ import { maxListingChars, maxListValues } from './rules.ts';
  * Keeping the search index in step with the table (issue 17). The table is the truth: a change only
  * names what changed (a page, a book), and the indexer reads the record as it is now, so changes that
  * arrive twice, late or out of order all end with the index holding the table's current state. Nothing
- * of a change's content is trusted (on AWS a change comes from the table's stream: functions/search-indexer.ts;
+ * of a change's content is trusted (on AWS a change comes from the table's stream: functions/search-indexer/handler.ts;
  * locally from DynamoDB Local's stream: infra/local/stream-poller.ts).
  *
  * The index holds page items only (lib/ocr/pages/store.ts): the pages embedded in old records

@@ -21,7 +21,7 @@ export interface SearchDeps {
   pages: Pick<PageStore, 'pagesAt'>;
 }
 
-/** The query of both search routes as their contracts read it (functions/api/search-api.ts). */
+/** The query of both search routes as their contracts read it (functions/search-api/contract.ts). */
 export interface Searching {
   q?: string;
   mode?: MatchMode;

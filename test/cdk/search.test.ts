@@ -5,7 +5,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routes } from '../../functions/routes.ts';
-import { indexerDeps, indexStreamBatch } from '../../functions/search-indexer.ts';
+import { indexerDeps, indexStreamBatch } from '../../functions/search-indexer/handler.ts';
 import { deployedFunctions, type DeployedFunction } from '../../infra/functions.ts';
 import { indexedEntities, searchDomainName, searchEngineVersion } from '../../infra/search.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
@@ -548,7 +548,7 @@ describe('every table read of the search functions’ code is one their grants a
   });
 
   it('search-api reads only what its grants allow, on both routes', async () => {
-    const { handler } = await import('../../functions/search-api.ts');
+    const { handler } = await import('../../functions/search-api/handler.ts');
     const all = await recorded(() => handler(get('GET /ocr/search', '/ocr/search'), context));
     expect(JSON.parse((all.result as { body: string }).body).hits.map((h: { pageNumber: number }) => h.pageNumber).sort()).toEqual([1, 2]);
     const one = await recorded(() => handler(get('GET /ocr/books/{bookTextId}/search', `/ocr/books/${bookTextId}/search`, { bookTextId }), context));

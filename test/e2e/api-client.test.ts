@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '../../functions/api/document.ts';
+import { openApiDocument } from '../../functions/_shared/contract/document.ts';
 import { projectRoot } from '../../infra/project-root.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tags } from '../../functions/api/contract.ts';
+import { tags } from '../../functions/_shared/contract/contract.ts';
 import { routes } from '../../functions/routes.ts';
 import { startApi } from '../support/api.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as audioWorker } from '../../functions/audio-worker.ts';
+import { handler as audioWorker } from '../../functions/audio-worker/handler.ts';
 import { startQueueWorker } from '../../infra/local/queue-worker.ts';
 import { seed, type SeedOutput } from '../../infra/local/seed.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';

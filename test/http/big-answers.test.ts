@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerRules, chooseEncoding } from '../../functions/http/big-answers.ts';
-import { platformLimits } from '../../functions/http/platform-limits.ts';
+import { answerRules, chooseEncoding } from '../../functions/_shared/http/big-answers.ts';
+import { platformLimits } from '../../functions/_shared/http/platform-limits.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { seed } from '../../infra/local/seed.ts';

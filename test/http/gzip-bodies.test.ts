@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inflatedTooLarge, malformedBrotli, malformedGzip, maxCompressionRatio, overRatio } from '../../functions/http/body.ts';
+import { inflatedTooLarge, malformedBrotli, malformedGzip, maxCompressionRatio, overRatio } from '../../functions/_shared/http/body.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { seed } from '../../infra/local/seed.ts';

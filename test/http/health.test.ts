@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openApiDocument } from '../../functions/api/document.ts';
+import { openApiDocument } from '../../functions/_shared/contract/document.ts';
 import { startApi } from '../support/api.ts';
 
 /** GET /health over the real handler and the test run's stores, every answer held to the API document (startApi). */

@@ -1,8 +1,8 @@
 import { brotliCompressSync, constants } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allContracts } from '../../functions/api/all.ts';
-import { bodyLimitsOf, type Contract } from '../../functions/api/contract.ts';
-import { defaultBodyLimits, notCompressible, overRatio, tooDeep, tooLargeText, tooManyValues } from '../../functions/http/body.ts';
+import { allContracts } from '../../functions/_shared/contract/all.ts';
+import { bodyLimitsOf, type Contract } from '../../functions/_shared/contract/contract.ts';
+import { defaultBodyLimits, notCompressible, overRatio, tooDeep, tooLargeText, tooManyValues } from '../../functions/_shared/http/body.ts';
 import { routeKey, routes, type Route } from '../../functions/routes.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';

@@ -8,7 +8,7 @@ import { newObjectId } from '../../lib/ids.ts';
 import { metadataView } from '../../lib/ocr/book-text.ts';
 import { textKey } from '../../lib/ocr/text-storage.ts';
 import { seed } from '../../infra/local/seed.ts';
-import { billingWorkerDeps, runBillingWorker } from '../../functions/billing-worker.ts';
+import { billingWorkerDeps, runBillingWorker } from '../../functions/billing-worker/handler.ts';
 import { startApi, tokenFor } from '../support/api.ts';
 import { testDb, testStores } from '../support/stores.ts';
 

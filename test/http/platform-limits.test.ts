@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { httpFunctions, type FunctionName } from '../../functions/routes.ts';
-import { jsonBytes, platformLimits } from '../../functions/http/platform-limits.ts';
+import { jsonBytes, platformLimits } from '../../functions/_shared/http/platform-limits.ts';
 import { startLocalServer, type LambdaHttpHandler } from '../../infra/local/server.ts';
 
 /**

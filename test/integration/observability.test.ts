@@ -94,7 +94,7 @@ afterEach(() => {
 describe('log lines of an HTTP function', () => {
   const loadNotifications = (env: Record<string, string> = {}) =>
     fresh(async () => {
-      const [{ handler }, { logger }] = await Promise.all([import('../../functions/notifications-api.ts'), import('../../lib/log.ts')]);
+      const [{ handler }, { logger }] = await Promise.all([import('../../functions/notifications-api/handler.ts'), import('../../lib/log.ts')]);
       return { handler: handler as unknown as HttpHandler, logger };
     }, { LOG_LEVEL: 'INFO', AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand', ...env });
 
@@ -158,7 +158,7 @@ describe('log lines of an HTTP function', () => {
 
 describe('metrics (CloudWatch EMF)', () => {
   const loadNotifications = (env: Record<string, string>) =>
-    fresh(async () => (await import('../../functions/notifications-api.ts')).handler as unknown as HttpHandler, env);
+    fresh(async () => (await import('../../functions/notifications-api/handler.ts')).handler as unknown as HttpHandler, env);
   const enabled = { POWERTOOLS_METRICS_DISABLED: 'false', AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand' };
 
   it('count the cold start once, and each response by status class, per function', async () => {
@@ -209,7 +209,7 @@ describe('metrics (CloudWatch EMF)', () => {
   });
 
   it('count the failed messages of each audio-worker invocation', async () => {
-    const handler = await fresh(async () => (await import('../../functions/audio-worker.ts')).handler as unknown as SqsHandler, enabled);
+    const handler = await fresh(async () => (await import('../../functions/audio-worker/handler.ts')).handler as unknown as SqsHandler, enabled);
     const record = (messageId: string, body: string) => ({ messageId, body, attributes: { ApproximateReceiveCount: '1' } });
     const event = { Records: [record('m-1', 'not json')] } as unknown as SQSEvent;
     const { result, lines } = await captured(() => handler(event, context('lambda-worker-1', 'maktaba-audio-worker')));

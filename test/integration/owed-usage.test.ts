@@ -16,7 +16,7 @@ import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { metadataView } from '../../lib/ocr/book-text.ts';
 import { recordFinalResult, usageErrorText } from '../../lib/ocr/jobs/callbacks.ts';
-import { runBillingWorker } from '../../functions/billing-worker.ts';
+import { runBillingWorker } from '../../functions/billing-worker/handler.ts';
 import { seed } from '../../infra/local/seed.ts';
 import { testStores } from '../support/stores.ts';
 

@@ -1,7 +1,7 @@
 import { CreateQueueCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { platformLimits } from '../../functions/http/platform-limits.ts';
+import { platformLimits } from '../../functions/_shared/http/platform-limits.ts';
 import { startQueueWorker } from '../../infra/local/queue-worker.ts';
 import { sqsClient } from '../../lib/adapters/aws/sqs-client.ts';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchEngine } from '../../functions/adapters/search.ts';
-import { indexStreamBatch } from '../../functions/search-indexer.ts';
+import { searchEngine } from '../../functions/_shared/adapters/search.ts';
+import { indexStreamBatch } from '../../functions/search-indexer/handler.ts';
 import { drainStream, startStreamPoller, StreamBatchFailed, streamReader, type StreamHandler } from '../../infra/local/stream-poller.ts';
 import { sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
@@ -17,7 +17,7 @@ import { testStores } from '../support/stores.ts';
 
 /**
  * Issue 17: the search indexer on DynamoDB Local's stream (infra/local/stream-poller.ts,
- * functions/search-indexer.ts), into an SQLite engine of its own. The stream carries every test
+ * functions/search-indexer/handler.ts), into an SQLite engine of its own. The stream carries every test
  * file's writes: each test looks only at its own books.
  */
 

@@ -1,7 +1,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { openApiDocument } from '../../functions/api/document.ts';
+import { openApiDocument } from '../../functions/_shared/contract/document.ts';
 
 /**
  * Holds an answer to the OpenAPI document (issue 15): its status must be documented for its route,

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { audioContracts } from '../../functions/api/audio-api.ts';
+import { audioContracts } from '../../functions/audio-api/contract.ts';
 import { DomainError } from '../../lib/errors.ts';
 
 /** The audio queries and bodies as their contracts parse them before the handlers run (docs/SPEC.md 4.2). */

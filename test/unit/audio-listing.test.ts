@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { audioContracts } from '../../functions/api/audio-api.ts';
+import { audioContracts } from '../../functions/audio-api/contract.ts';
 import type { AudioDeps } from '../../lib/audio/deps.ts';
 import { allAudio, linesWithAudio } from '../../lib/audio/listing.ts';
 import type { Book, Line } from '../../lib/books/book.ts';

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { authTexts, resolveCaller } from '../../functions/http/auth.ts';
+import { authTexts, resolveCaller } from '../../functions/_shared/http/auth.ts';
 import { jobCredentials } from '../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../lib/auth/local-mac.ts';
-import { errorResponse, messageStyle } from '../../functions/http/errors.ts';
+import { errorResponse, messageStyle } from '../../functions/_shared/http/errors.ts';
 import { DomainError } from '../../lib/errors.ts';
 import type { AuthMode } from '../../functions/routes.ts';
 import { createTokenVerifier, signToken } from '../../lib/auth/tokens.ts';

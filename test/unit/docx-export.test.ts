@@ -2,7 +2,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { buildDocx, type DocxBook } from '../../lib/ocr/export/docx.ts';
 import * as v from 'valibot';
-import { ocrExportContracts } from '../../functions/api/ocr-export.ts';
+import { ocrExportContracts } from '../../functions/ocr-export/contract.ts';
 import { attachment, exportFileName } from '../../lib/ocr/export/export.ts';
 
 /** The export's query as its contract parses it before the handler runs. */

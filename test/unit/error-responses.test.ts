@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { audioStyle, errorResponse, isLogged, messageStyle, ocrStyle } from '../../functions/http/errors.ts';
+import { audioStyle, errorResponse, isLogged, messageStyle, ocrStyle } from '../../functions/_shared/http/errors.ts';
 import { badRequest, DomainError, internal, notFound } from '../../lib/errors.ts';
 import { UploadRejected } from '../../lib/ocr/jobs/upload-rules.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formLimits, parseMultipart, tooManyFields } from '../../functions/http/multipart.ts';
+import { formLimits, parseMultipart, tooManyFields } from '../../functions/_shared/http/multipart.ts';
 import { DomainError } from '../../lib/errors.ts';
 import { acceptedUploadTypes, maxUploadBytes, UploadRejected, uploadRejection } from '../../lib/ocr/jobs/upload-rules.ts';
 

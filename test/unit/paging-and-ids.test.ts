@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isObjectId, sequentialObjectIds } from '../../lib/ids.ts';
 import * as v from 'valibot';
-import { notificationContracts } from '../../functions/api/notifications-api.ts';
-import { ocrApiContracts } from '../../functions/api/ocr-api.ts';
+import { notificationContracts } from '../../functions/notifications-api/contract.ts';
+import { ocrApiContracts } from '../../functions/ocr-api/contract.ts';
 import { calendarMonth, currentPeriod } from '../../lib/billing/subscriptions.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 

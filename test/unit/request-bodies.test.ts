@@ -2,8 +2,8 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { allContracts } from '../../functions/api/all.ts';
-import { bodyLimitsOf, type Contract } from '../../functions/api/contract.ts';
+import { allContracts } from '../../functions/_shared/contract/all.ts';
+import { bodyLimitsOf, type Contract } from '../../functions/_shared/contract/contract.ts';
 import {
   checkJsonShape,
   defaultBodyLimits,
@@ -14,8 +14,8 @@ import {
   tooLargeText,
   tooManyValues,
   type BodyLimits,
-} from '../../functions/http/body.ts';
-import { signedInAuth } from '../../functions/http/handler.ts';
+} from '../../functions/_shared/http/body.ts';
+import { signedInAuth } from '../../functions/_shared/http/handler.ts';
 import { routeKey, routes } from '../../functions/routes.ts';
 import { DomainError } from '../../lib/errors.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { audioStyle, errorResponse, messageStyle, ocrStyle } from '../../functions/http/errors.ts';
+import { audioStyle, errorResponse, messageStyle, ocrStyle } from '../../functions/_shared/http/errors.ts';
 import type { AudioJob, AudioJobStore } from '../../lib/audio/audio-job.ts';
 import { failJob } from '../../lib/audio/jobs.ts';
 import { badRequest, internal } from '../../lib/errors.ts';

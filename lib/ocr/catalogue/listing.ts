@@ -40,7 +40,7 @@ export const catalogueSortOrders: Record<CatalogueSort, { order: CatalogueOrder;
 };
 
 /**
- * `GET /ocr/books`'s query as its contract reads it (functions/api/ocr-api.ts): `status` as sent,
+ * `GET /ocr/books`'s query as its contract reads it (functions/ocr-api/contract.ts): `status` as sent,
  * `tags` and `categories` split on commas (a repeated parameter reaches the function joined by commas).
  */
 export interface CatalogueListing {

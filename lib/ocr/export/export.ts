@@ -43,7 +43,7 @@ export function exportFileName(fileName: string | null | undefined): string {
 /** As the spec words it: the name percent-encoded (UTF-8), so the header stays ASCII whatever the script. */
 export const attachment = (name: string): string => `attachment; filename="${encodeURIComponent(name)}.docx"`;
 
-/** `options` as the route's contract reads its query (functions/api/ocr-export.ts). */
+/** `options` as the route's contract reads its query (functions/ocr-export/contract.ts). */
 export async function exportDocx(deps: ExportDeps, user: User, bookTextId: string, options: DocxOptions): Promise<ExportResult> {
   await requireSubscription(deps.subscriptions, user, 'An active subscription is required to export books to Word');
   const bookText = await findBookText(deps.bookTexts, bookTextId);

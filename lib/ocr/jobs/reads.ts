@@ -49,7 +49,7 @@ export async function jobText(deps: JobReadDeps, user: User, jobId: string) {
   return { success: true, data: { jobId: bookText.jobId, fileId, fileName, extractedText, language, pageCount, pages, status, completedAt } };
 }
 
-/** `GET /ocr/jobs`'s query as its contract reads it (functions/api/ocr-api.ts): a status outside the five is its 400. */
+/** `GET /ocr/jobs`'s query as its contract reads it (functions/ocr-api/contract.ts): a status outside the five is its 400. */
 export interface JobListing {
   status?: OcrStatus;
   limit: number;

@@ -52,7 +52,7 @@ async function pageWindow(pages: PageStore, bookText: BookText, offset: number, 
   return { total: legacy.length, pages: legacy.slice(offset, offset + limit) };
 }
 
-/** `GET /ocr/books/:bookTextId`'s query as its contract reads it (functions/api/ocr-api.ts). */
+/** `GET /ocr/books/:bookTextId`'s query as its contract reads it (functions/ocr-api/contract.ts). */
 export interface BookReading {
   pageLimit: number;
   pageOffset: number;

@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { syncBatch } from '../../../functions/audio-files-sync.ts';
+import { syncBatch } from '../../../functions/audio-files-sync/handler.ts';
 import { eventKey, laterSequencer, notifiedObjects } from '../../../lib/adapters/s3/events.ts';
 import { syncAudioFiles, type SyncDeps } from '../../../lib/audio/bucket-sync.ts';
 import { newObjectId, sequentialObjectIds } from '../../../lib/ids.ts';

@@ -1,6 +1,6 @@
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { workerHandler } from '../../../functions/audio-worker.ts';
+import { workerHandler } from '../../../functions/audio-worker/handler.ts';
 import type { AudioJob } from '../../../lib/audio/audio-job.ts';
 import { planJob, type AudioJobMessage, type JobDeps } from '../../../lib/audio/jobs.ts';
 import { unexpectedErrorText } from '../../../lib/errors.ts';

@@ -1,0 +1,25 @@
+import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
+import { dynamoAudioJobStore } from '../../lib/adapters/dynamo/audio-jobs.ts';
+import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
+import type { Queue } from '../../lib/queue.ts';
+import { once, onFirstUse } from '../../lib/lazy.ts';
+import { deps as coreDeps } from './deps.ts';
+import { bucketObjects } from './buckets.ts';
+import { speechAdapter } from './adapters/speech.ts';
+
+/** What audio-api and audio-worker work with: books, audio jobs, the audio bucket, speech and the audio queue. */
+export const audioDeps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    books: dynamoBookStore(core.db),
+    audioJobs: dynamoAudioJobStore(core.db),
+    audio: bucketObjects(core.config.audioBucket),
+    audioFiles: dynamoAudioFiles(core.db),
+    speech: speechAdapter,
+    audioQueue: onFirstUse<Queue>(async () => {
+      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../../lib/adapters/sqs/queue.ts'), import('../../lib/adapters/aws/sqs-client.ts')]);
+      return sqsQueue(sqsClient(), core.config.audioQueueUrl);
+    }),
+  };
+});

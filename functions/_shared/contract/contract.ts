@@ -1,0 +1,90 @@
+import type * as v from 'valibot';
+import { defaultBodyLimits, type BodyLimits } from '../http/body.ts';
+import { platformLimits } from '../http/platform-limits.ts';
+
+/**
+ * A route's contract (issue 15): what it reads (path, query, body) and every answer it gives, per
+ * status. Declared once per route beside the route table (`functions/_shared/contract/<group>.ts`, keyed by route
+ * key); the handler parses its request with it, `document.ts` turns it into the OpenAPI document, and
+ * the HTTP tests hold every answer to it. The auth layer's plain-text answers are not written here:
+ * they follow from the route's auth mode (document.ts).
+ *
+ * Schemas are valibot's (docs/interface.md, "The API document": 8 KB and no measurable cold start, where zod 4
+ * adds 445 KB and about 25 ms to every function that parses with it).
+ */
+
+export type Schema = v.GenericSchema;
+export type Entries = v.ObjectEntries;
+/** A path or query schema: an object of named entries, each one parameter. */
+export type ParamsSchema = v.ObjectSchema<Entries, undefined> | v.LooseObjectSchema<Entries, undefined>;
+
+export interface Example {
+  summary: string;
+  value: unknown;
+}
+
+/** One way a route answers a status: JSON, plain text (one of `texts` when known) or bytes; `headers` by name, with what each says. */
+export type Answer = { description: string; headers?: Record<string, string> } & (
+  | { kind: 'json'; schema: Schema; examples?: Record<string, Example> }
+  | { kind: 'text'; texts?: readonly string[] }
+  | { kind: 'binary'; contentType: string }
+);
+
+export const json = (description: string, schema: Schema, examples?: Record<string, Example>): Answer => ({ kind: 'json', description, schema, ...(examples && { examples }) });
+export const text = (description: string, texts?: readonly string[]): Answer => ({ kind: 'text', description, ...(texts && { texts }) });
+export const binary = (description: string, contentType: string): Answer => ({ kind: 'binary', description, contentType });
+
+/**
+ * A request body. `parse: true` hands the handler the schema's output (a failed parse is a 400 with
+ * the first issue's message, in the group's error style); without it the schema documents the body
+ * and the domain checks it (where the spec's own error texts and statuses are not a schema's).
+ * `limits` widen the default bounds of a JSON body (functions/_shared/http/body.ts) where the route needs
+ * more. A route without a body never has one read.
+ */
+export type Body =
+  | { kind: 'json'; schema: Schema; parse?: boolean; required?: boolean; examples?: Record<string, Example>; limits?: Partial<BodyLimits> }
+  | { kind: 'multipart'; schema: Schema };
+
+/**
+ * The bounds a route's body is read within: a JSON body's defaults and what its contract widens; a
+ * multipart body (a file) is bounded by the API's own payload limit and the upload parser's.
+ */
+export const bodyLimitsOf = (body: Body): BodyLimits =>
+  body.kind === 'multipart' ? { ...defaultBodyLimits, maxBytes: platformLimits.httpApiBodyBytes } : { ...defaultBodyLimits, ...body.limits };
+
+export interface Contract {
+  /** The reference page's group. */
+  tag: Tag;
+  summary: string;
+  description?: string;
+  /** Path parameters: documented; ids are checked by the domain (the spec's 500 for a malformed id). */
+  params?: ParamsSchema;
+  /** Query parameters, parsed before the handler runs: the handler reads the schema's output. */
+  query?: ParamsSchema;
+  body?: Body;
+  /** Every answer but the auth layer's, by status. */
+  responses: Record<number, Answer | readonly Answer[]>;
+}
+
+/** The reference page's groups, in its order, each with its description. */
+export const tags = {
+  'OCR jobs': 'Upload a scanned book (a PDF or page images), then follow its OCR job and read its text.',
+  'Digitized books': 'Digitized books (BookTexts): the catalogue, reading, editing, importing as a Book and exporting to Word.',
+  Search: 'Full-text search of digitized books, Arabic-aware: across the catalogue, or within one book (beyond SPEC.md).',
+  'OCR worker callbacks': 'How the OCR worker reports pages and the final result. Editor or admin token (the worker account).',
+  Audio: 'Text-to-speech MP3 audio for the fields of book lines: voices, generation, playback, listings and deletion.',
+  'Audio jobs': 'Background generation of a whole book in one voice. Editor or admin.',
+  Notifications: 'Push device tokens and the in-app inbox. Every route needs a token.',
+  Billing: 'The payment provider’s webhook.',
+  Reference: 'This document and its reference page.',
+  Operations: 'Not part of the product’s API (not in SPEC.md): the service’s own health, for monitors and load balancers.',
+} as const;
+export type Tag = keyof typeof tags;
+
+/** Keeps a group's contracts exactly the group's route keys, with their literal types. */
+export const contracts = <const G extends Record<string, Contract>>(group: G): G => group;
+
+/** The handler's view of its query: the schema's output when the contract has one. */
+export type QueryOf<C extends Contract> = C['query'] extends ParamsSchema ? v.InferOutput<C['query']> : Record<string, string | undefined>;
+/** The handler's view of its body: the schema's output when the contract parses it. */
+export type BodyOf<C extends Contract> = C['body'] extends { kind: 'json'; schema: infer S extends Schema; parse: true } ? v.InferOutput<S> : Record<string, unknown>;

@@ -1,0 +1,34 @@
+import { dynamoStalledAudioJobs } from '../../lib/adapters/dynamo/stalled-audio-jobs.ts';
+import { dynamoStalledOcrJobs } from '../../lib/adapters/dynamo/stalled-ocr-jobs.ts';
+import { requeueStalledAudioJobs } from '../../lib/audio/stalled.ts';
+import type { JobCredentials } from '../../lib/auth/job-credentials.ts';
+import { once, onFirstUse } from '../../lib/lazy.ts';
+import { requeueStalledOcrJobs } from '../../lib/ocr/jobs/stalled.ts';
+import type { Queue } from '../../lib/queue.ts';
+import { deps as coreDeps } from './deps.ts';
+
+/**
+ * The sweeper's part for jobs accepted but stalled (issue 29): OCR jobs and audio jobs that have not
+ * moved for their interval are sent to their queue again (lib/ocr/jobs/stalled.ts, lib/audio/stalled.ts).
+ */
+const deps = once(() => {
+  const core = coreDeps();
+  const queue = (url: () => string) =>
+    onFirstUse<Queue>(async () => {
+      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../../lib/adapters/sqs/queue.ts'), import('../../lib/adapters/aws/sqs-client.ts')]);
+      return sqsQueue(sqsClient(), url());
+    });
+  return {
+    stalledOcrJobs: dynamoStalledOcrJobs(core.db),
+    stalledAudioJobs: dynamoStalledAudioJobs(core.db),
+    // Loaded by the first stalled OCR job: most sweeps send none, and the KMS client stays out of their start.
+    jobCredentials: onFirstUse<JobCredentials>(async () => (await import('./job-credentials.ts')).jobCredentialsOf(core.config)),
+    ocrQueue: queue(() => core.config.ocrQueueUrl),
+    audioQueue: queue(() => core.config.audioQueueUrl),
+  };
+});
+
+export async function requeueStalledJobs(now: Date) {
+  const [ocr, audio] = await Promise.all([requeueStalledOcrJobs(deps(), now), requeueStalledAudioJobs(deps(), now)]);
+  return { ocrJobsRequeued: ocr.requeued, ocrJobsFailed: ocr.failed, audioJobsRequeued: audio.requeued, audioJobsFailed: audio.failed };
+}

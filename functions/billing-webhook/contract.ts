@@ -1,0 +1,26 @@
+import * as v from 'valibot';
+import { contracts, json } from '../_shared/contract/contract.ts';
+import { messageErrorAnswer } from '../_shared/contract/shapes.ts';
+
+/** `POST /billing/webhook`: Stripe's subscription events (docs/decisions.md, "subscriptions"). */
+export const billingContracts = contracts({
+  'POST /billing/webhook': {
+    tag: 'Billing',
+    summary: 'Receive a Stripe event',
+    description:
+      'For Stripe only: authenticated by the `Stripe-Signature` header over the exact body. `customer.subscription.created`, `.updated` and `.deleted` update the user’s subscription; other events are acknowledged and ignored, and a repeated event is applied once.',
+    body: {
+      kind: 'json',
+      schema: v.pipe(v.looseObject({ id: v.string(), type: v.string() }), v.description('A Stripe event object.')),
+      required: true,
+      // An event is a few KB (lists in it carry their first 10 items); read before its signature is
+      // checked, so no more than an event ever needs.
+      limits: { maxBytes: 1024 * 1024, maxValues: 50_000 },
+    },
+    responses: {
+      200: json('Received.', v.strictObject({ received: v.literal(true) })),
+      400: messageErrorAnswer('`Invalid signature`, or a malformed body.'),
+      500: messageErrorAnswer('`Error processing webhook`: Stripe retries.'),
+    },
+  },
+});

@@ -1,0 +1,128 @@
+import * as v from 'valibot';
+import { notificationTypes } from '../../lib/notifications/notification.ts';
+import { platforms, tokenRequired, unknownPlatform } from '../../lib/notifications/devices.ts';
+import { maxOffset } from '../../lib/paging.ts';
+import { contracts, json } from '../_shared/contract/contract.ts';
+import { listLimit, messageErrorAnswer, nullableTimestamp, objectId, pathId, queryNumber, timestamp } from '../_shared/contract/shapes.ts';
+
+/** `/notifications/*` (docs/SPEC.md 4.3): the inbox and push device tokens. */
+
+const actor = v.strictObject({
+  _id: objectId,
+  username: v.string(),
+  profilePicture: v.nullable(v.string()),
+  profilePictureKey: v.nullable(v.string()),
+});
+
+const notificationFields = {
+  _id: objectId,
+  recipient: objectId,
+  type: v.picklist(notificationTypes),
+  title: v.string(),
+  body: v.string(),
+  post: v.optional(objectId),
+  comment: v.optional(objectId),
+  isRead: v.boolean(),
+  readAt: nullableTimestamp,
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  __v: v.pipe(v.number(), v.integer()),
+};
+
+/** In the list the actor is the user (null for system notifications, docs/SPEC.md 6). */
+const Notification = v.pipe(v.strictObject({ ...notificationFields, actor: v.nullable(actor) }), v.description('A notification as the inbox lists it (SPEC.md 2.10).'));
+/** In the mark-read answer the actor is an unpopulated id. */
+const MarkedNotification = v.pipe(v.strictObject({ ...notificationFields, actor: v.nullable(objectId) }), v.description('A notification with its actor as an id.'));
+
+export const notificationSchemas = { Notification, MarkedNotification };
+
+const example = {
+  _id: '66f1c2a9e4b0a1b2c3d4e5f7',
+  recipient: '66f1c2a9e4b0a1b2c3d4e5f6',
+  actor: { _id: '66f1c2a9e4b0a1b2c3d4e5f8', username: 'layla', profilePicture: null, profilePictureKey: null },
+  type: 'comment_on_post',
+  isRead: false,
+  readAt: null,
+  createdAt: '2026-11-23T09:30:00.000Z',
+  updatedAt: '2026-11-23T09:30:00.000Z',
+  __v: 0,
+  post: '66f1c2a9e4b0a1b2c3d4e5f9',
+};
+const listExample = (title: string, body: string) => ({ notifications: [{ ...example, title, body }], currentPage: 1, totalPages: 1, total: 1 });
+
+/** A token of only spaces is no token (docs/SPEC.md 7: `Token is required`). */
+const token = v.pipe(
+  v.string(tokenRequired),
+  v.check((value) => value.trim() !== '', tokenRequired),
+  v.description('The device’s push token.'),
+  v.examples(['f3c9a1e2d4b5c6a7']),
+);
+/** `ios` when absent, null or empty. */
+const platform = v.pipe(
+  v.nullish(v.string(unknownPlatform), ''),
+  v.transform((value) => value || undefined),
+  v.optional(v.picklist(platforms, unknownPlatform), 'ios'),
+);
+// The object's message is a missing key's: no `token` at all.
+const deviceToken = v.object({ token, platform }, tokenRequired);
+const tokenMissing = messageErrorAnswer(`\`${tokenRequired}\`; or an unknown platform.`);
+const failed = messageErrorAnswer('The operation failed.');
+
+export const notificationContracts = contracts({
+  'POST /notifications/device-token': {
+    tag: 'Notifications',
+    summary: 'Register a push device token',
+    description: 'Upserts the (user, token) device and re-activates it. A token registered by another account is deactivated there: one phone, one account.',
+    body: { kind: 'json', schema: deviceToken, parse: true, required: true, examples: { ios: { summary: 'An iPhone', value: { token: 'f3c9a1e2d4b5c6a7', platform: 'ios' } } } },
+    responses: { 200: json('Registered.', v.strictObject({ message: v.literal('Device token registered') })), 400: tokenMissing, 500: failed },
+  },
+  'DELETE /notifications/device-token': {
+    tag: 'Notifications',
+    summary: 'Unregister a push device token',
+    description: 'Marks the device inactive; succeeds even if it was never registered.',
+    body: { kind: 'json', schema: v.object({ token }, tokenRequired), parse: true, required: true },
+    responses: { 200: json('Unregistered.', v.strictObject({ message: v.literal('Device token unregistered') })), 400: tokenMissing, 500: failed },
+  },
+  'GET /notifications': {
+    tag: 'Notifications',
+    summary: 'List the inbox',
+    description: 'Newest first, by page.',
+    query: v.object({
+      page: queryNumber('page', { fallback: 1, min: 1, description: `1-based page. The page must start within the first ${maxOffset} notifications (400 otherwise).` }),
+      limit: listLimit,
+    }),
+    responses: {
+      200: json(
+        'One page of the inbox.',
+        v.strictObject({ notifications: v.array(Notification), currentPage: v.number(), totalPages: v.number(), total: v.number() }),
+        {
+          english: { summary: 'English', value: listExample('New comment', 'Layla commented on your post.') },
+          arabic: { summary: 'Arabic', value: listExample('تعليق جديد', 'علّقت ليلى على منشورك.') },
+        },
+      ),
+      400: messageErrorAnswer('The page starts past the listing window.'),
+      500: failed,
+    },
+  },
+  'GET /notifications/unread-count': {
+    tag: 'Notifications',
+    summary: 'Count unread notifications',
+    responses: { 200: json('The count.', v.strictObject({ unreadCount: v.number() }), { count: { summary: 'Three unread', value: { unreadCount: 3 } } }), 500: failed },
+  },
+  'PUT /notifications/read-all': {
+    tag: 'Notifications',
+    summary: 'Mark every notification read',
+    responses: { 200: json('Done.', v.strictObject({ message: v.literal('All notifications marked as read') })), 500: failed },
+  },
+  'PUT /notifications/{id}/read': {
+    tag: 'Notifications',
+    summary: 'Mark one notification read',
+    description: 'Only the recipient’s own notification; another user’s is answered as missing. A malformed id is a 500 (SPEC.md 7).',
+    params: v.object({ id: pathId('The notification’s ObjectId.') }),
+    responses: {
+      200: json('The notification, read.', v.strictObject({ notification: MarkedNotification })),
+      404: messageErrorAnswer('`Notification not found`: missing, or another user’s.'),
+      500: failed,
+    },
+  },
+});

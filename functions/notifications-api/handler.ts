@@ -1,0 +1,60 @@
+import { httpFunction, signedIn, type Request } from '../_shared/http/handler.ts';
+import { once } from '../../lib/lazy.ts';
+import { pushAdapter } from '../_shared/adapters/push.ts';
+import { deps as coreDeps } from '../_shared/deps.ts';
+import { dynamoDeviceStore } from '../../lib/adapters/dynamo/devices.ts';
+import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
+import { registerDevice, unregisterDevice } from '../../lib/notifications/devices.ts';
+import { listNotifications, markAllRead, markRead, unreadCount } from '../../lib/notifications/inbox.ts';
+import { notificationContracts } from './contract.ts';
+
+/** `/notifications/*` (docs/SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
+const deps = once(() => {
+  const core = coreDeps();
+  return {
+    ...core,
+    notifications: dynamoNotificationStore(core.db),
+    devices: dynamoDeviceStore(core.db),
+    push: pushAdapter(),
+  };
+});
+
+const userId = (request: Pick<Request, 'caller'>) => signedIn(request).userId;
+
+export const handler = httpFunction({
+  name: 'notifications-api',
+  authDeps: deps,
+  contracts: notificationContracts,
+  handlers: {
+    'POST /notifications/device-token': {
+      failure: 'Error registering device token',
+      run: async (request) => {
+        await registerDevice(deps(), userId(request), request.body);
+        return { message: 'Device token registered' };
+      },
+    },
+    'DELETE /notifications/device-token': {
+      failure: 'Error unregistering device token',
+      run: async (request) => {
+        await unregisterDevice(deps(), userId(request), request.body);
+        return { message: 'Device token unregistered' };
+      },
+    },
+    'GET /notifications': {
+      failure: 'Error fetching notifications',
+      run: (request) => listNotifications(deps(), userId(request), request.query),
+    },
+    'GET /notifications/unread-count': {
+      failure: 'Error fetching unread count',
+      run: (request) => unreadCount(deps(), userId(request)),
+    },
+    'PUT /notifications/{id}/read': {
+      failure: 'Error marking notification as read',
+      run: (request) => markRead(deps(), userId(request), request.params.id ?? ''),
+    },
+    'PUT /notifications/read-all': {
+      failure: 'Error marking all as read',
+      run: (request) => markAllRead(deps(), userId(request)),
+    },
+  },
+});

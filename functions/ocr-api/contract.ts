@@ -1,0 +1,434 @@
+import * as v from 'valibot';
+import { bookFieldLimits, maxClientMetadataBytes, ocrStatuses, tooManyValues, visibilities } from '../../lib/ocr/book-text.ts';
+import { catalogueSorts, defaultCatalogueSort } from '../../lib/ocr/catalogue/listing.ts';
+import { bookUpdated } from '../../lib/ocr/pages/edit.ts';
+import { bookImported } from '../../lib/ocr/export/import.ts';
+import { jobFieldDefaults } from '../../lib/ocr/jobs/fields.ts';
+import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
+import { jobCreated, jobCreationFailed, noFileUploaded } from '../../lib/ocr/jobs/upload.ts';
+import { acceptedUploadTypes, maxOpenUploads, tooLargeMessage } from '../../lib/ocr/jobs/upload-rules.ts';
+import { defaultPageLimit, maxOffset, maxPageLimit } from '../../lib/paging.ts';
+import { contracts, json, text } from '../_shared/contract/contract.ts';
+import {
+  badRequestAnswer,
+  bookBodyLimits,
+  bothLanguages,
+  ocrSchemas as s,
+  sampleIds as ids,
+  type Sample,
+} from '../_shared/contract/ocr-shapes.ts';
+import { handedOverAnswer, listLimit, listOffset, ocrErrorAnswer, pathId, queryChoice, queryFlag, queryList, queryNumber, queryOffset, queryOneOf, queryText } from '../_shared/contract/shapes.ts';
+
+/** `ocr-api` (docs/SPEC.md 4.1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
+
+const at = '2026-11-23T09:30:00.000Z';
+const done = '2026-11-23T09:34:12.000Z';
+
+// Requests.
+
+const subscriptionNote = 'Needs an active subscription (editors and admins pass without one), checked before the file or body is read.';
+const refusedFile = text(
+  `A refused file, in plain text (SPEC.md 7, as the spec’s upload parser answered): \`Invalid file type: <type>. Allowed types: ...\` or \`${tooLargeMessage()}\`.`,
+);
+const subscriptionRequired = ocrErrorAnswer('No active subscription: `error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true` (SPEC.md 7).');
+
+/** A listing filter's values: at most as many as a book may carry (400 past it). */
+const filterList = (name: 'tags' | 'categories', description: string) =>
+  v.pipe(queryList(`${description} At most ${bookFieldLimits.listValues} (400 past it).`), v.maxLength(bookFieldLimits.listValues, tooManyValues(name)));
+
+/** The job's optional fields (docs/SPEC.md 4.1 `POST /ocr`): as form fields, or in the presigned path's JSON. */
+const jobFields = (list: v.GenericSchema, metadata: v.GenericSchema) => ({
+  fileName: v.optional(v.pipe(v.string(), v.description('Names the File; default the uploaded file’s name.'))),
+  language: v.optional(v.pipe(v.string(), v.description('The book’s language.')), jobFieldDefaults.language),
+  author: v.optional(v.pipe(v.string(), v.description('Stored on the File.')), jobFieldDefaults.author),
+  tags: v.optional(v.pipe(list, v.description('Comma-separated; trimmed, empties dropped.'))),
+  categories: v.optional(v.pipe(list, v.description('Comma-separated; when none, the File gets `ocr` and the BookText none.'))),
+  visibility: v.optional(v.pipe(v.string(), v.description(`\`public\` or \`private\`; any other value reads as \`${jobFieldDefaults.visibility}\` (the File’s).`)), jobFieldDefaults.visibility),
+  customPrompt: v.optional(v.pipe(v.string(), v.description('Forwarded to the OCR worker.'))),
+  jobMetadata: v.optional(
+    v.pipe(metadata, v.description('A JSON object, kept as the book’s metadata and forwarded (SPEC.md 2.2; the service’s own keys are dropped). Not an object: the 500 `Invalid jobMetadata: must be a JSON object`.')),
+  ),
+});
+
+const uploadForm = v.object({
+  file: v.pipe(
+    v.string(),
+    v.description(`The scan: one file of ${acceptedUploadTypes.join(', ')}; at most 1000 MB, but a request carries about 4.5 MB at most (use \`POST /ocr/uploads\` beyond).`),
+    v.metadata({ contentMediaType: 'application/octet-stream' }),
+  ),
+  ...jobFields(v.string(), v.string()),
+});
+
+const presignRequest = v.object({
+  fileName: v.pipe(v.string(), v.description('The file’s name.')),
+  fileType: v.pipe(v.picklist(acceptedUploadTypes as [string, ...string[]]), v.description('Its MIME type (case-insensitive).')),
+  fileSize: v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Its size in bytes: the presigned POST accepts exactly this many.')),
+});
+
+const jobFromUpload = v.object(jobFields(v.union([v.string(), v.array(v.string())]), v.union([v.string(), v.record(v.string(), v.unknown())])));
+
+const pageInput = v.object({
+  text: v.optional(v.pipe(v.string(), v.maxLength(maxPageTextLength))),
+  storageKey: v.optional(v.nullable(v.string())),
+  isAIGenerated: v.optional(v.boolean()),
+});
+const pageNumber = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxPageNumber));
+
+const bookEdit = v.object({
+  fileName: v.optional(v.pipe(v.string(), v.minLength(1), v.description('Written to the File too.'))),
+  author: v.optional(v.pipe(v.string(), v.minLength(1), v.description('Written to the File (ignored for an orphan, which has none).'))),
+  language: v.optional(v.pipe(v.string(), v.minLength(1))),
+  extractedText: v.optional(v.pipe(v.string(), v.description('Replaces the book-level text; over 10,000 characters it goes to object storage.'))),
+  pages: v.optional(
+    v.pipe(
+      v.union([v.array(v.object({ pageNumber, ...pageInput.entries })), v.record(v.string(), pageInput)]),
+      v.description(
+        `An array upserts each page whole (text empty, storageKey null, isAIGenerated true when absent); an object keyed by page number changes only the fields given. Unlisted pages are untouched. At most ${maxPagesPerRequest} pages, numbers 0..${maxPageNumber}, ${maxPageTextLength} characters of text a page.`,
+      ),
+    ),
+  ),
+  visibility: v.optional(v.pipe(v.string(), v.description(`Applied only when one of ${visibilities.join(', ')}; other values are ignored.`))),
+  tags: v.optional(v.pipe(v.union([v.array(v.string()), v.string()]), v.description('Replaces the tags; a string is split on commas.'))),
+  categories: v.optional(v.pipe(v.union([v.array(v.string()), v.string()]), v.description('Replaces the categories; a string is split on commas.'))),
+});
+
+// Answers' examples.
+
+const createdJob = (x: Sample) => ({
+  message: jobCreated,
+  jobId: ids.jobId,
+  bookTextId: ids.bookTextId,
+  fileId: ids.fileId,
+  fileName: x.fileName,
+  storageKey: x.storageKey,
+  queueMessageId: '5adb023a-c82e-4d1f-9a3b-7c6d5e4f3a2b',
+  status: 'pending',
+  usageInfo: { remainingCredits: 88, tierCredits: 100, pagesUsed: 12, billingPeriodEnd: '2026-12-01T00:00:00.000Z' },
+});
+const common = (x: Sample) => ({ jobId: ids.jobId, fileId: ids.fileId, fileName: x.fileName, language: x.language, pageCount: x.pages.length });
+const listItem = (x: Sample) => ({
+  bookTextId: ids.bookTextId,
+  jobId: ids.jobId,
+  fileId: ids.fileId,
+  fileName: x.fileName,
+  author: x.author,
+  fileType: 'application/pdf',
+  fileSize: 734_003,
+  userId: ids.userId,
+  username: x.username,
+  status: 'completed',
+  language: x.language,
+  tags: x.tags,
+  categories: x.categories,
+  pageCount: x.pages.length,
+  processingTime: 252_000,
+  visibility: 'public',
+  hasFullText: false,
+  createdAt: at,
+  updatedAt: done,
+  completedAt: done,
+});
+const bookView = (x: Sample) => ({
+  bookTextId: ids.bookTextId,
+  jobId: ids.jobId,
+  fileId: ids.fileId,
+  fileName: x.fileName,
+  author: x.author,
+  fileType: 'application/pdf',
+  fileSize: 734_003,
+  storageKey: x.storageKey,
+  userId: ids.userId,
+  username: x.username,
+  userEmail: 'layla@example.com',
+  extractedText: x.pages.join('\n\n'),
+  language: x.language,
+  tags: x.tags,
+  categories: x.categories,
+  pageCount: x.pages.length,
+  totalPages: x.pages.length,
+  pageLimit: defaultPageLimit,
+  pageOffset: 0,
+  hasMore: false,
+  pages: x.pages.map((text, i) => ({
+    pageNumber: i + 1,
+    text,
+    storageKey: `ocr-pages/${ids.jobId}/page-${i + 1}.png`,
+    imageUrl: `https://uploads.example.com/ocr-pages/${ids.jobId}/page-${i + 1}.png?X-Amz-Expires=3600`,
+    isAIGenerated: true,
+  })),
+  status: 'completed',
+  processingTime: 252_000,
+  metadata: { source: 'scanner', pagesProcessed: x.pages.length, lastPageUpdate: done },
+  createdAt: at,
+  updatedAt: done,
+  completedAt: done,
+  visibility: 'private',
+});
+
+// Query values.
+
+const statusList = ocrStatuses.join(', ');
+
+export const ocrApiContracts = contracts({
+  'POST /ocr': {
+    tag: 'OCR jobs',
+    summary: 'Upload a scan and start its OCR job',
+    description: `A multipart form with one file and the job’s optional fields; answers at once with the queued job. ${subscriptionNote} When only the queue send fails, the File and the pending BookText already exist (SPEC.md 4.1).`,
+    body: { kind: 'multipart', schema: uploadForm },
+    responses: {
+      201: json('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
+      400: badRequestAnswer(`\`${noFileUploaded}\`; a body that is not \`multipart/form-data\`; \`jobMetadata\` over ${maxClientMetadataBytes.toLocaleString('en')} bytes of JSON`),
+      403: subscriptionRequired,
+      500: [
+        refusedFile,
+        ocrErrorAnswer(`\`${jobCreationFailed}\`: the subscription could not be verified, \`jobMetadata\` is not a JSON object, or storing or queueing failed.`),
+      ],
+    },
+  },
+  'POST /ocr/uploads': {
+    tag: 'OCR jobs',
+    summary: 'Ask for a presigned upload (files too large for a request)',
+    description: `Not in SPEC.md (docs/interface.md, "Large files: the presigned upload"): a request carries about 4.5 MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after a day.`,
+    body: {
+      kind: 'json',
+      schema: presignRequest,
+      required: true,
+      examples: bothLanguages((x) => ({ fileName: x.fileName, fileType: 'application/pdf', fileSize: 73_400_320 })),
+    },
+    responses: {
+      201: json(
+        'Where to send the file.',
+        s.PresignedUpload,
+        bothLanguages((x) => ({
+          uploadId: ids.uploadId,
+          storageKey: x.storageKey,
+          expiresAt: '2026-11-23T10:30:00.000Z',
+          url: 'https://uploads.example.com/',
+          fields: { 'Content-Type': 'application/pdf', key: x.storageKey, Policy: 'eyJleHBpcmF0aW9uIjoi...', 'X-Amz-Signature': '6f1c2a9e...' },
+        })),
+      ),
+      400: badRequestAnswer('`fileName, fileType and fileSize (bytes, a whole number above 0) are required`'),
+      403: subscriptionRequired,
+      429: ocrErrorAnswer(`The caller already has ${maxOpenUploads} uploads not yet made into jobs.`),
+      500: [refusedFile, ocrErrorAnswer('`Error creating upload`: the subscription could not be verified, or signing or saving failed.')],
+    },
+  },
+  'POST /ocr/uploads/{uploadId}/job': {
+    tag: 'OCR jobs',
+    summary: 'Create the OCR job from a finished presigned upload',
+    description: `The same fields (as JSON; \`tags\` and \`categories\` may be arrays, \`jobMetadata\` an object) and the same answer as \`POST /ocr\`. The stored file is checked again against the declared type and size. ${subscriptionNote}`,
+    params: v.object({ uploadId: pathId('The upload’s id, from `POST /ocr/uploads`.') }),
+    body: {
+      kind: 'json',
+      schema: jobFromUpload,
+      examples: bothLanguages((x) => ({ language: x.language, author: x.author, tags: x.tags, categories: x.categories, visibility: 'public', jobMetadata: { source: 'scanner' } })),
+    },
+    responses: {
+      201: json('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
+      400: badRequestAnswer('The upload was already used for a job; the file was not uploaded yet; `jobMetadata` over 16,384 bytes of JSON'),
+      403: [subscriptionRequired, ocrErrorAnswer('`Unauthorized to use this upload`: another user’s.')],
+      404: ocrErrorAnswer('`Upload not found` (also for an id that cannot be one).'),
+      500: [
+        text('The stored file is refused, in plain text (SPEC.md 7): its type or size, or it does not match what was declared (the object is removed).'),
+        ocrErrorAnswer(`\`${jobCreationFailed}\`: the subscription could not be verified, \`jobMetadata\` is not a JSON object, or storing or queueing failed.`),
+      ],
+    },
+  },
+  'GET /ocr/status/{jobId}': {
+    tag: 'OCR jobs',
+    summary: 'Follow a job',
+    description: 'The job’s creator, editors and admins, and the OCR worker with the job’s own credential (its message’s `credential`). No text is returned.',
+    params: v.object({ jobId: pathId('The job’s UUID.') }),
+    responses: {
+      200: json(
+        'The job.',
+        v.strictObject({ success: v.literal(true), job: s.JobStatus }),
+        bothLanguages((x) => ({
+          success: true,
+          job: { ...common(x), status: 'completed', processingTime: 252_000, createdAt: at, updatedAt: done, completedAt: done, hasFullText: false },
+        })),
+      ),
+      403: ocrErrorAnswer('`Unauthorized to view this job`: another user’s job, or another job’s credential.'),
+      404: ocrErrorAnswer('`Job not found`.'),
+      500: ocrErrorAnswer('`Error fetching job status`.'),
+    },
+  },
+  'GET /ocr/text/{jobId}': {
+    tag: 'OCR jobs',
+    summary: 'Read a job’s whole text',
+    description: 'The creator, editors and admins. Every page, unpaginated, in page order; the status is not checked, so the text may be empty or partial while the job runs.',
+    params: v.object({ jobId: pathId('The job’s UUID.') }),
+    responses: {
+      200: json(
+        'The text.',
+        v.strictObject({ success: v.literal(true), data: s.JobText }),
+        bothLanguages((x) => ({
+          success: true,
+          data: {
+            ...common(x),
+            extractedText: x.pages.join('\n\n'),
+            pages: x.pages.map((text, i) => ({ _id: `6a1f0c9e2b7d4e5f8a3b2c1${i}`, pageNumber: i + 1, text, storageKey: null, isAIGenerated: true })),
+            status: 'completed',
+            completedAt: done,
+          },
+        })),
+      ),
+      303: handedOverAnswer,
+      403: ocrErrorAnswer('`Unauthorized to view this text`: another user’s job.'),
+      404: ocrErrorAnswer('`Text not found`: no such job.'),
+      500: ocrErrorAnswer('`Error fetching text`: storage or retrieval failed.'),
+    },
+  },
+  'GET /ocr/jobs': {
+    tag: 'OCR jobs',
+    summary: 'List the caller’s jobs',
+    description: `Always the caller’s own jobs (editors and admins too), newest first. \`total\` is counted within the listing window (${maxOffset} + the page).`,
+    // Status first: it was checked before the paging values.
+    query: v.object({
+      status: queryOneOf('status', ocrStatuses, `Only jobs in this state: one of ${statusList} (400 otherwise).`),
+      limit: listLimit,
+      offset: listOffset,
+    }),
+    responses: {
+      200: json(
+        'One page of jobs.',
+        v.strictObject({ success: v.literal(true), total: v.number(), limit: v.number(), offset: v.number(), jobs: v.array(s.JobListItem) }),
+        bothLanguages((x) => ({
+          success: true,
+          total: 1,
+          limit: 20,
+          offset: 0,
+          jobs: [
+            {
+              ...common(x),
+              bookTextId: ids.bookTextId,
+              status: 'completed',
+              tags: x.tags,
+              categories: x.categories,
+              processingTime: 252_000,
+              createdAt: at,
+              updatedAt: done,
+              completedAt: done,
+            },
+          ],
+        })),
+      ),
+      400: badRequestAnswer(`\`status must be one of ${statusList}\`; \`offset must be at most ${maxOffset}\``),
+      500: ocrErrorAnswer('`Error fetching jobs`.'),
+    },
+  },
+  'GET /ocr/books': {
+    tag: 'Digitized books',
+    summary: 'List digitized books',
+    description:
+      'Anonymous callers see public books, members public books and their own, editors and admins all. `userEmail` and `metadata` only on the caller’s own books (on all for editors and admins). Every `total` is exact; filtered and deeper listings come from the search index, which has a new book or a tag change a second or two after it is written (docs/data-model.md, "The catalogue").',
+    query: v.object({
+      limit: listLimit,
+      offset: listOffset,
+      status: queryText(`One of ${statusList}; any other value matches no book (an empty list, total 0).`),
+      language: queryText('Only books in this language.'),
+      sort: queryChoice(catalogueSorts, defaultCatalogueSort, `The order; any other value reads as \`${defaultCatalogueSort}\`.`),
+      tags: filterList('tags', 'Books with any of these tags: comma-separated or repeated.'),
+      categories: filterList('categories', 'Books in any of these categories: comma-separated or repeated.'),
+    }),
+    responses: {
+      200: json(
+        'One page of books.',
+        v.strictObject({ success: v.literal(true), total: v.number(), limit: v.number(), offset: v.number(), books: v.array(s.BookListItem) }),
+        bothLanguages((x) => ({ success: true, total: 1, limit: 20, offset: 0, books: [listItem(x)] })),
+      ),
+      400: badRequestAnswer(`\`offset must be at most ${maxOffset}\``),
+      500: ocrErrorAnswer('`Error fetching books`.'),
+    },
+  },
+  'GET /ocr/books/{bookTextId}': {
+    tag: 'Digitized books',
+    summary: 'Read a digitized book',
+    description:
+      'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order, each with a signed image URL. A malformed id is a 500 (SPEC.md 7).',
+    params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
+    query: v.object({
+      pageLimit: queryNumber('pageLimit', {
+        fallback: defaultPageLimit,
+        min: 1,
+        max: maxPageLimit,
+        over: 'clamp',
+        description: `Pages in the window: a whole number, at most ${maxPageLimit} (larger values read as ${maxPageLimit}); anything else reads as ${defaultPageLimit}.`,
+      }),
+      pageOffset: queryOffset('pageOffset', `Pages to skip: a whole number, at most ${maxOffset} (400 past it); anything else reads as 0.`),
+      includeText: queryFlag('Only the value `true` returns `extractedText`; any other value omits it.'),
+    }),
+    responses: {
+      200: json('The book.', v.strictObject({ success: v.literal(true), book: s.BookTextView }), bothLanguages((x) => ({ success: true, book: bookView(x) }))),
+      303: handedOverAnswer,
+      400: badRequestAnswer(`\`pageOffset must be at most ${maxOffset}\``),
+      403: ocrErrorAnswer('`Unauthorized to view this book`: a private book of another user.'),
+      404: ocrErrorAnswer('`Book not found`.'),
+      500: ocrErrorAnswer('`Error fetching book`: a malformed id (`Invalid bookText id: <id>`), or storage or retrieval failed.'),
+    },
+  },
+  'PATCH /ocr/books/{bookTextId}': {
+    tag: 'Digitized books',
+    summary: 'Edit a digitized book',
+    description:
+      'The owner, editors and admins. Every field is optional; only those sent change. The body is checked whole before anything is written: a malformed field is the 500 with the reason (the spec lists no 400 here); past a cap, a 400 (docs/decisions.md, "`PATCH /ocr/books/:bookTextId`"). A malformed id is a 500 (SPEC.md 7).',
+    params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
+    body: {
+      kind: 'json',
+      schema: bookEdit,
+      limits: bookBodyLimits,
+      examples: {
+        english: { summary: 'Rename, publish and correct a page', value: { fileName: 'The Forty Hadith (annotated)', visibility: 'public', tags: 'hadith, ethics', pages: { 1: { text: 'Actions are judged by intentions.' } } } },
+        arabic: {
+          summary: 'تصحيح العنوان والصفحات',
+          value: { fileName: 'الأربعون النووية مع الشرح', author: 'الإمام النووي', tags: ['حديث', 'شرح'], pages: [{ pageNumber: 1, text: 'إنما الأعمال بالنيات.' }] },
+        },
+      },
+    },
+    responses: {
+      200: json(
+        'The book as edited.',
+        v.strictObject({ success: v.literal(true), message: v.string(), book: s.EditedBook }),
+        bothLanguages((x) => ({
+          success: true,
+          message: bookUpdated,
+          book: {
+            bookTextId: ids.bookTextId,
+            jobId: ids.jobId,
+            fileId: ids.fileId,
+            fileName: x.fileName,
+            author: x.author,
+            visibility: 'public',
+            language: x.language,
+            tags: x.tags,
+            categories: x.categories,
+            pageCount: x.pages.length,
+            status: 'completed',
+            createdAt: at,
+            updatedAt: '2026-11-24T08:00:00.000Z',
+          },
+        })),
+      ),
+      400: badRequestAnswer(`Past a cap: more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber}, a page text over ${maxPageTextLength} characters`),
+      403: ocrErrorAnswer('`Unauthorized to update this book`.'),
+      404: ocrErrorAnswer('`Book not found`.'),
+      500: ocrErrorAnswer('`Error updating book`: a malformed id or field (the reason in `error`, e.g. `tags must be an array of strings or a comma-separated string`), or saving failed.'),
+    },
+  },
+  'POST /ocr/books/{bookTextId}/import': {
+    tag: 'Digitized books',
+    summary: 'Import a digitized book as a Book',
+    description:
+      'One line per page (the page text in `arabic`); the new Book is the caller’s, private. The owner, editors and admins; members also need an active subscription on the import tier. All or nothing, and a retry answers the same Book (docs/decisions.md, "import"). A malformed id is a 500 (SPEC.md 7).',
+    params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
+    responses: {
+      201: json('The new Book.', v.strictObject({ success: v.literal(true), message: v.string(), bookId: v.string() }), {
+        imported: { summary: 'Imported', value: { success: true, message: bookImported, bookId: '6a0c9e1f2b3d4e5f6a7b8c9d' } },
+      }),
+      400: badRequestAnswer('`No pages to import`; more pages or text than one import takes'),
+      403: ocrErrorAnswer('`Unauthorized to import this book`; or no subscription on the import tier (`error: "subscription_required"`).'),
+      404: ocrErrorAnswer('`Book not found`.'),
+      500: ocrErrorAnswer('`Error importing book`: a malformed id, the subscription could not be verified (`error: "subscription_check_failed"`), or the import failed.'),
+    },
+  },
+});

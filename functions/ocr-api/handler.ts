@@ -1,0 +1,113 @@
+import { dynamoOcrStores } from '../../lib/adapters/dynamo/ocr-stores.ts';
+import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
+import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
+import { parseJobFields } from '../../lib/ocr/jobs/fields.ts';
+import { requireSubscription } from '../../lib/ocr/access.ts';
+import { readBookText } from '../../lib/ocr/pages/read.ts';
+import { listCatalogue } from '../../lib/ocr/catalogue/listing.ts';
+import { editBookText } from '../../lib/ocr/pages/edit.ts';
+import { importBook } from '../../lib/ocr/export/import.ts';
+import { jobStatus, jobText, listJobs } from '../../lib/ocr/jobs/reads.ts';
+import { createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
+import { createJobFromForm, jobCreationFailed } from '../../lib/ocr/jobs/upload.ts';
+import type { Queue } from '../../lib/queue.ts';
+import type { SearchEngine } from '../../lib/search/engine.ts';
+import { once, onFirstUse } from '../../lib/lazy.ts';
+import { deps as coreDeps } from '../_shared/deps.ts';
+import { writePathIndex, writePathSearchEngine } from '../_shared/adapters/search.ts';
+import { bucketObjects } from '../_shared/buckets.ts';
+import { ocrApiContracts } from './contract.ts';
+import { httpFunction, signedIn, type Request } from '../_shared/http/handler.ts';
+import { parseMultipart } from '../_shared/http/multipart.ts';
+import { jobCredentialsOf } from '../_shared/job-credentials.ts';
+import { json } from '../_shared/http/responses.ts';
+
+/** `ocr-api` (docs/DESIGN.md section 1): uploads (multipart and presigned), jobs, and the digitized books but their export. */
+const deps = once(() => {
+  const core = coreDeps();
+  const bucket = core.config.uploadsBucket;
+  const stores = dynamoOcrStores(core.db);
+  return {
+    ...core,
+    ...stores,
+    // Uploads and edits are listed and searchable before they answer (read after write).
+    index: writePathIndex(stores),
+    uploads: bucketObjects(bucket),
+    uploadsBucket: bucket,
+    ocrQueue: onFirstUse<Queue>(async () => {
+      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../../lib/adapters/sqs/queue.ts'), import('../../lib/adapters/aws/sqs-client.ts')]);
+      return sqsQueue(sqsClient(), core.config.ocrQueueUrl);
+    }),
+    pendingUploads: dynamoUploadStore(core.db),
+    // Issued with each job (its message carries it), and checked on the job's status (the worker asks it).
+    jobCredentials: jobCredentialsOf(core.config),
+    books: dynamoBookStore(core.db),
+    // Filtered and deeper catalogue listings (lib/ocr/catalogue/listing.ts): the search index's listing.
+    listing: onFirstUse<SearchEngine>(writePathSearchEngine),
+  };
+});
+
+/** `POST /ocr`: the subscription before the form is read (docs/SPEC.md 4.1), then the domain. */
+async function uploadMultipart(request: Request) {
+  const user = signedIn(request);
+  const gate = await requireSubscription(deps().subscriptions, user);
+  const form = await parseMultipart(request.rawBody, request.headers['content-type']);
+  return json(201, await createJobFromForm(deps(), user, gate, form.file, form.fields));
+}
+
+export const handler = httpFunction({
+  name: 'ocr-api',
+  authDeps: deps,
+  contracts: ocrApiContracts,
+  handlers: {
+    'POST /ocr': {
+      failure: jobCreationFailed,
+      run: uploadMultipart,
+    },
+    'POST /ocr/uploads': {
+      failure: 'Error creating upload',
+      run: async (request) => {
+        const user = signedIn(request);
+        await requireSubscription(deps().subscriptions, user);
+        return json(201, await requestUpload(deps(), user, request.body));
+      },
+    },
+    'POST /ocr/uploads/{uploadId}/job': {
+      failure: jobCreationFailed,
+      run: async (request) => {
+        const user = signedIn(request);
+        const gate = await requireSubscription(deps().subscriptions, user);
+        const fields = parseJobFields(request.body);
+        return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields, gate));
+      },
+    },
+    'GET /ocr/status/{jobId}': {
+      failure: 'Error fetching job status',
+      run: (request) => jobStatus(deps(), request.caller.kind === 'job' ? { grant: request.caller.grant } : signedIn(request), request.params.jobId ?? ''),
+    },
+    'GET /ocr/text/{jobId}': {
+      failure: 'Error fetching text',
+      run: (request) => jobText(deps(), signedIn(request), request.params.jobId ?? ''),
+    },
+    'GET /ocr/jobs': {
+      failure: 'Error fetching jobs',
+      run: (request) => listJobs(deps(), signedIn(request), request.query),
+    },
+    'GET /ocr/books': {
+      failure: 'Error fetching books',
+      run: (request) => listCatalogue(deps(), request.caller, request.query),
+    },
+    'GET /ocr/books/{bookTextId}': {
+      failure: 'Error fetching book',
+      run: (request) => readBookText(deps(), request.caller, request.params.bookTextId, request.query),
+    },
+    'PATCH /ocr/books/{bookTextId}': {
+      failure: 'Error updating book',
+      run: (request) => editBookText(deps(), signedIn(request), request.params.bookTextId, request.body),
+    },
+    'POST /ocr/books/{bookTextId}/import': {
+      failure: 'Error importing book',
+      run: async (request) => json(201, await importBook(deps(), signedIn(request), request.params.bookTextId)),
+    },
+  },
+});

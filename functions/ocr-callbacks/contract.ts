@@ -1,0 +1,123 @@
+import * as v from 'valibot';
+import { ocrStatuses } from '../../lib/ocr/book-text.ts';
+import { outsideGrant, resultSaved } from '../../lib/ocr/jobs/callbacks.ts';
+import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
+import { contracts, json } from '../_shared/contract/contract.ts';
+import { badRequestAnswer, bookBodyLimits, bothLanguages, ocrSchemas as s, sampleIds as ids } from '../_shared/contract/ocr-shapes.ts';
+import { objectId, ocrErrorAnswer, uuid } from '../_shared/contract/shapes.ts';
+
+/**
+ * `ocr-callbacks` (docs/SPEC.md 4.1, state table 3.1): the OCR worker's reports. The bodies are documented,
+ * not parsed by schema: their checks answer in the spec's statuses (a missing id 400, a malformed
+ * field the validation 500) with texts of their own (lib/ocr/jobs/callbacks.ts).
+ */
+
+const ids3 = {
+  jobId: v.pipe(uuid, v.description('The job’s UUID.')),
+  fileId: v.pipe(objectId, v.description('Used only to create the BookText of a job the service does not know (an orphan).')),
+  userId: v.pipe(objectId, v.description('The job’s owner: usage is recorded against this user; an orphan’s owner.')),
+};
+const pageNumber = v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxPageNumber), v.description(`0..${maxPageNumber}; a numeric string is accepted.`));
+const pageText = v.pipe(v.string(), v.maxLength(maxPageTextLength));
+
+const pageResult = v.object({
+  ...ids3,
+  pageNumber,
+  status: v.optional(v.pipe(v.string(), v.description('Only `failed`, with `error`, has an effect: the page error is recorded.'))),
+  text: v.optional(v.pipe(pageText, v.description('Default empty.'))),
+  error: v.optional(v.string()),
+  storageKey: v.optional(v.pipe(v.nullable(v.string()), v.description('The page image; default null.'))),
+  isAIGenerated: v.optional(v.boolean()),
+  pageCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxPageCount), v.description(`Updates the book’s page count when not 0. A value that is not a whole number up to ${maxPageCount} is ignored.`))),
+  pagesProcessed: v.optional(v.pipe(v.number(), v.description('Kept at the highest value reported.'))),
+});
+
+const resultPage = v.object({ pageNumber, text: v.optional(pageText), storageKey: v.optional(v.nullable(v.string())), isAIGenerated: v.optional(v.boolean()) });
+const finalResult = v.object({
+  ...ids3,
+  extractedText: v.optional(v.pipe(v.string(), v.description('The whole text; over 10,000 characters it goes to object storage with a 1,000-character preview in the record.'))),
+  language: v.optional(v.pipe(v.string(), v.description('Keeps the stored value when absent.'))),
+  pageCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxPageCount), v.description(`Keeps the stored value when absent. A value that is not a whole number up to ${maxPageCount} is ignored.`))),
+  pages: v.optional(v.pipe(v.array(resultPage), v.maxLength(maxPagesPerRequest), v.description('Upserted by page number; absent fields take the defaults (isAIGenerated true).'))),
+  metadata: v.optional(
+    v.pipe(v.record(v.string(), v.unknown()), v.description('Merged into the metadata only with `extractedText`; otherwise an orphan’s initial metadata. The service’s own keys are dropped; at most 16,384 bytes of JSON.')),
+  ),
+  status: v.optional(v.picklist(ocrStatuses)),
+  error: v.optional(v.pipe(v.string(), v.description('A job-level error.'))),
+  processingTime: v.optional(v.pipe(v.number(), v.description('Milliseconds.'))),
+});
+
+/** One page's text, escaped at worst six bytes a letter (`\uXXXX`), and the rest of its fields; it may come compressed. */
+const pageResultLimits = { maxBytes: maxPageTextLength * 6 + 64 * 1024, compressed: true };
+
+const pagesOf = (texts: readonly string[]) => texts.map((text, i) => ({ pageNumber: i + 1, text, storageKey: `ocr-pages/${ids.jobId}/page-${i + 1}.png`, isAIGenerated: true }));
+const worker = { jobId: ids.jobId, fileId: ids.fileId, userId: ids.userId };
+const orphanIds = 'A job the service does not know creates its BookText, only with a UUID `jobId` and ObjectId `fileId` and `userId` (else the 500 `jobId must be a UUID` or `<name> must be an ObjectId`).';
+
+/** A job credential (docs/ocr-worker.md, "Connecting an OCR worker") used beyond its job: not in docs/SPEC.md, an addition. */
+const outsideGrantAnswer = ocrErrorAnswer(
+  `\`${outsideGrant}\`: called with a job credential (the job message's \`credential\`, in place of an editor's token) for another job, another owner or file, or a page number or count past its cap.`,
+);
+
+export const ocrCallbackContracts = contracts({
+  'POST /ocr/result/page': {
+    tag: 'OCR worker callbacks',
+    summary: 'Report one page',
+    description: `Upserts the page by (book, page number) and moves the job to \`processing\`; no usage is recorded. ${orphanIds}`,
+    body: {
+      kind: 'json',
+      schema: pageResult,
+      required: true,
+      limits: pageResultLimits,
+      examples: bothLanguages((x) => ({ ...worker, pageNumber: 1, text: x.pages[0], storageKey: `ocr-pages/${ids.jobId}/page-1.png`, pageCount: x.pages.length, pagesProcessed: 1 })),
+    },
+    responses: {
+      200: json('Recorded.', v.strictObject({ success: v.literal(true) }), { recorded: { summary: 'Recorded', value: { success: true } } }),
+      400: badRequestAnswer(
+        `\`Missing required fields: <names>\` (jobId, fileId, userId, then pageNumber); a page number that is not a whole number of 0 or more, or over ${maxPageNumber}; a text over ${maxPageTextLength} characters`,
+      ),
+      403: outsideGrantAnswer,
+      500: ocrErrorAnswer('`Error processing page result`: an orphan’s malformed ids, or saving failed.'),
+    },
+  },
+  'POST /ocr/result': {
+    tag: 'OCR worker callbacks',
+    summary: 'Report the final result',
+    description: `Writes the text, pages and status the worker sends; fields not sent keep their values. On \`completed\` with pages, the job’s usage is recorded once (docs/decisions.md, "usage on completion"); a failure to record it is \`usageInfo: null\`, never a failed call. A body over a megabyte may be sent compressed (\`Content-Encoding: br\` or \`gzip\`). Nothing is written unless the whole body is valid. ${orphanIds}`,
+    body: {
+      kind: 'json',
+      schema: finalResult,
+      required: true,
+      limits: bookBodyLimits,
+      examples: bothLanguages((x) => ({
+        ...worker,
+        status: 'completed',
+        extractedText: x.pages.join('\n\n'),
+        language: x.language,
+        pageCount: x.pages.length,
+        pages: pagesOf(x.pages),
+        processingTime: 252_000,
+        metadata: { engine: 'tesseract' },
+      })),
+    },
+    responses: {
+      201: json(
+        'Saved.',
+        v.strictObject({ message: v.string(), bookTextId: objectId, status: s.OcrStatus, usageInfo: v.nullable(s.UsageInfo) }),
+        bothLanguages((x) => ({
+          message: resultSaved,
+          bookTextId: ids.bookTextId,
+          status: 'completed',
+          usageInfo: { freePages: x.pages.length, overagePages: 0, overageChargeCents: 0, totalPagesUsed: 14, remainingCredits: 86, paymentStatus: 'not_required' },
+        })),
+      ),
+      400: badRequestAnswer(
+        `\`Missing required fields: <names>\` (jobId, fileId, userId); more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber} or a text over ${maxPageTextLength} characters; \`metadata\` over 16,384 bytes of JSON`,
+      ),
+      403: outsideGrantAnswer,
+      500: ocrErrorAnswer(
+        '`Error saving OCR result`: a malformed field (a status outside the five, `pages` not an array of objects with whole page numbers, `metadata` not an object; the reason in `error`), an orphan’s malformed ids, or saving failed.',
+      ),
+    },
+  },
+});
