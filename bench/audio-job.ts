@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteMessageBatchCommand,
@@ -22,6 +20,7 @@ import type { Queue } from '../lib/queue.ts';
 import { FakeObjects } from '../test/support/fakes/objects.ts';
 import { openBenchStack } from './env.ts';
 import { toRecord } from '../infra/local/queue-worker.ts';
+import { runIfMain } from './report.ts';
 
 /**
  * Throughput budget (docs/DESIGN.md section 8): an audio job of 6,236 lines x 3 fields against a speech
@@ -730,8 +729,4 @@ export function printAudioJob(report: AudioJobReport): void {
   console.log(JSON.stringify({ bench: 'audio-job', ...report, runs: report.runs.map((r) => ({ ...r, messages: { ...r.messages, redeliveredAt: undefined } })) }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await audioJob();
-  printAudioJob(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, audioJob, printAudioJob);
