@@ -1,6 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DeleteMessageBatchCommand,
@@ -17,10 +15,12 @@ import type { AudioJob, AudioJobStore } from '../lib/audio/audio-job.ts';
 import type { JobDeps } from '../lib/audio/jobs.ts';
 import type { Speech, SpeechRequest } from '../lib/audio/speech.ts';
 import type { Book, Line } from '../lib/books/book.ts';
-import { pageAfter, type ObjectInfo, type Objects, type PresignedPost, type StoredObject, type UploadRules } from '../lib/objects.ts';
+import type { Objects } from '../lib/objects.ts';
 import type { Queue } from '../lib/queue.ts';
+import { FakeObjects } from '../test/support/fakes/objects.ts';
 import { openBenchStack } from './env.ts';
 import { toRecord } from '../infra/local/queue-worker.ts';
+import { runIfMain } from './report.ts';
 
 /**
  * Throughput budget (docs/DESIGN.md section 8): an audio job of 6,236 lines x 3 fields against a speech
@@ -232,97 +232,6 @@ class SpeechStandIn {
         return fakeMp3;
       },
     };
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The audio bucket in memory.
-
-interface Stored {
-  body: Uint8Array;
-  contentType: string;
-  lastModified: string;
-}
-
-/** S3's ETag of an object stored in one request: its MD5, quoted. */
-const memoryETag = (body: Uint8Array) => `"${createHash('md5').update(body).digest('hex')}"`;
-
-class MemoryObjects implements Objects {
-  readonly objects = new Map<string, Stored>();
-  /** Keys by every folder they sit under (`a/`, `a/b/`, ...), so a listing does not scan the bucket. */
-  readonly #folders = new Map<string, Set<string>>();
-  /** PUTs per key. */
-  readonly puts = new Map<string, number>();
-
-  async put(key: string, body: Uint8Array | string, contentType: string): Promise<void> {
-    this.puts.set(key, (this.puts.get(key) ?? 0) + 1);
-    const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-    this.objects.set(key, { body: bytes, contentType, lastModified: new Date().toISOString() });
-    for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) {
-      const folder = key.slice(0, i + 1);
-      const keys = this.#folders.get(folder) ?? new Set<string>();
-      keys.add(key);
-      this.#folders.set(folder, keys);
-    }
-  }
-
-  async getText(key: string): Promise<string | undefined> {
-    const o = this.objects.get(key);
-    return o ? new TextDecoder().decode(o.body) : undefined;
-  }
-
-  async getBytes(key: string): Promise<Uint8Array | undefined> {
-    return this.objects.get(key)?.body;
-  }
-
-  async list(prefix: string): Promise<StoredObject[]> {
-    const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
-    const candidates = folder === '' ? this.objects.keys() : (this.#folders.get(folder) ?? new Set<string>()).values();
-    return [...candidates]
-      .filter((key) => key.startsWith(prefix))
-      .sort()
-      .map((key) => {
-        const o = this.objects.get(key)!;
-        return { key, size: o.body.byteLength, lastModified: o.lastModified };
-      });
-  }
-
-  async listPage(prefix: string, after: string | undefined, max: number) {
-    return pageAfter(await this.list(prefix), after, max);
-  }
-
-  async deleteMany(keys: readonly string[]): Promise<number> {
-    for (const key of keys) await this.delete(key);
-    return keys.length;
-  }
-
-  async head(key: string): Promise<ObjectInfo | undefined> {
-    const o = this.objects.get(key);
-    return o ? { size: o.body.byteLength, contentType: o.contentType, lastModified: o.lastModified, eTag: memoryETag(o.body) } : undefined;
-  }
-
-  async copyIfUnchanged(from: string, to: string, eTag: string): Promise<boolean> {
-    const o = this.objects.get(from);
-    if (!o || memoryETag(o.body) !== eTag) return false;
-    await this.put(to, o.body, o.contentType);
-    return true;
-  }
-
-  async delete(key: string): Promise<void> {
-    if (!this.objects.delete(key)) return;
-    for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) this.#folders.get(key.slice(0, i + 1))?.delete(key);
-  }
-
-  async presignGet(key: string, expiresInSeconds: number): Promise<string> {
-    return `https://audio.bench.invalid/${encodeURI(key)}?expires=${expiresInSeconds}`;
-  }
-
-  async presignGetAll(_prefix: string, keys: readonly string[], expiresInSeconds: number): Promise<string[]> {
-    return Promise.all(keys.map((key) => this.presignGet(key, expiresInSeconds)));
-  }
-
-  async presignPost(key: string, rules: UploadRules): Promise<PresignedPost> {
-    return { url: 'https://audio.bench.invalid/', fields: { key, 'Content-Type': rules.contentType } };
   }
 }
 
@@ -563,7 +472,7 @@ export async function audioJob(): Promise<AudioJobReport> {
       const problems: string[] = [];
       const speech = new SpeechStandIn(speechRate, speechBurst, speechLatencyMs);
       running.gates.push(speech.gate);
-      const audio = new MemoryObjects();
+      const audio = new FakeObjects('https://audio.bench.invalid');
       const stats = new PortStats();
       const messages: MessageStats = { received: 0, redelivered: 0, failed: 0, slowerThanVisibility: 0, maxHandlerMs: 0, redeliveredAt: [] };
       const jobStore = dynamoAudioJobStore(db);
@@ -820,8 +729,4 @@ export function printAudioJob(report: AudioJobReport): void {
   console.log(JSON.stringify({ bench: 'audio-job', ...report, runs: report.runs.map((r) => ({ ...r, messages: { ...r.messages, redeliveredAt: undefined } })) }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await audioJob();
-  printAudioJob(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, audioJob, printAudioJob);

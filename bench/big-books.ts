@@ -1,7 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompressSync, constants as zlibConstants, gunzipSync, gzip, gzipSync } from 'node:zlib';
 import { names } from '../infra/local/state.ts';
@@ -9,7 +7,8 @@ import { platformLimits } from '../functions/_shared/http/platform-limits.ts';
 import type { Line } from '../lib/books/book.ts';
 import type { StoredObject } from '../lib/objects.ts';
 import { arabicPage } from '../test/support/arabic-pages.ts';
-import { openBenchStack } from './env.ts';
+import { openBenchStack, seedBenchUsers } from './env.ts';
+import { runIfMain } from './report.ts';
 
 /**
  * Issue 14's benchmark: the biggest books a client reads, as a client reads them. In its own
@@ -334,15 +333,11 @@ export async function bigBooks(): Promise<BigBooksReport> {
   const stack = await openBenchStack('big-books');
   try {
     const tableName = names.tableName;
-    const { secret } = stack;
     // No OCR_WORKER: no worker runs, the bench posts its callbacks.
 
     const [
       { loadHttpHandlers },
       { startLocalServer },
-      { seed },
-      { signToken },
-      { parseTierCatalogue },
       { dynamoDocumentClient },
       { s3Client },
       { s3Objects },
@@ -356,9 +351,6 @@ export async function bigBooks(): Promise<BigBooksReport> {
     ] = await Promise.all([
       import('../infra/local/functions.ts'),
       import('../infra/local/server.ts'),
-      import('../infra/local/seed.ts'),
-      import('../lib/auth/tokens.ts'),
-      import('../lib/billing/tiers.ts'),
       import('../lib/adapters/aws/clients.ts'),
       import('../lib/adapters/aws/s3-client.ts'),
       import('../lib/adapters/s3/objects.ts'),
@@ -368,34 +360,26 @@ export async function bigBooks(): Promise<BigBooksReport> {
       import('../lib/audio/audio-key.ts'),
       import('../lib/audio/voices.ts'),
       import('../lib/ids.ts'),
-      Promise.all([
-        import('../lib/adapters/dynamo/users.ts'),
-        import('../lib/adapters/dynamo/subscriptions.ts'),
-        import('../lib/adapters/dynamo/books.ts'),
-        import('../lib/adapters/dynamo/notifications.ts'),
-        import('../lib/adapters/dynamo/audio-files.ts'),
-      ]),
+      Promise.all([import('../lib/adapters/dynamo/books.ts'), import('../lib/adapters/dynamo/audio-files.ts')]),
     ]);
-    const [{ dynamoUserStore }, { dynamoSubscriptionStore }, { dynamoBookStore }, { dynamoNotificationStore }, { dynamoAudioFiles }] = dynamo;
+    const [{ dynamoBookStore }, { dynamoAudioFiles }] = dynamo;
     const api = (await stack.serve()).url;
 
     const db = { client: dynamoDocumentClient(), tableName };
     const books = dynamoBookStore(db);
-    const seeded = await seed(
-      { users: dynamoUserStore(db), subscriptions: dynamoSubscriptionStore(db), books, notifications: dynamoNotificationStore(db) },
-      {
-        users: [
-          { key: 'editor', username: 'ocr-worker', role: 'editor' },
-          // The digitized book's owner: pro, the tier import needs (docs/decisions.md, "import").
-          { key: 'owner', username: 'scholar', subscription: { tier: 'pro', status: 'active' } },
-          { key: 'reader', username: 'reader' },
-        ],
-      },
-      { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(secret, userId, 6 * 3600) },
+    const seeded = await seedBenchUsers(
+      stack,
+      [
+        { key: 'editor', username: 'ocr-worker', role: 'editor' },
+        // The digitized book's owner: pro, the tier import needs (docs/decisions.md, "import").
+        { key: 'owner', username: 'scholar', subscription: { tier: 'pro', status: 'active' } },
+        { key: 'reader', username: 'reader' },
+      ],
+      6 * 3600,
     );
-    const editor = seeded.users.editor!;
-    const owner = seeded.users.owner!;
-    const reader = seeded.users.reader!;
+    const editor = seeded.editor!;
+    const owner = seeded.owner!;
+    const reader = seeded.reader!;
     const setupMs = performance.now() - benchStart;
     const problems: string[] = [];
     const auth = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -1095,8 +1079,4 @@ export function printBigBooks(report: BigBooksReport): void {
   console.log(JSON.stringify({ bench: 'big-books', ...report }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await bigBooks();
-  printBigBooks(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, bigBooks, printBigBooks);

@@ -1,6 +1,4 @@
 import { seeded } from '../ocr-worker/fixtures/random.ts';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { names } from '../infra/local/state.ts';
 import type { SqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts';
@@ -14,6 +12,7 @@ import type { BookListQuery, SearchEngine, SearchView } from '../lib/search/engi
 import * as v from 'valibot';
 import { ocrApiContracts } from '../functions/ocr-api/contract.ts';
 import { openBenchStack } from './env.ts';
+import { runIfMain } from './report.ts';
 
 /** The catalogue's query as its contract reads it before the handler runs. */
 const listing = (query: Record<string, string>): CatalogueListing => v.parse(ocrApiContracts['GET /ocr/books'].query, query);
@@ -1036,8 +1035,4 @@ export function printCatalogue(report: CatalogueReport): void {
   console.log(JSON.stringify({ bench: 'catalogue', ...report }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await catalogueBench();
-  printCatalogue(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, catalogueBench, printCatalogue);

@@ -2,9 +2,10 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { bundleFunctions, formatBytes, type BundleResult } from '../infra/bundle.ts';
+import { runIfMain } from './report.ts';
 
 /**
  * Cold-start budget (docs/DESIGN.md section 8), measured on the bundles CDK deploys: per function, the
@@ -116,8 +117,4 @@ export function printColdStart(report: ColdStartReport): void {
   console.log(JSON.stringify({ bench: 'cold-start', ...report }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await coldStart();
-  printColdStart(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, coldStart, printColdStart);

@@ -104,6 +104,7 @@ export async function openBenchStack(name: string): Promise<BenchStack> {
 export async function seedBenchUsers(
   stack: Pick<BenchStack, 'secret'>,
   users: { key: string; username: string; role?: 'editor' | 'admin'; subscription?: { tier: string; status: 'active' } }[],
+  tokenSeconds = 3600,
 ): Promise<SeedOutput['users']> {
   const [{ seed }, { signToken }, { parseTierCatalogue }, { dynamoDocumentClient }, userStore, subscriptions, books, notifications] = await Promise.all([
     import('../infra/local/seed.ts'),
@@ -124,7 +125,16 @@ export async function seedBenchUsers(
       notifications: notifications.dynamoNotificationStore(db),
     },
     { users },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(stack.secret, userId, 3600) },
+    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(stack.secret, userId, tokenSeconds) },
   );
   return seeded.users;
+}
+
+/** The two accounts most benches call the API as: the OCR worker (an editor) and a member subscribed on `memberTier`. */
+export async function seedWorkerAndMember(stack: Pick<BenchStack, 'secret'>, memberTier = 'pro') {
+  const seeded = await seedBenchUsers(stack, [
+    { key: 'worker', username: 'ocr-worker', role: 'editor' },
+    { key: 'member', username: 'reader', subscription: { tier: memberTier, status: 'active' } },
+  ]);
+  return { worker: seeded.worker!, member: seeded.member! };
 }

@@ -3,7 +3,7 @@ import { PageError } from '../ocr-worker/contract.ts';
 import * as pdfBombs from '../ocr-worker/fixtures/bombs.ts';
 import { memoryBytes } from '../ocr-worker/fixtures/bytes.ts';
 import { openPdf } from '../ocr-worker/pdf/page-source.ts';
-import { openBenchStack, seedBenchUsers } from './env.ts';
+import { openBenchStack, seedWorkerAndMember } from './env.ts';
 
 /**
  * `npm run bench -- hostile` (issue 27): what cheap hostile requests cost the service. For each
@@ -60,12 +60,7 @@ export async function hostileBench(): Promise<HostileReport> {
   const problems: string[] = [];
   try {
     const { url } = await stack.serve();
-    const seeded = await seedBenchUsers(stack, [
-      { key: 'worker', username: 'ocr-worker', role: 'editor' },
-      { key: 'member', username: 'reader', subscription: { tier: 'pro', status: 'active' } },
-    ]);
-    const worker = seeded.worker!;
-    const member = seeded.member!;
+    const { worker, member } = await seedWorkerAndMember(stack);
 
     // A public book of 100 pages of 60,000 characters, the searched word only near each page's end.
     const form = new FormData();

@@ -14,6 +14,7 @@ import { awsEstimate, type AwsEstimate } from './ocr/aws-arithmetic.ts';
 import { buildKind, forms, isScan, kindName, type Form } from './ocr/evaluation-set.ts';
 import { cliInitMs, cliModelData, readWithCli, tesseractCli, type CliInfo } from './ocr/tesseract-cli.ts';
 import type { WorkerResult, WorkerSpec } from './ocr/worker-child.ts';
+import { runIfMain } from './report.ts';
 
 /**
  * OCR bench (issue 13): the worker against the `tesseract` command line on an evaluation set the
@@ -323,9 +324,5 @@ export function printOcr(report: OcrReport): void {
   console.log(JSON.stringify({ bench: 'ocr', ...report }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await ocrBench();
-  printOcr(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, ocrBench, printOcr);
 

@@ -1,7 +1,6 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { names } from '../infra/local/state.ts';
-import { openBenchStack } from './env.ts';
+import { openBenchStack, seedWorkerAndMember } from './env.ts';
+import { runIfMain } from './report.ts';
 
 /**
  * Throughput budget (docs/DESIGN.md section 8): 1,000 page callbacks at 32 in flight, nothing lost. A job is
@@ -67,37 +66,15 @@ export async function pageCallbacks(): Promise<PageCallbacksReport> {
   const stack = await openBenchStack('page-callbacks');
   try {
     const tableName = names.tableName;
-    const { secret } = stack;
 
-    const [{ seed }, { signToken }, { parseTierCatalogue }, { dynamoDocumentClient }, dynamo] = await Promise.all([
-      import('../infra/local/seed.ts'),
-      import('../lib/auth/tokens.ts'),
-      import('../lib/billing/tiers.ts'),
+    const [{ dynamoDocumentClient }, { dynamoBookTextStore }] = await Promise.all([
       import('../lib/adapters/aws/clients.ts'),
-      Promise.all([
-        import('../lib/adapters/dynamo/users.ts'),
-        import('../lib/adapters/dynamo/subscriptions.ts'),
-        import('../lib/adapters/dynamo/books.ts'),
-        import('../lib/adapters/dynamo/notifications.ts'),
-        import('../lib/adapters/dynamo/book-texts.ts'),
-      ]),
+      import('../lib/adapters/dynamo/book-texts.ts'),
     ]);
-    const [{ dynamoUserStore }, { dynamoSubscriptionStore }, { dynamoBookStore }, { dynamoNotificationStore }, { dynamoBookTextStore }] = dynamo;
     const call = client((await stack.serve()).url);
 
     const db = { client: dynamoDocumentClient(), tableName };
-    const seeded = await seed(
-      { users: dynamoUserStore(db), subscriptions: dynamoSubscriptionStore(db), books: dynamoBookStore(db), notifications: dynamoNotificationStore(db) },
-      {
-        users: [
-          { key: 'worker', username: 'ocr-worker', role: 'editor' },
-          { key: 'member', username: 'reader', subscription: { tier: 'basic', status: 'active' } },
-        ],
-      },
-      { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (userId) => signToken(secret, userId, 3600) },
-    );
-    const worker = seeded.users.worker!;
-    const member = seeded.users.member!;
+    const { worker, member } = await seedWorkerAndMember(stack, 'basic');
     const setupMs = performance.now() - setupStart;
 
     // The job, created the way a client creates it.
@@ -207,8 +184,4 @@ export function printPageCallbacks(report: PageCallbacksReport): void {
   console.log(JSON.stringify({ bench: 'page-callbacks', ...report, failures: report.failures.slice(0, 20) }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await pageCallbacks();
-  printPageCallbacks(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, pageCallbacks, printPageCallbacks);

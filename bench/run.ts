@@ -1,3 +1,5 @@
+import { runBench } from './report.ts';
+
 /**
  * `npm run bench [-- name...]`: runs every benchmark (or the named ones) one after another, so they do
  * not compete for this machine's two cores, and exits non-zero when any is over its budget.
@@ -6,63 +8,43 @@
 const benches: Record<string, () => Promise<boolean>> = {
   'cold-start': async () => {
     const { coldStart, printColdStart } = await import('./cold-start.ts');
-    const report = await coldStart();
-    printColdStart(report);
-    return report.ok;
+    return runBench(coldStart, printColdStart);
   },
   'page-callbacks': async () => {
     const { pageCallbacks, printPageCallbacks } = await import('./page-callbacks.ts');
-    const report = await pageCallbacks();
-    printPageCallbacks(report);
-    return report.ok;
+    return runBench(pageCallbacks, printPageCallbacks);
   },
   'audio-job': async () => {
     const { audioJob, printAudioJob } = await import('./audio-job.ts');
-    const report = await audioJob();
-    printAudioJob(report);
-    return report.ok;
+    return runBench(audioJob, printAudioJob);
   },
   catalogue: async () => {
     const { catalogueBench, printCatalogue } = await import('./catalogue.ts');
-    const report = await catalogueBench();
-    printCatalogue(report);
-    return report.ok;
+    return runBench(catalogueBench, printCatalogue);
   },
   ocr: async () => {
     const { ocrBench, printOcr } = await import('./ocr.ts');
-    const report = await ocrBench();
-    printOcr(report);
-    return report.ok;
+    return runBench(ocrBench, printOcr);
   },
   search: async () => {
     const { searchBench, printSearch } = await import('./search.ts');
-    const report = await searchBench();
-    printSearch(report);
-    return report.ok;
+    return runBench(searchBench, printSearch);
   },
   'write-latency': async () => {
     const { writeLatency, printWriteLatency } = await import('./write-latency.ts');
-    const report = await writeLatency();
-    printWriteLatency(report);
-    return report.ok;
+    return runBench(writeLatency, printWriteLatency);
   },
   hostile: async () => {
     const { hostileBench, printHostile } = await import('./hostile.ts');
-    const report = await hostileBench();
-    printHostile(report);
-    return report.ok;
+    return runBench(hostileBench, printHostile);
   },
   faults: async () => {
     const { faultsBench, printFaults } = await import('./faults.ts');
-    const report = await faultsBench();
-    printFaults(report);
-    return report.ok;
+    return runBench(faultsBench, printFaults);
   },
   'big-books': async () => {
     const { bigBooks, printBigBooks } = await import('./big-books.ts');
-    const report = await bigBooks();
-    printBigBooks(report);
-    return report.ok;
+    return runBench(bigBooks, printBigBooks);
   },
 };
 

@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import path, { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { sqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts';
 import { analyze } from '../lib/search/analysis.ts';
 import type { IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
@@ -10,6 +9,7 @@ import { seeded } from '../ocr-worker/fixtures/random.ts';
 import { openSearchOverFake } from '../test/support/fake-opensearch.ts';
 import { realBooks, type RealBook } from './corpus/real-text.ts';
 import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf, type CorpusBook, type CorpusLanguage } from './corpus/generate.ts';
+import { runIfMain } from './report.ts';
 
 /**
  * `npm run bench -- search` (issue 17): full-text search on a corpus of real Arabic and English words
@@ -705,8 +705,4 @@ export function printSearch(report: SearchReport): void {
   console.log(JSON.stringify({ bench: 'search', ...report, sizes: report.sizes.map(missCount), realText: report.realText.map(missCount) }));
 }
 
-if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const report = await searchBench();
-  printSearch(report);
-  if (!report.ok) process.exitCode = 1;
-}
+await runIfMain(import.meta.url, searchBench, printSearch);

@@ -1,4 +1,4 @@
-import { openBenchStack, seedBenchUsers } from './env.ts';
+import { openBenchStack, seedWorkerAndMember } from './env.ts';
 
 /**
  * What read after write costs a write (issue 26; docs/architecture.md, "Read after write"): each write that changes
@@ -36,12 +36,7 @@ export async function writeLatency(): Promise<WriteLatencyReport> {
   const problems: string[] = [];
   try {
     const { url } = await stack.serve();
-    const seeded = await seedBenchUsers(stack, [
-      { key: 'worker', username: 'ocr-worker', role: 'editor' },
-      { key: 'member', username: 'reader', subscription: { tier: 'pro', status: 'active' } },
-    ]);
-    const worker = seeded.worker!;
-    const member = seeded.member!;
+    const { worker, member } = await seedWorkerAndMember(stack);
 
     const send = async (method: string, route: string, token: string, body?: unknown, form?: FormData) => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };

@@ -12,7 +12,7 @@ import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
 import { incomingUploadKey, uploadKey } from '../lib/ocr/jobs/fields.ts';
 import { pageImagePrefix } from '../lib/ocr/pages/page.ts';
-import { textKey } from '../lib/ocr/text-storage.ts';
+import { textKey } from '../lib/ocr/book-text.ts';
 import type { Access } from './functions.ts';
 import type { PlatformApplication } from './settings.ts';
 
@@ -50,7 +50,7 @@ export const uploadsPrefixes = {
   files: topFolder(uploadKey('file')),
   /** Files clients POST with a presigned upload, `incoming/<uuid>-<name>`, until a job copies them. */
   incoming: topFolder(incomingUploadKey('file')),
-  /** Long book texts, `ocr-results/<jobId>/<version>.txt` (lib/ocr/text-storage.ts). */
+  /** Long book texts, `ocr-results/<jobId>/<version>.txt` (lib/ocr/book-text.ts). */
   texts: topFolder(textKey('job', 'version')),
   /** Page images the OCR worker puts, `ocr-pages/<jobId>/...` (lib/ocr/pages/page.ts). */
   pageImages: topFolder(pageImagePrefix('job')),

@@ -34,5 +34,34 @@ export async function sweepOpenJobs<J>(
   return { requeued, failed };
 }
 
+/** What a visit can do to an open job's entry; `giveUp` and `requeue` answer false when another sweep or the job itself got there first. */
+export interface StallActions {
+  close(): Promise<void>;
+  seenMoving(): Promise<void>;
+  giveUp(): Promise<boolean>;
+  requeue(): Promise<boolean>;
+}
+
+/**
+ * One visit's rule, for either kind of job: an ended job leaves the list; one that moved since
+ * `before` is noted as moving; one stalled is given up after `maxRequeues` requeues, else requeued.
+ */
+export async function visitOpenJob(
+  job: { open: boolean; movedAt: string; requeues?: number },
+  rule: { before: string; maxRequeues: number },
+  act: StallActions,
+): Promise<StallOutcome> {
+  if (!job.open) {
+    await act.close();
+    return 'passed';
+  }
+  if (job.movedAt >= rule.before) {
+    await act.seenMoving();
+    return 'passed';
+  }
+  if ((job.requeues ?? 0) >= rule.maxRequeues) return (await act.giveUp()) ? 'failed' : 'passed';
+  return (await act.requeue()) ? 'requeued' : 'passed';
+}
+
 /** The later of two ISO timestamps: when a job last moved, by its own writes or a requeue. */
 export const later = (a: string, b: string | undefined): string => (b !== undefined && b > a ? b : a);

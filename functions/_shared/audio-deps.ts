@@ -1,10 +1,10 @@
 import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
 import { dynamoAudioJobStore } from '../../lib/adapters/dynamo/audio-jobs.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
-import type { Queue } from '../../lib/queue.ts';
-import { once, onFirstUse } from '../../lib/lazy.ts';
+import { once } from '../../lib/lazy.ts';
 import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';
+import { sqsQueueAt } from './queues.ts';
 import { speechAdapter } from './adapters/speech.ts';
 
 /** What audio-api and audio-worker work with: books, audio jobs, the audio bucket, speech and the audio queue. */
@@ -17,9 +17,6 @@ export const audioDeps = once(() => {
     audio: bucketObjects(core.config.audioBucket),
     audioFiles: dynamoAudioFiles(core.db),
     speech: speechAdapter,
-    audioQueue: onFirstUse<Queue>(async () => {
-      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../../lib/adapters/sqs/queue.ts'), import('../../lib/adapters/aws/sqs-client.ts')]);
-      return sqsQueue(sqsClient(), core.config.audioQueueUrl);
-    }),
+    audioQueue: sqsQueueAt(core.config.audioQueueUrl),
   };
 });

@@ -4,8 +4,8 @@ import { requeueStalledAudioJobs } from '../../lib/audio/stalled.ts';
 import type { JobCredentials } from '../../lib/auth/job-credentials.ts';
 import { once, onFirstUse } from '../../lib/lazy.ts';
 import { requeueStalledOcrJobs } from '../../lib/ocr/jobs/stalled.ts';
-import type { Queue } from '../../lib/queue.ts';
 import { deps as coreDeps } from './deps.ts';
+import { sqsQueueAt } from './queues.ts';
 
 /**
  * The sweeper's part for jobs accepted but stalled (issue 29): OCR jobs and audio jobs that have not
@@ -13,18 +13,13 @@ import { deps as coreDeps } from './deps.ts';
  */
 const deps = once(() => {
   const core = coreDeps();
-  const queue = (url: () => string) =>
-    onFirstUse<Queue>(async () => {
-      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../../lib/adapters/sqs/queue.ts'), import('../../lib/adapters/aws/sqs-client.ts')]);
-      return sqsQueue(sqsClient(), url());
-    });
   return {
     stalledOcrJobs: dynamoStalledOcrJobs(core.db),
     stalledAudioJobs: dynamoStalledAudioJobs(core.db),
     // Loaded by the first stalled OCR job: most sweeps send none, and the KMS client stays out of their start.
     jobCredentials: onFirstUse<JobCredentials>(async () => (await import('./job-credentials.ts')).jobCredentialsOf(core.config)),
-    ocrQueue: queue(() => core.config.ocrQueueUrl),
-    audioQueue: queue(() => core.config.audioQueueUrl),
+    ocrQueue: sqsQueueAt(core.config.ocrQueueUrl),
+    audioQueue: sqsQueueAt(core.config.audioQueueUrl),
   };
 });
 

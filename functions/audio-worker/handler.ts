@@ -1,5 +1,6 @@
 import middy from '@middy/core';
-import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as v from 'valibot';
 import { cannotRetry, failJob, planJob, runChunk, type AudioJobMessage, type JobDeps } from '../../lib/audio/jobs.ts';
 import { logger } from '../../lib/log.ts';
 import { maxReceives } from '../../lib/queue.ts';
@@ -15,10 +16,45 @@ import { count, metricNames, observed } from '../_shared/observability.ts';
  * (`cannotRetry`) fails the job, at once (state table 3.2).
  */
 
+const id = v.pipe(v.string(), v.nonEmpty());
+
+/** The messages lib/audio/jobs.ts sends: a plan, or a chunk of lines. */
+const audioJobMessage: v.GenericSchema<unknown, AudioJobMessage> = v.variant('kind', [
+  v.object({ kind: v.literal('plan'), jobId: id }),
+  v.object({
+    kind: v.literal('chunk'),
+    jobId: id,
+    bookId: id,
+    voice: v.string(),
+    chunk: v.pipe(v.number(), v.integer(), v.minValue(0)),
+    lineIds: v.array(id),
+  }),
+]);
+
+/**
+ * The record's message, or undefined when it is not one the worker can act on: logged and dropped, as
+ * the OCR worker drops its bad messages (ocr-worker/lambda/messages.ts): delivering it again would not change it.
+ */
+function messageOf(record: SQSRecord): AudioJobMessage | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(record.body);
+  } catch {
+    logger.error('Audio worker: dropped a message that is not JSON', { messageId: record.messageId });
+    return undefined;
+  }
+  const parsed = v.safeParse(audioJobMessage, body);
+  if (parsed.success) return parsed.output;
+  // Where it is wrong, not what it holds.
+  const fields = parsed.issues.map((issue) => v.getDotPath(issue) ?? '(message)');
+  logger.error('Audio worker: dropped a message that is not an audio job message', { messageId: record.messageId, fields });
+  return undefined;
+}
+
 /** What the handler reports about a batch, for metrics. */
 export interface WorkerOutcomes {
   /**
-   * A message failed: `dropped` (not JSON), `retried` (the queue delivers it again), `dead-lettered`
+   * A message failed: `dropped` (not JSON, or not an audio job message), `retried` (the queue delivers it again), `dead-lettered`
    * (its last try: the job stays open for the sweeper), or `job-failed` (no retry can fix it).
    */
   messageFailed?(how: 'dropped' | 'retried' | 'dead-lettered' | 'job-failed'): void;
@@ -30,11 +66,8 @@ export function workerHandler(jobDeps: () => JobDeps, outcomes: WorkerOutcomes =
     const batchItemFailures: SQSBatchItemFailure[] = [];
     // One record at a time: parallelism comes from concurrent invocations, bounded to the speech provider's rate.
     for (const record of event.Records) {
-      let message: AudioJobMessage;
-      try {
-        message = JSON.parse(record.body) as AudioJobMessage;
-      } catch {
-        logger.error('Audio worker: dropped a message that is not JSON', { messageId: record.messageId });
+      const message = messageOf(record);
+      if (!message) {
         outcomes.messageFailed?.('dropped');
         continue;
       }

@@ -10,12 +10,12 @@ import { importBook } from '../../lib/ocr/export/import.ts';
 import { jobStatus, jobText, listJobs } from '../../lib/ocr/jobs/reads.ts';
 import { createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { createJobFromForm, jobCreationFailed } from '../../lib/ocr/jobs/upload.ts';
-import type { Queue } from '../../lib/queue.ts';
 import type { SearchEngine } from '../../lib/search/engine.ts';
 import { once, onFirstUse } from '../../lib/lazy.ts';
 import { deps as coreDeps } from '../_shared/deps.ts';
 import { writePathIndex, writePathSearchEngine } from '../_shared/adapters/search.ts';
 import { bucketObjects } from '../_shared/buckets.ts';
+import { sqsQueueAt } from '../_shared/queues.ts';
 import { ocrApiContracts } from './contract.ts';
 import { httpFunction, signedIn, type Request } from '../_shared/http/handler.ts';
 import { parseMultipart } from '../_shared/http/multipart.ts';
@@ -34,10 +34,7 @@ const deps = once(() => {
     index: writePathIndex(stores),
     uploads: bucketObjects(bucket),
     uploadsBucket: bucket,
-    ocrQueue: onFirstUse<Queue>(async () => {
-      const [{ sqsQueue }, { sqsClient }] = await Promise.all([import('../../lib/adapters/sqs/queue.ts'), import('../../lib/adapters/aws/sqs-client.ts')]);
-      return sqsQueue(sqsClient(), core.config.ocrQueueUrl);
-    }),
+    ocrQueue: sqsQueueAt(core.config.ocrQueueUrl),
     pendingUploads: dynamoUploadStore(core.db),
     // Issued with each job (its message carries it), and checked on the job's status (the worker asks it).
     jobCredentials: jobCredentialsOf(core.config),

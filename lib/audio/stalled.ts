@@ -1,6 +1,6 @@
 import { logger } from '../log.ts';
 import type { Queue } from '../queue.ts';
-import { later, sweepOpenJobs, type StallOutcome } from '../stalled-jobs.ts';
+import { later, sweepOpenJobs, visitOpenJob, type StallOutcome } from '../stalled-jobs.ts';
 import { isOpen, type AudioJob } from './audio-job.ts';
 import type { AudioJobMessage } from './jobs.ts';
 
@@ -53,23 +53,21 @@ export async function requeueStalledAudioJobs(deps: StalledAudioDeps, now: Date,
 
 async function visit(deps: StalledAudioDeps, job: AudioJob, before: string, at: string): Promise<StallOutcome> {
   const store = deps.stalledAudioJobs;
-  if (!isOpen(job.status)) {
-    await store.close(job);
-    return 'passed';
-  }
   const movedAt = later(job.updatedAt, job.requeuedAt);
-  if (movedAt >= before) {
-    await store.seenMoving(job, movedAt);
-    return 'passed';
-  }
-  if ((job.requeues ?? 0) >= maxAudioRequeues) {
-    if (!(await store.giveUp(job, audioJobStalled, at))) return 'passed';
-    logger.error('Gave up a stalled audio job', { jobId: job._id, requeues: job.requeues });
-    return 'failed';
-  }
-  if (!(await store.takeRequeue(job, at))) return 'passed';
-  // A failed send leaves the requeue counted: the job is stalled again an interval later and sent then.
-  await deps.audioQueue.send({ kind: 'plan', jobId: job._id } satisfies AudioJobMessage);
-  logger.info('Planned a stalled audio job again', { jobId: job._id, requeues: (job.requeues ?? 0) + 1, lastMoved: movedAt });
-  return 'requeued';
+  return visitOpenJob({ open: isOpen(job.status), movedAt, requeues: job.requeues }, { before, maxRequeues: maxAudioRequeues }, {
+    close: () => store.close(job),
+    seenMoving: () => store.seenMoving(job, movedAt),
+    async giveUp() {
+      if (!(await store.giveUp(job, audioJobStalled, at))) return false;
+      logger.error('Gave up a stalled audio job', { jobId: job._id, requeues: job.requeues });
+      return true;
+    },
+    async requeue() {
+      if (!(await store.takeRequeue(job, at))) return false;
+      // A failed send leaves the requeue counted: the job is stalled again an interval later and sent then.
+      await deps.audioQueue.send({ kind: 'plan', jobId: job._id } satisfies AudioJobMessage);
+      logger.info('Planned a stalled audio job again', { jobId: job._id, requeues: (job.requeues ?? 0) + 1, lastMoved: movedAt });
+      return true;
+    },
+  });
 }

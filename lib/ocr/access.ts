@@ -1,7 +1,7 @@
 import type { Caller } from '../auth/caller.ts';
 import { isStaff, type User } from '../auth/users.ts';
 import { isActive, type Subscription, type SubscriptionStore } from '../billing/subscriptions.ts';
-import { forbidden, internal, notFound } from '../errors.ts';
+import { forbidden, internal, notFound, type DomainError } from '../errors.ts';
 import { checkId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { BookText, BookTextStore } from './book-text.ts';
@@ -25,29 +25,51 @@ export async function findBookText(bookTexts: Pick<BookTextStore, 'get'>, bookTe
   return bookText;
 }
 
+/** The 403 of a private book read by someone who does not manage it. */
+export const notReadableText = 'Unauthorized to view this book';
+
+/** The BookText a book path names, for reading (`GET /ocr/books/:bookTextId` and its search): as `findBookText`, and a 403 when `readableBy` refuses the caller. */
+export async function findReadableBookText(bookTexts: Pick<BookTextStore, 'get'>, caller: Caller, bookTextId: string | undefined): Promise<BookText> {
+  const bookText = await findBookText(bookTexts, bookTextId);
+  if (!readableBy(caller, bookText)) throw forbidden(notReadableText);
+  return bookText;
+}
+
 /** The subscription gate's outcome: the subscription it read, or nothing for editors and admins. */
 export type Gate = { subscription: Subscription } | undefined;
 
+/** A subscription gate (docs/SPEC.md section 5, item 5): which active subscription passes, and its answers. */
+export interface GateRule {
+  passes: (subscription: Subscription) => boolean;
+  /** The 403 for a member whose subscription does not pass (or who has none). */
+  refusal: () => DomainError;
+  /** The 500's message when the subscription cannot be read. */
+  unverified: string;
+}
+
+/** Any active subscription (upload, docx export); `message` names what it is needed for. */
+export const anySubscription = (message: string): GateRule => ({
+  passes: () => true,
+  refusal: () => forbidden(message, { error: 'SUBSCRIPTION_REQUIRED', subscriptionRequired: true }),
+  unverified: 'Subscription could not be verified',
+});
+
+const uploadGate = anySubscription('An active subscription is required to upload files for OCR');
+
 /**
- * Any active subscription; editors and admins pass without one. Runs before the upload is read (and
- * before the export's book lookup). `message` names what the subscription is needed for.
+ * The one subscription gate: members need an active subscription the rule passes; editors and admins
+ * pass without one. Runs before the upload is read (and before the export's book lookup). The
+ * default rule is the upload's.
  */
-export async function requireSubscription(
-  subscriptions: SubscriptionStore,
-  user: User,
-  message = 'An active subscription is required to upload files for OCR',
-): Promise<Gate> {
+export async function requireSubscription(subscriptions: SubscriptionStore, user: User, rule: GateRule = uploadGate): Promise<Gate> {
   if (isStaff(user)) return undefined;
   let subscription: Subscription | undefined;
   try {
     subscription = await subscriptions.get(user.userId);
   } catch (error) {
     logger.error('Subscription check failed', { userId: user.userId, error: error as Error });
-    throw internal('Subscription could not be verified');
+    throw internal(rule.unverified);
   }
-  if (subscription && isActive(subscription)) return { subscription };
-  throw forbidden(message, {
-    error: 'SUBSCRIPTION_REQUIRED',
-    subscriptionRequired: true,
-  });
+  if (subscription && isActive(subscription) && rule.passes(subscription)) return { subscription };
+  throw rule.refusal();
 }

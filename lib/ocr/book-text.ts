@@ -1,6 +1,5 @@
 import type { BookTextPage, LegacyPage } from './pages/page.ts';
 import type { PageChange } from './pages/store.ts';
-import { textKey } from './text-storage.ts';
 
 /**
  * Digitized books (docs/SPEC.md 2.1-2.5): the File and the BookText, and the store of both. Each part of
@@ -69,6 +68,14 @@ export interface StoredText {
   version: string;
   length: number;
 }
+
+/**
+ * Where a stored text lives: derived from the job and a version the record holds, never from client
+ * data. Each text gets a key of its own (docs/SPEC.md names `ocr-results/<jobId>.txt`; a version per text
+ * is what lets racing writers each commit a whole text: no writer overwrites or deletes an object
+ * that the record still names).
+ */
+export const textKey = (jobId: string, version: string) => `ocr-results/${jobId}/${version}.txt`;
 
 /**
  * The BookText as stored. What the service owns (the stored text, usage, page progress) are

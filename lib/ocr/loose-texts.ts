@@ -1,8 +1,7 @@
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
-import type { BookTextStore } from './book-text.ts';
+import { textKey, type BookTextStore } from './book-text.ts';
 import type { OcrJobStore } from './jobs/store.ts';
-import { textKey } from './text-storage.ts';
 
 /**
  * The sweeper's part in "Edits are all or nothing" (docs/architecture.md): what a write left half done because it

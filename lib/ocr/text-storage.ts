@@ -3,19 +3,11 @@ import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { Objects } from '../objects.ts';
 import { policies, retry, RetriesExhausted } from '../retry.ts';
-import type { BookText, BookTextStore, StoredText, TextPlacement, TextWrite } from './book-text.ts';
+import { textKey, type BookText, type BookTextStore, type StoredText, type TextPlacement, type TextWrite } from './book-text.ts';
 
 /** Text longer than this goes to storage; the record keeps a preview (docs/SPEC.md section 8). */
 export const inlineTextLimit = 10_000;
 export const previewLength = 1_000;
-
-/**
- * Where a stored text lives: derived from the job and a version the record holds, never from client
- * data. Each text gets a key of its own (docs/SPEC.md names `ocr-results/<jobId>.txt`; a version per text
- * is what lets racing writers each commit a whole text: no writer overwrites or deletes an object
- * that the record still names).
- */
-export const textKey = (jobId: string, version: string) => `ocr-results/${jobId}/${version}.txt`;
 
 /** What a write of a book-level text needs: the bucket, and the notes of objects that may be strays. */
 export interface TextWriteDeps {

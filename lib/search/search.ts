@@ -1,6 +1,5 @@
 import type { Caller } from '../auth/caller.ts';
-import { forbidden } from '../errors.ts';
-import { findBookText, readableBy } from '../ocr/access.ts';
+import { findReadableBookText, readableBy } from '../ocr/access.ts';
 import type { BookText, BookTextStore } from '../ocr/book-text.ts';
 import { catalogueView } from '../ocr/catalogue/listing.ts';
 import type { PageStore } from '../ocr/pages/store.ts';
@@ -74,8 +73,7 @@ export async function searchCatalogue(deps: SearchDeps, caller: Caller, query: S
 /** `GET /ocr/books/:bookTextId/search`: pages of one book, readable as `GET /ocr/books/:bookTextId` is. */
 export async function searchBookText(deps: SearchDeps, caller: Caller, bookTextId: string | undefined, query: Searching) {
   const match = matchOf(query.q, query.mode);
-  const bookText = await findBookText(deps.bookTexts, bookTextId);
-  if (!readableBy(caller, bookText)) throw forbidden('Unauthorized to view this book');
+  const bookText = await findReadableBookText(deps.bookTexts, caller, bookTextId);
   const { limit, offset } = query;
   const found = await deps.engine.search({ ...match, bookTextId: bookText.bookTextId, view: { kind: 'all' }, limit, offset });
   const texts = await snippets(deps, found.hits, match);

@@ -6,9 +6,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../../functions/_shared/contract/document.ts';
 import { projectRoot } from '../../infra/project-root.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -86,7 +84,7 @@ describe('a client generated from the document', () => {
     expect(String(refused.stdout).match(/error TS\d+/g)).toHaveLength(2);
 
     writeFileSync(path.join(dir, 'client.mts'), clientSource);
-    const fixture = await seed(testStores(), { users: [{ key: 'reader', username: 'reader' }] }, { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) });
+    const fixture = await seedAccounts(testStores(), { users: [{ key: 'reader', username: 'reader' }] });
     const tsx = path.join(projectRoot, 'node_modules', 'tsx', 'dist', 'cli.mjs');
     const called = await run(tsx, ['client.mts'], { API_URL: api.url, API_TOKEN: fixture.users.reader!.token });
     expect(String(called.stderr)).not.toMatch(/Error/);

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as audioWorker } from '../../functions/audio-worker/handler.ts';
 import { startQueueWorker } from '../../infra/local/queue-worker.ts';
-import { seed, type SeedOutput } from '../../infra/local/seed.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
+import { type SeedOutput } from '../../infra/local/seed.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testDb, testStores } from '../support/stores.ts';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
@@ -22,7 +21,7 @@ const book = (key: string) => fx.books[key]!;
 beforeAll(async () => {
   api = await startApi();
   worker = startQueueWorker(process.env.AUDIO_QUEUE_URL!, audioWorker);
-  fx = await seed(
+  fx = await seedAccounts(
     stores,
     {
       users: [
@@ -51,7 +50,6 @@ beforeAll(async () => {
         { key: 'paid', owner: 'cara', title: 'Gold', author: 'cara', accessModel: 'creator_subscription', requiredSubscriptionTier: 'gold', lines: [{ arabic: 'ذهب', english: 'gold' }] },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   await stores.users.delete(user('gone').userId);
 }, 60_000);

@@ -3,10 +3,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { answerRules, chooseEncoding } from '../../functions/_shared/http/big-answers.ts';
 import { platformLimits } from '../../functions/_shared/http/platform-limits.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { arabicPage } from '../support/arabic-pages.ts';
 import { testStores } from '../support/stores.ts';
 
@@ -25,7 +23,7 @@ const pages = Array.from({ length: 1_000 }, (_, i) => ({ pageNumber: i + 1, text
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] }, { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) });
+  const out = await seedAccounts(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] });
   editor = out.users.ed!.token;
   editorId = out.users.ed!.userId;
   // The pages and the text in two calls, as the worker does: together they pass the request limit even compressed.

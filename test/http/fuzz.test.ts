@@ -3,10 +3,9 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpFunctions, routeKey, routes, type FunctionName } from '../../functions/routes.ts';
 import { matchRoute } from '../../infra/local/router.ts';
-import { seed, type SeedOutput } from '../../infra/local/seed.ts';
+import type { SeedOutput } from '../../infra/local/seed.ts';
 import { signToken } from '../../lib/auth/tokens.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
-import { rawTokenFor, startApi, tokenFor } from '../support/api.ts';
+import { rawTokenFor, startApi, seedAccounts } from '../support/api.ts';
 import { pagingRequests, requestFor, type FuzzPool, type FuzzRequest } from '../support/fuzz-inputs.ts';
 import { allowed500, leaks, type Seen } from '../support/fuzz-oracle.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
@@ -48,7 +47,7 @@ const upload = async (userToken: string) => {
 
 beforeAll(async () => {
   api = await startApi();
-  fx = await seed(
+  fx = await seedAccounts(
     stores,
     {
       users: [
@@ -67,7 +66,6 @@ beforeAll(async () => {
         { key: 'n2', recipient: 'ed', actor: null, type: 'announcement', title: 'News', body: 'hello' },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   await stores.users.delete(fx.users.gone!.userId);
 

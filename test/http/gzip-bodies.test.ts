@@ -2,10 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inflatedTooLarge, malformedBrotli, malformedGzip, maxCompressionRatio, overRatio } from '../../functions/_shared/http/body.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { arabicPage, arabicProse } from '../support/arabic-pages.ts';
 import { testStores } from '../support/stores.ts';
 
@@ -21,11 +19,7 @@ let editorId: string;
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] }, {
-    now: new Date(),
-    tierCatalogue: parseTierCatalogue(undefined),
-    issueToken: (id) => tokenFor(id),
-  });
+  const out = await seedAccounts(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] });
   editor = out.users.ed!.token;
   editorId = out.users.ed!.userId; // jobs of an editor: never charged, so no usage to record
 });

@@ -4,10 +4,8 @@ import { allContracts } from '../../functions/_shared/contract/all.ts';
 import { bodyLimitsOf, type Contract } from '../../functions/_shared/contract/contract.ts';
 import { defaultBodyLimits, notCompressible, overRatio, tooDeep, tooLargeText, tooManyValues } from '../../functions/_shared/http/body.ts';
 import { routeKey, routes, type Route } from '../../functions/routes.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { rawRequest } from '../support/raw-http.ts';
 import { testStores } from '../support/stores.ts';
 
@@ -23,11 +21,7 @@ let editor: string;
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] }, {
-    now: new Date(),
-    tierCatalogue: parseTierCatalogue(undefined),
-    issueToken: (id) => tokenFor(id),
-  });
+  const out = await seedAccounts(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] });
   editor = out.users.ed!.token;
 });
 afterAll(() => api?.close());

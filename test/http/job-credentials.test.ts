@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
-import { seed } from '../../infra/local/seed.ts';
 import { jobCredentials } from '../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../lib/auth/local-mac.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { outsideGrant } from '../../lib/ocr/jobs/callbacks.ts';
 import { jobPageCap } from '../../lib/ocr/jobs/upload.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -41,7 +39,7 @@ const result = (job: Job, token: string, extra: object = {}) => api.call('POST',
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -50,7 +48,6 @@ beforeAll(async () => {
         { key: 'ed', username: 'ed', role: 'editor' },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ mo, other, ed } = out.users as Record<'mo' | 'other' | 'ed', Account>);
 });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
-import { seed, type SeedOutput } from '../../infra/local/seed.ts';
-import { rawTokenFor, startApi, tokenFor } from '../support/api.ts';
+import { type SeedOutput } from '../../infra/local/seed.ts';
+import { rawTokenFor, startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 const stores = testStores();
@@ -11,7 +10,7 @@ const token = (key: string) => fixture.users[key]!.token;
 
 beforeAll(async () => {
   api = await startApi();
-  fixture = await seed(
+  fixture = await seedAccounts(
     stores,
     {
       users: [
@@ -29,7 +28,6 @@ beforeAll(async () => {
         { key: 'm1', recipient: 'mo', actor: 'ed', type: 'like_on_comment', title: 'Like', body: 'for mo' },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   await stores.users.delete(fixture.users.gone!.userId);
 });

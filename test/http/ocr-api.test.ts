@@ -2,12 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
 import { s3JobFiles } from '../../ocr-worker/adapters/s3-files.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /** `ocr-api` through HTTP: uploads (multipart and presigned), status, text and the job list (docs/SPEC.md 4.1). */
@@ -30,7 +28,7 @@ const queued = async (jobId: string) =>
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -41,7 +39,6 @@ beforeAll(async () => {
         { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed, mo, nosub, lapsed, other } = out.users as Record<'ed' | 'mo' | 'nosub' | 'lapsed' | 'other', Account>);
 });
@@ -249,7 +246,7 @@ describe('GET /ocr/status, /ocr/text', () => {
 describe('GET /ocr/jobs', () => {
   it("lists only the caller's own jobs, newest first, with status filter, limit, offset and total", async () => {
     const u = (
-      await seed(stores, { users: [{ key: 'lister', username: 'lister', subscription: { tier: 'basic', status: 'active' } }] }, { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) })
+      await seedAccounts(stores, { users: [{ key: 'lister', username: 'lister', subscription: { tier: 'basic', status: 'active' } }] })
     ).users.lister!;
     const jobs: string[] = [];
     for (let i = 0; i < 5; i++) {

@@ -1,18 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
-import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { bookFieldLimits, newBookText, tooManyValues, type BookText, type OcrStatus, type Visibility } from '../../lib/ocr/book-text.ts';
 import { maxImportPages } from '../../lib/ocr/export/import.ts';
 import { newPage as pageRecord } from '../../lib/ocr/pages/page.ts';
-import { seed } from '../../infra/local/seed.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
-import { startApi, tokenFor } from '../support/api.ts';
-import { testStores } from '../support/stores.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
+import { testStores, ensureTestTable } from '../support/stores.ts';
 
 /**
  * The digitized books of `ocr-api` through HTTP (docs/SPEC.md 4.1): read, list, edit and import. The
@@ -79,11 +75,9 @@ const list = async (query: string, account?: Account) => {
 const ids = (books: Record<string, unknown>[]) => books.map((b) => b.bookTextId);
 
 beforeAll(async () => {
-  const client = new DynamoDBClient({});
-  await ensureTable(client, process.env.TABLE_NAME!);
-  client.destroy();
+  await ensureTestTable();
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -94,7 +88,6 @@ beforeAll(async () => {
         { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed, ad, mo, basic, other } = out.users as Record<'ed' | 'ad' | 'mo' | 'basic' | 'other', Account>);
 }, 120_000);

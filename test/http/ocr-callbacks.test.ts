@@ -3,13 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { metadataView } from '../../lib/ocr/book-text.ts';
-import { textKey } from '../../lib/ocr/text-storage.ts';
-import { seed } from '../../infra/local/seed.ts';
+import { metadataView, textKey } from '../../lib/ocr/book-text.ts';
 import { billingWorkerDeps, runBillingWorker } from '../../functions/billing-worker/handler.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testDb, testStores } from '../support/stores.ts';
 
 /** The worker callbacks (docs/SPEC.md 4.1, state table 3.1) and page credits (section 1), through HTTP. */
@@ -25,10 +22,9 @@ let userCount = 0;
 /** A fresh user with a subscription, so each usage test starts from its own count. */
 async function user(options: { role?: string; subscription?: { tier: string; status: string; pagesUsed?: number } } = {}) {
   const key = `u${++userCount}`;
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     { users: [{ key, username: key, role: options.role ?? 'member', ...(options.subscription ? { subscription: options.subscription } : {}) }] },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   return out.users[key]!;
 }

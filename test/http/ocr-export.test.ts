@@ -3,14 +3,11 @@ import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
-import { newBookText, type BookText, type FileRecord } from '../../lib/ocr/book-text.ts';
+import { newBookText, textKey, type BookText, type FileRecord } from '../../lib/ocr/book-text.ts';
 import { pageIdOf } from '../../lib/ocr/pages/page.ts';
-import { textKey } from '../../lib/ocr/text-storage.ts';
 import { maxInlineBytes } from '../../lib/ocr/export/rules.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /** `ocr-export` through HTTP: `GET /ocr/books/:bookTextId/export/docx` (docs/SPEC.md 4.1). */
@@ -72,7 +69,7 @@ const documentXml = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)['word/docu
 let arabicBook: string, publicBook: string;
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -83,7 +80,6 @@ beforeAll(async () => {
         { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ owner, ed, nosub, lapsed, other } = out.users as Record<'owner' | 'ed' | 'nosub' | 'lapsed' | 'other', Account>);
   arabicBook = await makeBook(owner.userId, { fileName: 'كتاب الأربعين (الجزء ١).pdf', author: 'النووي', language: 'ar', pageCount: 2 }, [

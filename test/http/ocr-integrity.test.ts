@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { maxClientMetadataBytes } from '../../lib/ocr/book-text.ts';
 import { maxPageNumber, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -40,7 +38,7 @@ const secret = `${'سر الضحية '.repeat(1200)} نهاية النص الس�
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -49,7 +47,6 @@ beforeAll(async () => {
         { key: 'attacker', username: 'attacker', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed, victim, attacker } = out.users as Record<'ed' | 'victim' | 'attacker', Account>);
 });

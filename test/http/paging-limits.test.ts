@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText } from '../../lib/ocr/book-text.ts';
 import { newPage } from '../../lib/ocr/pages/page.ts';
 import { maxLimit, maxOffset } from '../../lib/paging.ts';
-import { seed, type SeedOutput } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
-import { testStores } from '../support/stores.ts';
+import { type SeedOutput } from '../../infra/local/seed.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
+import { testStores, ensureTestTable } from '../support/stores.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
 
 /**
@@ -29,11 +26,9 @@ const nines = '9'.repeat(400);
 const odd = ['1e9', '1e3', '-5', '1.5', '', 'abc', ' ', '0x10', 'Infinity', 'NaN'];
 
 beforeAll(async () => {
-  const client = new DynamoDBClient({});
-  await ensureTable(client, process.env.TABLE_NAME!);
-  client.destroy();
+  await ensureTestTable();
   api = await startApi();
-  fixture = await seed(
+  fixture = await seedAccounts(
     stores,
     {
       users: [
@@ -50,7 +45,6 @@ beforeAll(async () => {
         createdAt: `2026-01-0${n}T00:00:00.000Z`,
       })),
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   const at = new Date().toISOString();
   const mo = fixture.users.mo!.userId;

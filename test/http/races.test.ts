@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { storeNotification } from '../../lib/notifications/notify.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -24,10 +22,9 @@ const raceTimeout = 120_000;
 let userCount = 0;
 async function user(options: { role?: string; subscription?: { tier: string; status: string; pagesUsed?: number } } = {}): Promise<Account> {
   const key = `racer${++userCount}`;
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     { users: [{ key, username: key, role: options.role ?? 'member', ...(options.subscription ? { subscription: options.subscription } : {}) }] },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   return out.users[key]!;
 }

@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
-import { seed } from '../../infra/local/seed.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
-import { startApi, tokenFor } from '../support/api.ts';
-import { testStores } from '../support/stores.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
+import { testStores, ensureTestTable } from '../support/stores.ts';
 
 /**
  * Read after write through HTTP (issue 26; docs/architecture.md, "Read after write"): every book here is made as a
@@ -59,11 +55,9 @@ const callback = async (path: '/ocr/result/page' | '/ocr/result', job: Uploaded,
   expect((await api.call('POST', path, { token: ed.token, body: { jobId: job.jobId, fileId: job.fileId, userId: job.userId, ...body } })).status).toBeLessThan(300);
 
 beforeAll(async () => {
-  const client = new DynamoDBClient({});
-  await ensureTable(client, process.env.TABLE_NAME!);
-  client.destroy();
+  await ensureTestTable();
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -73,7 +67,6 @@ beforeAll(async () => {
         { key: 'reader', username: 'reader', email: 'reader@example.com' },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed, mo, other, reader } = out.users as Record<'ed' | 'mo' | 'other' | 'reader', Account>);
 }, 120_000);

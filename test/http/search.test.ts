@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { seed } from '../../infra/local/seed.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -47,7 +45,7 @@ let closed: string;
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -56,7 +54,6 @@ beforeAll(async () => {
         { key: 'other', username: 'other' },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed: editor, owner, other } = out.users as Record<'ed' | 'owner' | 'other', Account>);
   // A word of its own, so other test files' books (the same table) never match.

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
-import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { sweepUploads } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { maxOpenUploads } from '../../lib/ocr/jobs/upload-rules.ts';
-import { seed } from '../../infra/local/seed.ts';
-import { startApi, tokenFor } from '../support/api.ts';
-import { testDb, testStores } from '../support/stores.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
+import { testDb, testStores, ensureTestTable } from '../support/stores.ts';
 
 /**
  * Issue 12, finding 9: presigned uploads nobody claims. A member holds at most `maxOpenUploads`
@@ -27,11 +23,9 @@ type Account = { userId: string; token: string };
 let mo: Account, ann: Account;
 
 beforeAll(async () => {
-  const client = new DynamoDBClient({});
-  await ensureTable(client, process.env.TABLE_NAME!);
-  client.destroy();
+  await ensureTestTable();
   api = await startApi();
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     {
       users: [
@@ -39,7 +33,6 @@ beforeAll(async () => {
         { key: 'ann', username: 'ann', subscription: { tier: 'pro', status: 'active' } },
       ],
     },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ mo, ann } = out.users as Record<'mo' | 'ann', Account>);
 }, 120_000);
@@ -77,11 +70,7 @@ describe('open presigned uploads per user', () => {
 
 describe('the upload sweeper', () => {
   it('removes uploads still unclaimed after a day, object and record, keeps claimed and recent ones, and frees their places', async () => {
-    const me = await seed(stores, { users: [{ key: 'sam', username: 'sam', subscription: { tier: 'pro', status: 'active' } }] }, {
-      now: new Date(),
-      tierCatalogue: parseTierCatalogue(undefined),
-      issueToken: (id) => tokenFor(id),
-    });
+    const me = await seedAccounts(stores, { users: [{ key: 'sam', username: 'sam', subscription: { tier: 'pro', status: 'active' } }] });
     const sam = me.users.sam as Account;
     const unclaimed = (await ask(sam, 'never.pdf')).body;
     await objects.put(unclaimed.storageKey, Buffer.from('%PDF'), 'application/pdf');

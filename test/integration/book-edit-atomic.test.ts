@@ -4,20 +4,20 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { oneTransaction } from '../../lib/adapters/dynamo/book-text-edits.ts';
-import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { keys } from '../../lib/adapters/dynamo/keys.ts';
 import { dynamoOcrStores } from '../../lib/adapters/dynamo/ocr-stores.ts';
 import type { Db } from '../../lib/adapters/dynamo/table.ts';
 import type { User } from '../../lib/auth/users.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
-import { newBookText, type FileRecord } from '../../lib/ocr/book-text.ts';
+import { newBookText, textKey, type FileRecord } from '../../lib/ocr/book-text.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../lib/ocr/loose-texts.ts';
 import { editBookText } from '../../lib/ocr/pages/edit.ts';
 import { newPage } from '../../lib/ocr/pages/page.ts';
-import { textKey, writeWithText } from '../../lib/ocr/text-storage.ts';
+import { writeWithText } from '../../lib/ocr/text-storage.ts';
 import { indexWrites } from '../../lib/search/read-after-write.ts';
 import { FakeObjects } from '../support/fakes/objects.ts';
 import { FakeSearchEngine } from '../support/fakes/search-engine.ts';
+import { ensureTestTable } from '../support/stores.ts';
 
 /**
  * Issue 29, item 6, through the SDK against DynamoDB Local: a PATCH that answers an error has changed
@@ -91,9 +91,7 @@ const smallEdit = { tags: 'changed', author: 'Someone', visibility: 'public', ex
 const later = () => new Date(Date.now() + writerGoneAfterMs + 60_000);
 
 beforeAll(async () => {
-  const client = new DynamoDBClient({});
-  await ensureTable(client, tableName);
-  client.destroy();
+  await ensureTestTable(tableName);
 });
 
 describe('an edit that fails has changed nothing', () => {

@@ -3,11 +3,9 @@ import { localMacKey } from '../../lib/auth/local-mac.ts';
 import { describe, expect, it } from 'vitest';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
-import type { User } from '../../lib/auth/users.ts';
 import type { SubscriptionStore } from '../../lib/billing/subscriptions.ts';
 import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { DomainError } from '../../lib/errors.ts';
-import { newObjectId } from '../../lib/ids.ts';
 import type { OcrJobStore } from '../../lib/ocr/jobs/store.ts';
 import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
 import { requireSubscription } from '../../lib/ocr/access.ts';
@@ -15,20 +13,12 @@ import { createJob, JobNotQueued, type UploadDeps } from '../../lib/ocr/jobs/upl
 import { changedAfterCheck, createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { testDb, testStores } from '../support/stores.ts';
+import { aUser } from '../unit/domain/fixtures.ts';
 
 /** What a failure half way through `POST /ocr` leaves behind (docs/SPEC.md 4.1, errors). */
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
-const member: User = {
-  userId: newObjectId(),
-  username: 'm',
-  email: 'm@example.com',
-  role: 'member',
-  profilePicture: null,
-  profilePictureKey: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
+const member = aUser('member');
 const activeSubscription = {
   userId: member.userId,
   tier: 'basic',

@@ -10,7 +10,6 @@ import { audioJobStalled, audioStallMinutes, maxAudioRequeues, requeueStalledAud
 import type { Speech } from '../../lib/audio/speech.ts';
 import { jobCredentials } from '../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../lib/auth/local-mac.ts';
-import type { User } from '../../lib/auth/users.ts';
 import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId, sequentialObjectIds } from '../../lib/ids.ts';
 import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
@@ -18,6 +17,7 @@ import { ocrStallMinutes, requeueStalledOcrJobs } from '../../lib/ocr/jobs/stall
 import { createJob, JobNotQueued, type OcrJobMessage, type UploadDeps } from '../../lib/ocr/jobs/upload.ts';
 import { FakeQueue } from '../support/fakes/queue.ts';
 import { testDb, testStores } from '../support/stores.ts';
+import { aUser } from '../unit/domain/fixtures.ts';
 
 /**
  * Issue 29, item 3: nothing accepted is stuck. A job whose message was lost is sent again by a sweep
@@ -28,16 +28,7 @@ const db = testDb();
 const stores = testStores(db);
 const credentials = jobCredentials(localMacKey(async () => 'a test secret'));
 const hoursAgo = (hours: number) => new Date(Date.now() - hours * 3_600_000);
-const member: User = {
-  userId: newObjectId(),
-  username: 'm',
-  email: 'm@example.com',
-  role: 'member',
-  profilePicture: null,
-  profilePictureKey: null,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-};
+const member = aUser('member');
 const snapshot = { remainingCredits: 100, tierCredits: 100, pagesUsed: 0, billingPeriodEnd: '2026-12-01T00:00:00.000Z' };
 
 /** An OCR job accepted at `at` whose message was lost: the send failed after its records were written (docs/SPEC.md 4.1). */

@@ -235,22 +235,31 @@ describe('a job', () => {
     expect(service.results[0]!.extractedText).toBe(['text of page 1, cleaned', 'layer'].join(pageSeparator));
   });
 
-  it('does not post completed again when the finisher died after the service stored it', async () => {
+  /**
+   * A first worker runs the job and dies at `call` of its finish (the connection resets), then the
+   * service answers again: the job, its service and ledger, a second worker over them, and the clock.
+   */
+  async function finisherDiedAt(call: 'result' | 'status') {
     const service = fakeApi();
     const ledger = memoryLedger();
     const job = message();
-    let clock = 1_000_000;
-    const now = () => clock;
+    const clock = { ms: 1_000_000 };
+    const now = () => clock.ms;
     const first = fakeWorker(fivePages, { api: service.api, ledger }, { now });
-    service.failWhen((call) => call === 'result');
+    service.failWhen((made) => made === call);
     await expect(runJob(first.deps, job)).rejects.toThrow('connection reset');
-    expect(service.results).toHaveLength(1);
-
+    const resultsWhenDied = service.results.length;
     service.failWhen(undefined);
-    const second = fakeWorker(fivePages, { api: service.api, ledger }, { now });
+    return { service, ledger, job, clock, resultsWhenDied, secondWorker: () => fakeWorker(fivePages, { api: service.api, ledger }, { now }) };
+  }
+
+  it('does not post completed again when the finisher died after the service stored it', async () => {
+    const { service, ledger, job, clock, resultsWhenDied, secondWorker } = await finisherDiedAt('result');
+    expect(resultsWhenDied).toBe(1);
+    const second = secondWorker();
     // Within the first finisher's lease, the second is told to come back later.
     await expect(runPages(second.deps, job, [5])).rejects.toBeInstanceOf(FinishPending);
-    clock += finishLeaseMs + 1;
+    clock.ms += finishLeaseMs + 1;
     await runPages(second.deps, job, [5]);
     expect(service.results).toHaveLength(1);
     expect((await ledger.job(job.jobId))!.finished).toBe(true);
@@ -258,19 +267,11 @@ describe('a job', () => {
   });
 
   it('takes over a finish whose claimer died before posting, once its lease has run out', async () => {
-    const service = fakeApi();
-    const ledger = memoryLedger();
-    const job = message();
-    let clock = 1_000_000;
-    const now = () => clock;
-    const first = fakeWorker(fivePages, { api: service.api, ledger }, { now });
-    service.failWhen((call) => call === 'status');
-    await expect(runJob(first.deps, job)).rejects.toThrow('connection reset');
-    expect(service.results).toHaveLength(0);
+    const { service, job, clock, resultsWhenDied, secondWorker } = await finisherDiedAt('status');
+    expect(resultsWhenDied).toBe(0);
 
-    service.failWhen(undefined);
-    clock += finishLeaseMs + 1;
-    const second = fakeWorker(fivePages, { api: service.api, ledger }, { now });
+    clock.ms += finishLeaseMs + 1;
+    const second = secondWorker();
     expect(await planJob(second.deps, job)).toEqual({ pageCount: 5, tasks: [] });
     expect(service.results).toMatchObject([{ status: 'completed', extractedText: fiveTexts.join(pageSeparator) }]);
   });

@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
-import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
-import { seed } from '../../infra/local/seed.ts';
 import { httpServiceApi } from '../../ocr-worker/client/http-api.ts';
 import { ApiRefused, ApiUnavailable } from '../../ocr-worker/client/service-api.ts';
 import { workerDocumentClient, workerS3 } from '../../ocr-worker/adapters/aws-clients.ts';
@@ -15,7 +13,7 @@ import { s3JobFiles } from '../../ocr-worker/adapters/s3-files.ts';
 import type { OcrJobMessage } from '../../ocr-worker/contract.ts';
 import { pageSeparator } from '../../ocr-worker/job/finish.ts';
 import { planJob, runPages } from '../../ocr-worker/job/runner.ts';
-import { startApi, tokenFor } from '../support/api.ts';
+import { startApi, seedAccounts } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 import { born, fakeWorker, scanned } from './fakes.ts';
 
@@ -30,10 +28,9 @@ const ledgerTable = `ocr-ledger-${randomUUID()}`;
 beforeAll(async () => {
   api = await startApi();
   await ensureLedgerTable(dynamo, ledgerTable);
-  const out = await seed(
+  const out = await seedAccounts(
     stores,
     { users: [{ key: 'ed', username: 'ed', role: 'editor' }, { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active' } }] },
-    { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) },
   );
   ({ ed: editor, mo: member } = out.users as Record<'ed' | 'mo', Account>);
 }, 60_000);

@@ -1,6 +1,8 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { SignJWT } from 'jose';
 import { signToken } from '../../lib/auth/tokens.ts';
+import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
+import { seed, type SeedStores } from '../../infra/local/seed.ts';
 import { loadHttpHandlers } from '../../infra/local/functions.ts';
 import { startLocalServer } from '../../infra/local/server.ts';
 import { matchRoute } from '../../infra/local/router.ts';
@@ -68,6 +70,10 @@ export async function checkedFetch(url: string, init?: RequestInit): Promise<Res
 }
 
 export const tokenFor = (userId: string, expiresIn = 3600) => signToken(process.env.AUTH_JWT_SECRET!, userId, expiresIn);
+
+/** What the seed file holds (infra/local/seed.ts), seeded now in the test stack's stores, each user with a token its functions accept. */
+export const seedAccounts = (stores: SeedStores, file: unknown) =>
+  seed(stores, file, { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) });
 
 /**
  * A token signed with the right key but that signToken would never issue: `exp` in the past, or none

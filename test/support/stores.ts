@@ -1,4 +1,6 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
+import { ensureTable } from '../../lib/adapters/dynamo/ensure-table.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoDeviceStore } from '../../lib/adapters/dynamo/devices.ts';
 import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
@@ -12,6 +14,16 @@ import { FakeSearchEngine } from './fakes/search-engine.ts';
 /** Stores over the embedded DynamoDB that the global setup started (TABLE_NAME and endpoint from env). */
 export function testDb(): Db {
   return { client: dynamoDocumentClient(), tableName: process.env.TABLE_NAME! };
+}
+
+/** Makes the table (the test stack's, or `tableName`) with every index, if it is not there yet. */
+export async function ensureTestTable(tableName = process.env.TABLE_NAME!): Promise<void> {
+  const client = new DynamoDBClient({});
+  try {
+    await ensureTable(client, tableName);
+  } finally {
+    client.destroy();
+  }
 }
 
 export function testStores(db: Db = testDb()) {

@@ -1,9 +1,9 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { InvoiceOutbox } from '../../billing/invoicing.ts';
 import type { UsageLog } from '../../billing/usage.ts';
 import { keys } from './keys.ts';
 import { tableSchema } from './schema.ts';
-import { ifConditionHolds, record, type Db } from './table.ts';
+import { ifConditionHolds, oldestIn, type Db } from './table.ts';
 
 /** The index that lists pending usage logs (keys.pendingInvoice); the billing worker's grant names it. */
 export const outboxIndex = 'gsi1';
@@ -18,20 +18,8 @@ const indexNames = { '#ipk': index.partitionKey, '#isk': index.sortKey };
 export function dynamoInvoiceOutbox(db: Db): InvoiceOutbox {
   const TableName = db.tableName;
   return {
-    async pending(limit) {
-      // One bounded page: a run works on at most `limit` logs, the oldest.
-      const { Items = [] } = await db.client.send(
-        new QueryCommand({
-          TableName,
-          IndexName: outboxIndex,
-          KeyConditionExpression: '#ipk = :pk',
-          ExpressionAttributeNames: { '#ipk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': keys.pendingInvoiceIndex },
-          Limit: limit,
-        }),
-      );
-      return Items.map((item) => record<UsageLog>(item));
-    },
+    // One bounded page: a run works on at most `limit` logs, the oldest.
+    pending: (limit) => oldestIn<UsageLog>(db, outboxIndex, keys.pendingInvoiceIndex, limit),
 
     claim: (log, retryAt) =>
       ifConditionHolds(() =>

@@ -3,8 +3,8 @@ import { internal } from '../../errors.ts';
 import { newObjectId } from '../../ids.ts';
 import { logger } from '../../log.ts';
 import type { BookText, PageEdit } from '../../ocr/book-text.ts';
-import { pageDefaults, type BookTextPage } from '../../ocr/pages/page.ts';
-import type { PageChange } from '../../ocr/pages/store.ts';
+import type { BookTextPage } from '../../ocr/pages/page.ts';
+import { changedPage, type PageChange } from '../../ocr/pages/store.ts';
 import { pageRecord, pageUpdate, stagedAttribute } from './book-text-pages.ts';
 import { transact } from './book-text-writes.ts';
 import { entities, type OpenPageEdit } from './entities.ts';
@@ -54,18 +54,6 @@ const itemBytes = (item: unknown) => Buffer.byteLength(JSON.stringify(item));
 
 const numbersOf = (pages: PageEdit) => ('replace' in pages ? pages.replace : pages.change).map((p) => p.pageNumber);
 
-/** The page as a change leaves it (the adapter's update does the same in place). */
-function changed(bookTextId: string, stored: BookTextPage | undefined, c: PageChange, at: string): BookTextPage {
-  return {
-    pageId: stored?.pageId ?? c.pageId,
-    bookTextId,
-    pageNumber: c.pageNumber,
-    text: c.text ?? stored?.text ?? pageDefaults.text,
-    storageKey: c.storageKey !== undefined ? c.storageKey : (stored?.storageKey ?? pageDefaults.storageKey),
-    isAIGenerated: c.isAIGenerated ?? stored?.isAIGenerated ?? pageDefaults.isAIGenerated,
-    updatedAt: at,
-  };
-}
 
 /** The pages as stored now, strongly consistent, by number. */
 async function storedPages(db: Db, bookTextId: string, numbers: number[]): Promise<Map<number, StoredPage>> {
@@ -93,7 +81,7 @@ export async function plannedPages(db: Db, bookTextId: string, pages: PageEdit, 
   } else {
     const stored = await storedPages(db, bookTextId, numbersOf(pages));
     writes = pages.change.map((c) => {
-      bytes += itemBytes(entities.bookTextPage.item(changed(bookTextId, stored.get(c.pageNumber), c, at)));
+      bytes += itemBytes(entities.bookTextPage.item(changedPage(bookTextId, stored.get(c.pageNumber), c, at)));
       const u = pageUpdate(bookTextId, c, at);
       return {
         Update: {
@@ -233,7 +221,7 @@ export function stagedEdits(db: Db) {
       let stored: StoredPage | undefined = read.get(pageNumber);
       for (let attempt = 1; ; attempt++) {
         const before = stored ? pageRecord(stored as unknown as Record<string, unknown>) : null;
-        const next = 'replace' in pages ? (given as BookTextPage) : changed(bookTextId, before ?? undefined, given as PageChange, at);
+        const next = 'replace' in pages ? (given as BookTextPage) : changedPage(bookTextId, before ?? undefined, given as PageChange, at);
         const Item = { ...entities.bookTextPage.item(next), [stagedAttribute]: { editId, before } satisfies Staged };
         const put = new PutCommand({
           TableName,

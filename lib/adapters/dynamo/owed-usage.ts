@@ -1,9 +1,9 @@
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type { OwedUsage, OwedUsageStore } from '../../billing/owed-usage.ts';
 import { entities } from './entities.ts';
 import { keys } from './keys.ts';
 import { tableSchema } from './schema.ts';
-import { record, type Db } from './table.ts';
+import { oldestIn, type Db } from './table.ts';
 
 /** The index that lists owed usages (keys.owedUsageListed): gsi1, as the outbox, so the billing worker's one index grant covers both. */
 export const owedUsageIndex = 'gsi1';
@@ -44,20 +44,8 @@ export function dynamoOwedUsageStore(db: Db): OwedUsageStore {
   return {
     async oldest(limit) {
       // One bounded page of the sparse index: only markers are in its partition, oldest first.
-      const { Items = [] } = await db.client.send(
-        new QueryCommand({
-          TableName,
-          IndexName: owedUsageIndex,
-          KeyConditionExpression: '#ipk = :pk',
-          ExpressionAttributeNames: { '#ipk': index.partitionKey },
-          ExpressionAttributeValues: { ':pk': keys.owedUsageIndex },
-          Limit: limit,
-        }),
-      );
-      return Items.map((item) => {
-        const { jobId, bookTextId, userId, pages, since } = record<OwedUsage>(item);
-        return { jobId, bookTextId, userId, pages, since };
-      });
+      const markers = await oldestIn<OwedUsage>(db, owedUsageIndex, keys.owedUsageIndex, limit);
+      return markers.map(({ jobId, bookTextId, userId, pages, since }) => ({ jobId, bookTextId, userId, pages, since }));
     },
 
     async settle(jobId) {

@@ -70,6 +70,25 @@ export async function oldestBefore<T>(db: Db, list: string, before: string, limi
   return (out.Items ?? []).map((item) => record<T>(item));
 }
 
+/**
+ * The first `limit` records of a sparse index's partition `list`, oldest first (its sort key is a
+ * timestamp): the workers' lists (pending invoices, owed usage), one bounded page read by key.
+ */
+export async function oldestIn<T>(db: Db, indexName: string, list: string, limit: number): Promise<T[]> {
+  const index = tableSchema.indexes.find((i) => i.name === indexName)!;
+  const { Items = [] } = await db.client.send(
+    new QueryCommand({
+      TableName: db.tableName,
+      IndexName: indexName,
+      KeyConditionExpression: '#ipk = :pk',
+      ExpressionAttributeNames: { '#ipk': index.partitionKey },
+      ExpressionAttributeValues: { ':pk': list },
+      Limit: limit,
+    }),
+  );
+  return Items.map((item) => record<T>(item));
+}
+
 /** Every item a query matches, through the SDK's paginator, as records. */
 export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {
   const items: T[] = [];

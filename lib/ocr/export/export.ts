@@ -3,7 +3,7 @@ import type { User } from '../../auth/users.ts';
 import type { SubscriptionStore } from '../../billing/subscriptions.ts';
 import { forbidden } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
-import { canManage, findBookText, requireSubscription } from '../access.ts';
+import { anySubscription, canManage, findBookText, requireSubscription } from '../access.ts';
 import type { BookTextStore } from '../book-text.ts';
 import { pagesOf } from '../pages/page-list.ts';
 import type { PageStore } from '../pages/store.ts';
@@ -45,7 +45,7 @@ export const attachment = (name: string): string => `attachment; filename="${enc
 
 /** `options` as the route's contract reads its query (functions/ocr-export/contract.ts). */
 export async function exportDocx(deps: ExportDeps, user: User, bookTextId: string, options: DocxOptions): Promise<ExportResult> {
-  await requireSubscription(deps.subscriptions, user, 'An active subscription is required to export books to Word');
+  await requireSubscription(deps.subscriptions, user, anySubscription('An active subscription is required to export books to Word'));
   const bookText = await findBookText(deps.bookTexts, bookTextId);
   // A public book is readable by anyone, but exporting it is the owner's (and staff's) alone.
   if (!canManage(user, bookText)) throw forbidden('Unauthorized to export this book');

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { isStaff, type User } from '../../auth/users.ts';
-import { isActive, type Subscription, type SubscriptionStore } from '../../billing/subscriptions.ts';
+import type { User } from '../../auth/users.ts';
+import type { SubscriptionStore } from '../../billing/subscriptions.ts';
 import { tier, type TierCatalogue } from '../../billing/tiers.ts';
 import type { BookStore, Line } from '../../books/book.ts';
-import { badRequest, forbidden, internal } from '../../errors.ts';
+import { badRequest, forbidden } from '../../errors.ts';
 import { logger } from '../../log.ts';
-import { canManage, findBookText } from '../access.ts';
+import { canManage, findBookText, requireSubscription, type GateRule } from '../access.ts';
 import type { BookText, BookTextStore } from '../book-text.ts';
 import { legacyPages, maxPagesPerRequest } from '../pages/page.ts';
 import type { PageStore } from '../pages/store.ts';
@@ -21,21 +21,16 @@ export interface ImportDeps {
 }
 
 /** Members need an active subscription on the import tier (the USD 50 per month one); editors and admins do not. */
-async function requireImportTier(deps: ImportDeps, user: User): Promise<void> {
-  if (isStaff(user)) return;
-  let subscription: Subscription | undefined;
-  try {
-    subscription = await deps.subscriptions.get(user.userId);
-  } catch (error) {
-    logger.error('Subscription check failed', { userId: user.userId, error: error as Error });
-    throw internal('subscription_check_failed');
-  }
-  if (isActive(subscription) && subscription!.tier === deps.tierCatalogue.importTier) return;
-  const required = tier(deps.tierCatalogue, deps.tierCatalogue.importTier);
-  throw forbidden(`Importing needs an active ${required.name} subscription (USD ${required.priceCents / 100} per month)`, {
-    error: 'subscription_required',
-  });
-}
+const importTierGate = (catalogue: TierCatalogue): GateRule => ({
+  passes: (subscription) => subscription.tier === catalogue.importTier,
+  refusal: () => {
+    const required = tier(catalogue, catalogue.importTier);
+    return forbidden(`Importing needs an active ${required.name} subscription (USD ${required.priceCents / 100} per month)`, {
+      error: 'subscription_required',
+    });
+  },
+  unverified: 'subscription_check_failed',
+});
 
 /** One import writes at most as many lines as one request may write pages (page.ts): it ends well inside a function's time. */
 export const maxImportPages = maxPagesPerRequest;
@@ -81,7 +76,7 @@ async function importPages(deps: ImportDeps, bookText: BookText): Promise<{ text
 export async function importBook(deps: ImportDeps, user: User, bookTextId: string | undefined) {
   const bookText = await findBookText(deps.bookTexts, bookTextId);
   if (!canManage(user, bookText)) throw forbidden('Unauthorized to import this book');
-  await requireImportTier(deps, user);
+  await requireSubscription(deps.subscriptions, user, importTierGate(deps.tierCatalogue));
 
   const [pages, file] = await Promise.all([importPages(deps, bookText), deps.bookTexts.getFile(bookText.fileId)]);
   if (!pages.length) throw badRequest('No pages to import');

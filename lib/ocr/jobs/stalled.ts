@@ -1,7 +1,7 @@
 import type { JobCredentials } from '../../auth/job-credentials.ts';
 import type { Queue } from '../../queue.ts';
 import { logger } from '../../log.ts';
-import { later, sweepOpenJobs, type StallOutcome } from '../../stalled-jobs.ts';
+import { later, sweepOpenJobs, visitOpenJob, type StallOutcome } from '../../stalled-jobs.ts';
 import type { BookText } from '../book-text.ts';
 import { jobPageCap, type OcrJobMessage, type QueuedOcrJob } from './upload.ts';
 
@@ -83,20 +83,22 @@ async function visit(deps: StalledOcrDeps, job: OpenOcrJob, before: string, at: 
     return 'passed';
   }
   const movedAt = later(bookText.updatedAt, job.requeuedAt);
-  if (movedAt >= before) {
-    await store.seenMoving(job, movedAt);
-    return 'passed';
-  }
-  if ((job.requeues ?? 0) >= maxOcrRequeues) {
-    if (!(await store.giveUp(job, bookText, ocrJobStalled, at))) return 'passed';
-    logger.error('Gave up a stalled OCR job', { jobId: job.jobId, requeues: job.requeues });
-    return 'failed';
-  }
-  // Issued first: a key that cannot sign uses up no requeue.
-  const credential = await deps.jobCredentials.issue({ jobId: job.jobId, userId: job.queued.userId, fileId: job.queued.fileId, maxPages: jobPageCap }, new Date(at));
-  if (!(await store.takeRequeue(job, bookText.updatedAt, at))) return 'passed';
-  // A failed send leaves the requeue counted: the job is stalled again an interval later and sent then.
-  await deps.ocrQueue.send({ ...job.queued, credential } satisfies OcrJobMessage);
-  logger.info('Queued a stalled OCR job again', { jobId: job.jobId, requeues: (job.requeues ?? 0) + 1, lastMoved: movedAt });
-  return 'requeued';
+  return visitOpenJob({ open: true, movedAt, requeues: job.requeues }, { before, maxRequeues: maxOcrRequeues }, {
+    close: () => store.close(job),
+    seenMoving: () => store.seenMoving(job, movedAt),
+    async giveUp() {
+      if (!(await store.giveUp(job, bookText, ocrJobStalled, at))) return false;
+      logger.error('Gave up a stalled OCR job', { jobId: job.jobId, requeues: job.requeues });
+      return true;
+    },
+    async requeue() {
+      // Issued first: a key that cannot sign uses up no requeue.
+      const credential = await deps.jobCredentials.issue({ jobId: job.jobId, userId: job.queued.userId, fileId: job.queued.fileId, maxPages: jobPageCap }, new Date(at));
+      if (!(await store.takeRequeue(job, bookText.updatedAt, at))) return false;
+      // A failed send leaves the requeue counted: the job is stalled again an interval later and sent then.
+      await deps.ocrQueue.send({ ...job.queued, credential } satisfies OcrJobMessage);
+      logger.info('Queued a stalled OCR job again', { jobId: job.jobId, requeues: (job.requeues ?? 0) + 1, lastMoved: movedAt });
+      return true;
+    },
+  });
 }

@@ -1,9 +1,8 @@
 import type { Caller } from '../../auth/caller.ts';
 import type { UserStore } from '../../auth/users.ts';
-import { forbidden } from '../../errors.ts';
 import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
-import { findBookText, managedBy, readableBy } from '../access.ts';
+import { findReadableBookText, managedBy } from '../access.ts';
 import { metadataView, type BookText, type BookTextStore } from '../book-text.ts';
 import { identity, privateFields } from '../book-view.ts';
 import { fullText } from '../text-storage.ts';
@@ -60,9 +59,8 @@ export interface BookReading {
 }
 
 export async function readBookText(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, { pageLimit, pageOffset, includeText }: BookReading) {
-  const bookText = await findBookText(deps.bookTexts, bookTextId);
+  const bookText = await findReadableBookText(deps.bookTexts, caller, bookTextId);
   const manager = managedBy(caller, bookText);
-  if (!readableBy(caller, bookText)) throw forbidden('Unauthorized to view this book');
 
   const [file, owner, window, extractedText] = await Promise.all([
     deps.bookTexts.getFile(bookText.fileId),

@@ -1,9 +1,22 @@
-import type { BookTextPage, PageFields } from './page.ts';
+import { pageDefaults, type BookTextPage, type PageFields } from './page.ts';
 
 /** A page change that keeps the page's other fields (PATCH with `pages` as an object). */
 export interface PageChange extends PageFields {
   pageId: string;
   pageNumber: number;
+}
+
+/** The page as a change leaves it: the change's fields over the stored page's (a new page's defaults where there is none), written at `at`. */
+export function changedPage(bookTextId: string, stored: BookTextPage | undefined, c: PageChange, at: string): BookTextPage {
+  return {
+    pageId: stored?.pageId ?? c.pageId,
+    bookTextId,
+    pageNumber: c.pageNumber,
+    text: c.text ?? stored?.text ?? pageDefaults.text,
+    storageKey: c.storageKey !== undefined ? c.storageKey : (stored?.storageKey ?? pageDefaults.storageKey),
+    isAIGenerated: c.isAIGenerated ?? stored?.isAIGenerated ?? pageDefaults.isAIGenerated,
+    updatedAt: at,
+  };
 }
 
 /** A BookText's pages (docs/SPEC.md 2.3), each its own item. */

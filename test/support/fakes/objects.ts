@@ -11,9 +11,23 @@ export interface FakeObject {
 /** S3's ETag of an object stored in one request: its MD5, quoted. */
 const eTagOf = (body: Uint8Array) => `"${createHash('md5').update(body).digest('hex')}"`;
 
-/** Objects in memory (lib/adapters/s3/objects.ts): one bucket; URLs name the key and never expire. */
+/** The folders a key sits under: `a/`, `a/b/`, ... */
+const foldersOf = (key: string): string[] => {
+  const folders: string[] = [];
+  for (let i = key.indexOf('/'); i >= 0; i = key.indexOf('/', i + 1)) folders.push(key.slice(0, i + 1));
+  return folders;
+};
+
+/**
+ * Objects in memory (lib/adapters/s3/objects.ts): one bucket; URLs name the key and never expire. Tests
+ * and benchmarks share it (bench/audio-job.ts stores a whole book's audio in it).
+ */
 export class FakeObjects implements Objects {
   readonly objects = new Map<string, FakeObject>();
+  /** PUTs per key: a benchmark tells a regenerated file from one written once. */
+  readonly puts = new Map<string, number>();
+  /** Keys by every folder they sit under, so a listing does not scan the bucket. */
+  private readonly folders = new Map<string, Set<string>>();
 
   constructor(
     readonly baseUrl = 'https://objects.test',
@@ -27,12 +41,24 @@ export class FakeObjects implements Objects {
   }
 
   keys(prefix = ''): string[] {
-    return [...this.objects.keys()].filter((key) => key.startsWith(prefix)).sort(listingOrder);
+    const folder = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+    const candidates = folder === '' ? this.objects.keys() : (this.folders.get(folder) ?? []);
+    return [...candidates].filter((key) => key.startsWith(prefix)).sort(listingOrder);
+  }
+
+  private store(key: string, object: FakeObject) {
+    this.objects.set(key, object);
+    for (const folder of foldersOf(key)) {
+      const keys = this.folders.get(folder) ?? new Set<string>();
+      keys.add(key);
+      this.folders.set(folder, keys);
+    }
   }
 
   async put(key: string, body: Uint8Array | string, contentType: string, headers: StoredHeaders = {}) {
+    this.puts.set(key, (this.puts.get(key) ?? 0) + 1);
     const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : new Uint8Array(body);
-    this.objects.set(key, { body: bytes, contentType, headers: { ...headers }, lastModified: this.clock().toISOString() });
+    this.store(key, { body: bytes, contentType, headers: { ...headers }, lastModified: this.clock().toISOString() });
   }
 
   async getText(key: string) {
@@ -56,7 +82,7 @@ export class FakeObjects implements Objects {
   }
 
   async deleteMany(keys: readonly string[]) {
-    for (const key of keys) this.objects.delete(key);
+    for (const key of keys) this.remove(key);
     return keys.length;
   }
 
@@ -65,14 +91,19 @@ export class FakeObjects implements Objects {
     return found && { size: found.body.byteLength, contentType: found.contentType, lastModified: found.lastModified, eTag: eTagOf(found.body) };
   }
 
+  private remove(key: string) {
+    if (!this.objects.delete(key)) return;
+    for (const folder of foldersOf(key)) this.folders.get(folder)?.delete(key);
+  }
+
   async delete(key: string) {
-    this.objects.delete(key);
+    this.remove(key);
   }
 
   async copyIfUnchanged(from: string, to: string, eTag: string) {
     const found = this.objects.get(from);
     if (!found || eTagOf(found.body) !== eTag) return false;
-    this.objects.set(to, { ...found, body: new Uint8Array(found.body), headers: { ...found.headers }, lastModified: this.clock().toISOString() });
+    this.store(to, { ...found, body: new Uint8Array(found.body), headers: { ...found.headers }, lastModified: this.clock().toISOString() });
     return true;
   }
 

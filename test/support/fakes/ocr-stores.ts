@@ -2,8 +2,8 @@ import type { BookText, BookTextEdit, BookTextList, BookTextStore, FileRecord, L
 import { catalogueSortKeys, compareSortKeys } from '../../../lib/ocr/catalogue/sort-keys.ts';
 import type { CatalogueQuery, CatalogueStore } from '../../../lib/ocr/catalogue/store.ts';
 import type { OcrJobStore, PageProgress, ResultUpdate, UsageOutcome } from '../../../lib/ocr/jobs/store.ts';
-import type { PageChange, PageStore } from '../../../lib/ocr/pages/store.ts';
-import { pageDefaults, type BookTextPage } from '../../../lib/ocr/pages/page.ts';
+import { changedPage, type PageChange, type PageStore } from '../../../lib/ocr/pages/store.ts';
+import type { BookTextPage } from '../../../lib/ocr/pages/page.ts';
 import { maxWindow } from '../../../lib/paging.ts';
 import { copy } from './copy.ts';
 import { FakeOwedUsage } from './owed-usage.ts';
@@ -188,18 +188,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
 
   async updatePages(bookTextId: string, changes: PageChange[], at: string) {
     const pages = this.pagesOf(bookTextId);
-    for (const c of changes) {
-      const stored = pages.get(c.pageNumber);
-      pages.set(c.pageNumber, {
-        pageId: stored?.pageId ?? c.pageId,
-        bookTextId,
-        pageNumber: c.pageNumber,
-        text: c.text ?? stored?.text ?? pageDefaults.text,
-        storageKey: c.storageKey !== undefined ? c.storageKey : (stored?.storageKey ?? pageDefaults.storageKey),
-        isAIGenerated: c.isAIGenerated ?? stored?.isAIGenerated ?? pageDefaults.isAIGenerated,
-        updatedAt: at,
-      });
-    }
+    for (const c of changes) pages.set(c.pageNumber, changedPage(bookTextId, pages.get(c.pageNumber), c, at));
   }
 
   /** All or nothing, as the adapter's transaction (or its staged edit's undo): a write that throws changes nothing. */

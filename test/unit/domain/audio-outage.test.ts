@@ -141,3 +141,40 @@ describe('an audio job over a storage outage', () => {
     expect(await audioJobs.get('job-1')).toMatchObject({ status: 'failed', error: unexpectedErrorText });
   });
 });
+
+describe('a message the audio worker cannot act on', () => {
+  const raw = (body: string, messageId: string) => ({ messageId, body, attributes: { ApproximateReceiveCount: '1' } });
+
+  it('is dropped, counted and never acted on, while the batch’s good messages run', async () => {
+    const { deps, audioJobs, storage, queue } = await aJob(5);
+    await planJob(deps, 'job-1');
+    const [chunk] = chunksSent(queue);
+    const malformed = [
+      'not json',
+      'null',
+      '[1]',
+      '{}',
+      JSON.stringify({ kind: 'plan' }),
+      JSON.stringify({ kind: 'plan', jobId: '' }),
+      JSON.stringify({ kind: 'resume', jobId: 'job-1' }),
+      JSON.stringify({ kind: 'chunk', jobId: 'job-1', bookId: chunk!.bookId, voice: 'alloy', chunk: 0 }),
+      JSON.stringify({ ...chunk, chunk: -1 }),
+      JSON.stringify({ ...chunk, chunk: 0.5 }),
+      JSON.stringify({ ...chunk, lineIds: [1, 2] }),
+    ];
+    const failed: string[] = [];
+    const worker = workerHandler(() => deps, { messageFailed: (how) => failed.push(how) });
+    storage.calls = 0;
+    const event = { Records: malformed.map((body, i) => raw(body, `bad-${i}`)) } as unknown as SQSEvent;
+    expect((await worker(event)).batchItemFailures).toEqual([]);
+    expect(failed).toEqual(malformed.map(() => 'dropped'));
+    expect(storage.calls).toBe(0);
+    expect(await audioJobs.get('job-1')).toMatchObject({ status: 'in_progress', progress: 0 });
+
+    failed.length = 0;
+    const mixed = { Records: [raw('{}', 'bad'), raw(JSON.stringify(chunk), 'good')] } as unknown as SQSEvent;
+    expect((await worker(mixed)).batchItemFailures).toEqual([]);
+    expect(failed).toEqual(['dropped']);
+    expect(await audioJobs.get('job-1')).toMatchObject({ status: 'completed', progress: 100 });
+  });
+});

@@ -1,9 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { User } from '../../../lib/auth/users.ts';
-import { bookFieldLimits, languageTooLong, tooManyValues, valueTooLong, type BookText } from '../../../lib/ocr/book-text.ts';
+import { bookFieldLimits, languageTooLong, textKey, tooManyValues, valueTooLong, type BookText } from '../../../lib/ocr/book-text.ts';
 import { bookUpdated, editBookText } from '../../../lib/ocr/pages/edit.ts';
 import { newPage, pageIdOf } from '../../../lib/ocr/pages/page.ts';
-import { textKey } from '../../../lib/ocr/text-storage.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { storedJob, storedUser } from './fixtures.ts';

@@ -1,12 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Caller } from '../../../lib/auth/caller.ts';
 import type { User } from '../../../lib/auth/users.ts';
 import type { BookText } from '../../../lib/ocr/book-text.ts';
-import { listCatalogue, tableWindow, type CatalogueDeps, type CatalogueListing } from '../../../lib/ocr/catalogue/listing.ts';
+import { listCatalogue, tableWindow, type CatalogueDeps } from '../../../lib/ocr/catalogue/listing.ts';
 import { indexChanges } from '../../../lib/search/indexing.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { FakeSearchEngine } from '../../support/fakes/search-engine.ts';
-import { storedJob, storedUser } from './fixtures.ts';
+import { storedJob, storedUser, as, listing } from './fixtures.ts';
 
 /**
  * GET /ocr/books (docs/SPEC.md 4.1; docs/data-model.md "The catalogue"): unfiltered first pages come from the table, every
@@ -19,8 +18,6 @@ let owner: User;
 let other: User;
 let editor: User;
 
-const as = (user?: User): Caller => (user ? { kind: 'user', user } : { kind: 'anonymous' });
-const listing = (query: Partial<CatalogueListing> = {}): CatalogueListing => ({ tags: [], categories: [], limit: 20, offset: 0, ...query });
 const ids = (out: { books: { bookTextId: string }[] }) => out.books.map((b) => b.bookTextId);
 
 /** Indexes the books as the search indexer does on their stream changes (lib/search/indexing.ts). */

@@ -1,7 +1,9 @@
+import type { Caller } from '../../../lib/auth/caller.ts';
 import type { Role, User } from '../../../lib/auth/users.ts';
 import type { Subscription } from '../../../lib/billing/subscriptions.ts';
 import type { Book } from '../../../lib/books/book.ts';
 import { newBookText, type BookText, type FileRecord } from '../../../lib/ocr/book-text.ts';
+import type { CatalogueListing } from '../../../lib/ocr/catalogue/listing.ts';
 import { newJobId, newObjectId } from '../../../lib/ids.ts';
 import type { FakeWorld } from '../../support/fakes/index.ts';
 
@@ -87,3 +89,9 @@ export function aBook(ownerId: string, fields: Partial<Book> = {}): Book {
     ...fields,
   };
 }
+
+/** A request's caller: the user signed in, or anonymous without one. */
+export const as = (user?: User): Caller => (user ? { kind: 'user', user } : { kind: 'anonymous' });
+
+/** A catalogue listing's query: the first page of 20, no filter, but what the test gives. */
+export const listing = (query: Partial<CatalogueListing> = {}): CatalogueListing => ({ tags: [], categories: [], limit: 20, offset: 0, ...query });

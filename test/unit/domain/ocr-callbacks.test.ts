@@ -1,9 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { newJobId, newObjectId } from '../../../lib/ids.ts';
-import { metadataView, ocrStatuses } from '../../../lib/ocr/book-text.ts';
+import { metadataView, ocrStatuses, textKey } from '../../../lib/ocr/book-text.ts';
 import { recordFinalResult, recordPageResult, usageErrorText } from '../../../lib/ocr/jobs/callbacks.ts';
 import { maxPageCount, pageIdOf } from '../../../lib/ocr/pages/page.ts';
-import { textKey } from '../../../lib/ocr/text-storage.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aFile, aSubscription, storedJob, storedUser } from './fixtures.ts';

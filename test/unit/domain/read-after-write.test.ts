@@ -16,7 +16,7 @@ import { indexChanges, type IndexChange } from '../../../lib/search/indexing.ts'
 import { indexWrites } from '../../../lib/search/read-after-write.ts';
 import { searchBookText, searchCatalogue } from '../../../lib/search/search.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
-import { storedUser } from './fixtures.ts';
+import { storedUser, as, listing } from './fixtures.ts';
 
 /**
  * Read after write (issue 26; docs/architecture.md "Read after write"): once a write has answered, every listing,
@@ -28,8 +28,6 @@ let owner: User;
 let reader: User;
 let editor: User;
 
-const as = (user?: User): Caller => (user ? { kind: 'user', user } : { kind: 'anonymous' });
-const listing = (query: Partial<CatalogueListing> = {}): CatalogueListing => ({ tags: [], categories: [], limit: 20, offset: 0, ...query });
 const catalogue = (): CatalogueDeps => ({ catalogue: world.ocr, listing: world.search, bookTexts: world.ocr, users: world.users });
 const search = () => ({ engine: world.search as SearchEngine, bookTexts: world.ocr, pages: world.ocr });
 const ids = (out: { books: { bookTextId: string }[] }) => out.books.map((b) => b.bookTextId);

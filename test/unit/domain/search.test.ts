@@ -8,7 +8,7 @@ import { matchOf, maxQueryLength, maxQueryWords, queryRequired, queryTooLong, qu
 import { searchBookText, searchCatalogue, type SearchDeps } from '../../../lib/search/search.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { FakeSearchEngine } from '../../support/fakes/search-engine.ts';
-import { storedJob, storedUser } from './fixtures.ts';
+import { storedJob, storedUser, as } from './fixtures.ts';
 
 /** Search (docs/interface.md, "Search"): what is found, who may see it, and the snippets. */
 let world: FakeWorld;
@@ -21,7 +21,6 @@ let open: BookText;
 let closed: BookText;
 const at = '2026-03-01T00:00:00.000Z';
 
-const as = (user?: User): Caller => (user ? { kind: 'user', user } : { kind: 'anonymous' });
 const page = { limit: 20, offset: 0 };
 
 /** Stores the pages and indexes them as the indexer does (lib/search/indexing.ts). */
