@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { binary, contracts, json } from './contract.ts';
+import { binaryAnswer, contracts, jsonAnswer } from './contract.ts';
 import { messageErrorAnswer } from './shapes.ts';
 
 /** The API's own description (issue 15): the document and the reference page that renders it. */
@@ -17,20 +17,20 @@ export const apiDocsContracts = contracts({
     tag: 'Reference',
     summary: 'This OpenAPI document',
     description: 'OpenAPI 3.1, generated from the route table and each route’s contract.',
-    responses: { 200: json('The document.', v.looseObject({ openapi: v.literal('3.1.0'), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) })) },
+    responses: { 200: jsonAnswer('The document.', v.looseObject({ openapi: v.literal('3.1.0'), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) })) },
   },
   'GET /docs': {
     tag: 'Reference',
     summary: 'The reference page',
     description: 'An HTML page (Swagger UI, served by this API: no CDN) that renders this document.',
-    responses: { 200: binary('The page.', 'text/html') },
+    responses: { 200: binaryAnswer('The page.', 'text/html') },
   },
   'GET /docs/{asset}': {
     tag: 'Reference',
     summary: 'A file of the reference page',
     params: v.object({ asset: v.pipe(v.picklist(Object.keys(docsAssets) as [DocsAsset, ...DocsAsset[]]), v.description('The file’s name.')) }),
     responses: {
-      200: [binary('A style sheet.', 'text/css'), binary('A script.', 'text/javascript')],
+      200: [binaryAnswer('A style sheet.', 'text/css'), binaryAnswer('A script.', 'text/javascript')],
       404: messageErrorAnswer('`Not Found`: no such file.'),
     },
   },

@@ -8,7 +8,7 @@ import { requestedFields } from '../../lib/audio/listing.ts';
 import { invalidFieldOrVoice, maxExpires, notGenerated } from '../../lib/audio/playback.ts';
 import { audioFields, defaultVoice, voiceIds, voices } from '../../lib/audio/voices.ts';
 import { queryInt } from '../../lib/paging.ts';
-import { binary, contracts, json, type Answer } from './contract.ts';
+import { binaryAnswer, contracts, jsonAnswer, type Answer } from './contract.ts';
 import { audioErrorAnswer, handedOverAnswer, objectId, pathId, sharedSchemas, timestamp } from './shapes.ts';
 
 /** `/audio/*` (docs/SPEC.md 4.2): voices, generation, playback, listings, deletion and whole-book jobs. */
@@ -99,9 +99,9 @@ const fieldsRefused = v.strictObject({ error: v.literal(invalidFields), invalidF
 
 /** A route's own 400s, if any. */
 const refused = (description: string, ...own: v.GenericSchema[]): Record<number, Answer> =>
-  own.length ? { 400: json(description, own.length > 1 ? v.union(own) : own[0]!) } : {};
-const missing = <const T extends readonly [string, ...string[]]>(description: string, texts: T) => json(description, errorOf(texts));
-const subscription = json('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
+  own.length ? { 400: jsonAnswer(description, own.length > 1 ? v.union(own) : own[0]!) } : {};
+const missing = <const T extends readonly [string, ...string[]]>(description: string, texts: T) => jsonAnswer(description, errorOf(texts));
+const subscription = jsonAnswer('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
 
 /** Each route's operation text, the `error` of its 500 (functions/audio-api.ts's handlers use them). */
 export const audioFailures = {
@@ -197,7 +197,7 @@ export const audioContracts = contracts({
     summary: 'List the voices',
     description: `The six voices (SPEC.md 2.9); \`${defaultVoice}\` is the default everywhere.`,
     responses: {
-      200: json('The voices.', v.strictObject({ voices: v.array(Voice) }), { voices: { summary: 'The six voices', value: { voices } } }),
+      200: jsonAnswer('The voices.', v.strictObject({ voices: v.array(Voice) }), { voices: { summary: 'The six voices', value: { voices } } }),
     },
   },
   'GET /audio/fields': {
@@ -205,7 +205,7 @@ export const audioContracts = contracts({
     summary: 'List the audio fields',
     description: 'The line fields that can have audio (SPEC.md 2.9).',
     responses: {
-      200: json('The fields.', v.strictObject({ fields: v.array(fieldName) }), { fields: { summary: 'The three fields', value: { fields: audioFields } } }),
+      200: jsonAnswer('The fields.', v.strictObject({ fields: v.array(fieldName) }), { fields: { summary: 'The three fields', value: { fields: audioFields } } }),
     },
   },
   'POST /audio/{bookId}/generate': {
@@ -233,7 +233,7 @@ export const audioContracts = contracts({
       },
     },
     responses: {
-      200: json('The job was stored; follow it at `GET /audio/jobs/{jobId}`.', v.strictObject({ success: v.literal(true), jobId: objectId }), {
+      200: jsonAnswer('The job was stored; follow it at `GET /audio/jobs/{jobId}`.', v.strictObject({ success: v.literal(true), jobId: objectId }), {
         started: { summary: 'A job started', value: { success: true, jobId: ex.jobId } },
       }),
       404: missing('The book does not exist.', [bookNotFound]),
@@ -246,7 +246,7 @@ export const audioContracts = contracts({
     description: 'The raw AudioJob (SPEC.md 2.7). Any editor or admin may read any job. A malformed job id is a 500.',
     params: v.object({ jobId: pathId('The job’s ObjectId; a malformed one is a 500.') }),
     responses: {
-      200: json('The job.', AudioJob, {
+      200: jsonAnswer('The job.', AudioJob, {
         running: {
           summary: 'A job in progress',
           value: { _id: ex.jobId, bookId: ex.bookId, voice: 'nova', status: 'in_progress', progress: 45, createdAt: ex.at, updatedAt: '2026-11-23T09:31:12.000Z', __v: 0 },
@@ -265,7 +265,7 @@ export const audioContracts = contracts({
     summary: 'List the jobs',
     description: 'Every user’s jobs, newest first, each with its book populated; no paging (SPEC.md 8).',
     responses: {
-      200: json('The jobs.', v.strictObject({ success: v.literal(true), jobs: v.array(ListedAudioJob) }), {
+      200: jsonAnswer('The jobs.', v.strictObject({ success: v.literal(true), jobs: v.array(ListedAudioJob) }), {
         jobs: {
           summary: 'One completed job',
           value: {
@@ -305,7 +305,7 @@ export const audioContracts = contracts({
       ),
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'Every line, in book order.',
         v.strictObject({ success: v.literal(true), bookId: objectId, bookTitle: v.string(), voice: v.string(), lines: v.array(v.strictObject({ lineId: objectId, fields: byField(LineFieldAudio) })) }),
         examples(
@@ -357,7 +357,7 @@ export const audioContracts = contracts({
       },
     },
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The fields’ audio, and the fields that failed.',
         v.strictObject({
           success: v.literal(true),
@@ -413,7 +413,7 @@ export const audioContracts = contracts({
       },
     },
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The field’s audio.',
         v.strictObject({
           success: v.literal(true),
@@ -454,8 +454,8 @@ export const audioContracts = contracts({
     params: v.object({ ...lineParams, field: fieldParam }),
     query: v.object({ voice: playbackVoice }),
     responses: {
-      200: binary('The MP3 (`Accept-Ranges: bytes`, `Cache-Control: max-age=31536000`).', 'audio/mpeg'),
-      303: json('An MP3 too large for AWS Lambda: follow `Location` to it.', sharedSchemas.HandedOver),
+      200: binaryAnswer('The MP3 (`Accept-Ranges: bytes`, `Cache-Control: max-age=31536000`).', 'audio/mpeg'),
+      303: jsonAnswer('An MP3 too large for AWS Lambda: follow `Location` to it.', sharedSchemas.HandedOver),
       ...refused(`\`${invalidFieldOrVoice}\`.`, errorOf([invalidFieldOrVoice])),
       404: missing('The book or the line does not exist, or the audio has not been made and the caller is no editor.', [bookNotFound, lineNotFound, notGenerated]),
       500: failed('GET /audio/{bookId}/lines/{lineId}/{field}/stream', 'on-demand generation failed (an empty field), a malformed id, or a store failed'),
@@ -469,7 +469,7 @@ export const audioContracts = contracts({
     params: v.object({ ...lineParams, field: fieldParam }),
     query: v.object({ voice: playbackVoice, expires }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The URL.',
         v.strictObject({
           success: v.literal(true),
@@ -502,7 +502,7 @@ export const audioContracts = contracts({
     description: 'Every stored MP3 of the line, all fields and voices, and the line’s text; never generates. Book read access; an invalid token is read as no token.',
     params: v.object(lineParams),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The line’s files.',
         v.strictObject({ success: v.literal(true), bookId: objectId, lineId: objectId, audioFiles: v.array(LineAudioFile), lineContent: LineContent }),
         examples(
@@ -529,7 +529,7 @@ export const audioContracts = contracts({
     params: v.object({ ...lineParams, field: pathId('The field; not validated.') }),
     query: v.object({ voice: optionalText('A voice: delete only its file. Empty or absent: every voice.') }),
     responses: {
-      200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: v.union([v.literal(1), v.literal('all')]) }), {
+      200: jsonAnswer('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: v.union([v.literal(1), v.literal('all')]) }), {
         voice: { summary: 'One voice', value: { success: true, message: 'Deleted the nova audio of arabic', deletedFiles: 1 } },
         all: { summary: 'Every voice', value: { success: true, message: 'Deleted all audio of english', deletedFiles: 'all' } },
       }),
@@ -543,7 +543,7 @@ export const audioContracts = contracts({
     description: 'Every field and voice of the line; the line stays.',
     params: v.object(lineParams),
     responses: {
-      200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
+      200: jsonAnswer('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
         deleted: { summary: 'Four files', value: { success: true, message: 'Deleted all audio of the line', deletedFiles: 4 } },
       }),
       404: missing('The book or the line does not exist.', [bookNotFound, lineNotFound]),
@@ -556,7 +556,7 @@ export const audioContracts = contracts({
     description: 'All audio under the book; the book stays.',
     params: bookId,
     responses: {
-      200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
+      200: jsonAnswer('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
         deleted: { summary: 'A book’s files', value: { success: true, message: 'Deleted all audio of the book', deletedFiles: 1260 } },
       }),
       404: missing('The book does not exist.', [bookNotFound]),
@@ -581,7 +581,7 @@ export const audioContracts = contracts({
       voice: optionalText('Only this voice, in any case. Absent or empty: every voice.', true),
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The lines with audio.',
         v.strictObject({
           success: v.literal(true),

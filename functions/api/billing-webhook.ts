@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { contracts, json } from './contract.ts';
+import { contracts, jsonAnswer } from './contract.ts';
 import { messageErrorAnswer } from './shapes.ts';
 
 /** `POST /billing/webhook`: Stripe's subscription events (README, "Billing"). */
@@ -18,7 +18,7 @@ export const billingContracts = contracts({
       limits: { maxBytes: 1024 * 1024, maxValues: 50_000 },
     },
     responses: {
-      200: json('Received.', v.strictObject({ received: v.literal(true) })),
+      200: jsonAnswer('Received.', v.strictObject({ received: v.literal(true) })),
       400: messageErrorAnswer('`Invalid signature`, or a malformed body.'),
       500: messageErrorAnswer('`Error processing webhook`: Stripe retries.'),
     },

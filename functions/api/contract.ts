@@ -30,9 +30,9 @@ export type Answer = { description: string; headers?: Record<string, string> } &
   | { kind: 'binary'; contentType: string }
 );
 
-export const json = (description: string, schema: Schema, examples?: Record<string, Example>): Answer => ({ kind: 'json', description, schema, ...(examples && { examples }) });
-export const text = (description: string, texts?: readonly string[]): Answer => ({ kind: 'text', description, ...(texts && { texts }) });
-export const binary = (description: string, contentType: string): Answer => ({ kind: 'binary', description, contentType });
+export const jsonAnswer = (description: string, schema: Schema, examples?: Record<string, Example>): Answer => ({ kind: 'json', description, schema, ...(examples && { examples }) });
+export const textAnswer = (description: string, texts?: readonly string[]): Answer => ({ kind: 'text', description, ...(texts && { texts }) });
+export const binaryAnswer = (description: string, contentType: string): Answer => ({ kind: 'binary', description, contentType });
 
 /**
  * A request body. `parse: true` hands the handler the schema's output (a failed parse is a 400 with

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { bodyRefusals } from '../http/body.ts';
 import { platformAnswers } from '../http/platform-limits.ts';
 import { routeKey, routes, type AuthMode, type Route } from '../routes.ts';
-import { bodyLimitsOf, json, tags, type Answer, type Body, type Contract, type ParamsSchema, type Schema } from './contract.ts';
+import { bodyLimitsOf, jsonAnswer, tags, type Answer, type Body, type Contract, type ParamsSchema, type Schema } from './contract.ts';
 import { allContracts, components } from './all.ts';
 import { errorAnswerOf } from './shapes.ts';
 
@@ -158,7 +158,7 @@ function bodyAnswers(route: Route, body: Body | undefined): Record<number, Answe
 }
 
 /** What API Gateway answers any route past its rate, before a function runs. */
-const throttledAnswer = json(
+const throttledAnswer = jsonAnswer(
   'API Gateway’s throttling: past the route’s requests a second (README, "Maxima and caps"). Not locally.',
   v.strictObject({ message: v.literal(platformAnswers.throttled.message) }),
 );

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { contracts, json } from './contract.ts';
+import { contracts, jsonAnswer } from './contract.ts';
 import { healthStores } from '../../lib/health.ts';
 
 /** `GET /health` (issue 29): not in docs/SPEC.md; whether each store the service needs answers, and nothing else. */
@@ -15,8 +15,8 @@ export const healthContracts = contracts({
       'One small read of each store (a fixed key of the table, each bucket’s location, each job queue’s attributes), each given 2 s, at most one round every 2 s per instance. ' +
       'Anyone may ask: the answer says ok or failed per store and nothing of why (the service’s logs do).',
     responses: {
-      200: json('Every store answered.', v.strictObject({ status: v.literal('ok'), stores })),
-      503: json('At least one store did not answer.', v.strictObject({ status: v.literal('failed'), stores })),
+      200: jsonAnswer('Every store answered.', v.strictObject({ status: v.literal('ok'), stores })),
+      503: jsonAnswer('At least one store did not answer.', v.strictObject({ status: v.literal('failed'), stores })),
     },
   },
 });

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { notificationTypes } from '../../lib/notifications/notification.ts';
 import { platforms, tokenRequired, unknownPlatform } from '../../lib/notifications/devices.ts';
 import { maxOffset } from '../../lib/paging.ts';
-import { contracts, json } from './contract.ts';
+import { contracts, jsonAnswer } from './contract.ts';
 import { listLimit, messageErrorAnswer, nullableTimestamp, objectId, pathId, queryNumber, timestamp } from './shapes.ts';
 
 /** `/notifications/*` (docs/SPEC.md 4.3): the inbox and push device tokens. */
@@ -74,14 +74,14 @@ export const notificationContracts = contracts({
     summary: 'Register a push device token',
     description: 'Upserts the (user, token) device and re-activates it. A token registered by another account is deactivated there: one phone, one account.',
     body: { kind: 'json', schema: deviceToken, parse: true, required: true, examples: { ios: { summary: 'An iPhone', value: { token: 'f3c9a1e2d4b5c6a7', platform: 'ios' } } } },
-    responses: { 200: json('Registered.', v.strictObject({ message: v.literal('Device token registered') })), 400: tokenMissing, 500: failed },
+    responses: { 200: jsonAnswer('Registered.', v.strictObject({ message: v.literal('Device token registered') })), 400: tokenMissing, 500: failed },
   },
   'DELETE /notifications/device-token': {
     tag: 'Notifications',
     summary: 'Unregister a push device token',
     description: 'Marks the device inactive; succeeds even if it was never registered.',
     body: { kind: 'json', schema: v.object({ token }, tokenRequired), parse: true, required: true },
-    responses: { 200: json('Unregistered.', v.strictObject({ message: v.literal('Device token unregistered') })), 400: tokenMissing, 500: failed },
+    responses: { 200: jsonAnswer('Unregistered.', v.strictObject({ message: v.literal('Device token unregistered') })), 400: tokenMissing, 500: failed },
   },
   'GET /notifications': {
     tag: 'Notifications',
@@ -92,7 +92,7 @@ export const notificationContracts = contracts({
       limit: listLimit,
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of the inbox.',
         v.strictObject({ notifications: v.array(Notification), currentPage: v.number(), totalPages: v.number(), total: v.number() }),
         {
@@ -107,12 +107,12 @@ export const notificationContracts = contracts({
   'GET /notifications/unread-count': {
     tag: 'Notifications',
     summary: 'Count unread notifications',
-    responses: { 200: json('The count.', v.strictObject({ unreadCount: v.number() }), { count: { summary: 'Three unread', value: { unreadCount: 3 } } }), 500: failed },
+    responses: { 200: jsonAnswer('The count.', v.strictObject({ unreadCount: v.number() }), { count: { summary: 'Three unread', value: { unreadCount: 3 } } }), 500: failed },
   },
   'PUT /notifications/read-all': {
     tag: 'Notifications',
     summary: 'Mark every notification read',
-    responses: { 200: json('Done.', v.strictObject({ message: v.literal('All notifications marked as read') })), 500: failed },
+    responses: { 200: jsonAnswer('Done.', v.strictObject({ message: v.literal('All notifications marked as read') })), 500: failed },
   },
   'PUT /notifications/{id}/read': {
     tag: 'Notifications',
@@ -120,7 +120,7 @@ export const notificationContracts = contracts({
     description: 'Only the recipient’s own notification; another user’s is answered as missing. A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ id: pathId('The notification’s ObjectId.') }),
     responses: {
-      200: json('The notification, read.', v.strictObject({ notification: MarkedNotification })),
+      200: jsonAnswer('The notification, read.', v.strictObject({ notification: MarkedNotification })),
       404: messageErrorAnswer('`Notification not found`: missing, or another user’s.'),
       500: failed,
     },

@@ -8,7 +8,7 @@ import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/
 import { jobCreated, jobCreationFailed, noFileUploaded } from '../../lib/ocr/jobs/upload.ts';
 import { acceptedUploadTypes, maxOpenUploads, tooLargeMessage } from '../../lib/ocr/jobs/upload-rules.ts';
 import { defaultPageLimit, maxOffset, maxPageLimit } from '../../lib/paging.ts';
-import { contracts, json, text } from './contract.ts';
+import { contracts, jsonAnswer, textAnswer } from './contract.ts';
 import {
   badRequestAnswer,
   bookBodyLimits,
@@ -27,7 +27,7 @@ const done = '2026-11-23T09:34:12.000Z';
 // Requests.
 
 const subscriptionNote = 'Needs an active subscription (editors and admins pass without one), checked before the file or body is read.';
-const refusedFile = text(
+const refusedFile = textAnswer(
   `A refused file, in plain text (SPEC.md 7, as the spec’s upload parser answered): \`Invalid file type: <type>. Allowed types: ...\` or \`${tooLargeMessage()}\`.`,
 );
 const subscriptionRequired = ocrErrorAnswer('No active subscription: `error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true` (SPEC.md 7).');
@@ -176,7 +176,7 @@ export const ocrApiContracts = contracts({
     description: `A multipart form with one file and the job’s optional fields; answers at once with the queued job. ${subscriptionNote} When only the queue send fails, the File and the pending BookText already exist (SPEC.md 4.1).`,
     body: { kind: 'multipart', schema: uploadForm },
     responses: {
-      201: json('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
+      201: jsonAnswer('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
       400: badRequestAnswer(`\`${noFileUploaded}\`; a body that is not \`multipart/form-data\`; \`jobMetadata\` over ${maxClientMetadataBytes.toLocaleString('en')} bytes of JSON`),
       403: subscriptionRequired,
       500: [
@@ -196,7 +196,7 @@ export const ocrApiContracts = contracts({
       examples: bothLanguages((x) => ({ fileName: x.fileName, fileType: 'application/pdf', fileSize: 73_400_320 })),
     },
     responses: {
-      201: json(
+      201: jsonAnswer(
         'Where to send the file.',
         s.PresignedUpload,
         bothLanguages((x) => ({
@@ -224,12 +224,12 @@ export const ocrApiContracts = contracts({
       examples: bothLanguages((x) => ({ language: x.language, author: x.author, tags: x.tags, categories: x.categories, visibility: 'public', jobMetadata: { source: 'scanner' } })),
     },
     responses: {
-      201: json('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
+      201: jsonAnswer('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
       400: badRequestAnswer('The upload was already used for a job; the file was not uploaded yet; `jobMetadata` over 16,384 bytes of JSON'),
       403: [subscriptionRequired, ocrErrorAnswer('`Unauthorized to use this upload`: another user’s.')],
       404: ocrErrorAnswer('`Upload not found` (also for an id that cannot be one).'),
       500: [
-        text('The stored file is refused, in plain text (SPEC.md 7): its type or size, or it does not match what was declared (the object is removed).'),
+        textAnswer('The stored file is refused, in plain text (SPEC.md 7): its type or size, or it does not match what was declared (the object is removed).'),
         ocrErrorAnswer(`\`${jobCreationFailed}\`: the subscription could not be verified, \`jobMetadata\` is not a JSON object, or storing or queueing failed.`),
       ],
     },
@@ -240,7 +240,7 @@ export const ocrApiContracts = contracts({
     description: 'The job’s creator, editors and admins, and the OCR worker with the job’s own credential (its message’s `credential`). No text is returned.',
     params: v.object({ jobId: pathId('The job’s UUID.') }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The job.',
         v.strictObject({ success: v.literal(true), job: s.JobStatus }),
         bothLanguages((x) => ({
@@ -259,7 +259,7 @@ export const ocrApiContracts = contracts({
     description: 'The creator, editors and admins. Every page, unpaginated, in page order; the status is not checked, so the text may be empty or partial while the job runs.',
     params: v.object({ jobId: pathId('The job’s UUID.') }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The text.',
         v.strictObject({ success: v.literal(true), data: s.JobText }),
         bothLanguages((x) => ({
@@ -290,7 +290,7 @@ export const ocrApiContracts = contracts({
       offset: listOffset,
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of jobs.',
         v.strictObject({ success: v.literal(true), total: v.number(), limit: v.number(), offset: v.number(), jobs: v.array(s.JobListItem) }),
         bothLanguages((x) => ({
@@ -332,7 +332,7 @@ export const ocrApiContracts = contracts({
       categories: filterList('categories', 'Books in any of these categories: comma-separated or repeated.'),
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of books.',
         v.strictObject({ success: v.literal(true), total: v.number(), limit: v.number(), offset: v.number(), books: v.array(s.BookListItem) }),
         bothLanguages((x) => ({ success: true, total: 1, limit: 20, offset: 0, books: [listItem(x)] })),
@@ -359,7 +359,7 @@ export const ocrApiContracts = contracts({
       includeText: queryFlag('Only the value `true` returns `extractedText`; any other value omits it.'),
     }),
     responses: {
-      200: json('The book.', v.strictObject({ success: v.literal(true), book: s.BookTextView }), bothLanguages((x) => ({ success: true, book: bookView(x) }))),
+      200: jsonAnswer('The book.', v.strictObject({ success: v.literal(true), book: s.BookTextView }), bothLanguages((x) => ({ success: true, book: bookView(x) }))),
       303: handedOverAnswer,
       400: badRequestAnswer(`\`pageOffset must be at most ${maxOffset}\``),
       403: ocrErrorAnswer('`Unauthorized to view this book`: a private book of another user.'),
@@ -386,7 +386,7 @@ export const ocrApiContracts = contracts({
       },
     },
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The book as edited.',
         v.strictObject({ success: v.literal(true), message: v.string(), book: s.EditedBook }),
         bothLanguages((x) => ({
@@ -422,7 +422,7 @@ export const ocrApiContracts = contracts({
       'One line per page (the page text in `arabic`); the new Book is the caller’s, private. The owner, editors and admins; members also need an active subscription on the import tier. All or nothing, and a retry answers the same Book (README, "import"). A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     responses: {
-      201: json('The new Book.', v.strictObject({ success: v.literal(true), message: v.string(), bookId: v.string() }), {
+      201: jsonAnswer('The new Book.', v.strictObject({ success: v.literal(true), message: v.string(), bookId: v.string() }), {
         imported: { summary: 'Imported', value: { success: true, message: bookImported, bookId: '6a0c9e1f2b3d4e5f6a7b8c9d' } },
       }),
       400: badRequestAnswer('`No pages to import`; more pages or text than one import takes'),

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ocrStatuses } from '../../lib/ocr/book-text.ts';
 import { outsideGrant, resultSaved } from '../../lib/ocr/jobs/callbacks.ts';
 import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
-import { contracts, json } from './contract.ts';
+import { contracts, jsonAnswer } from './contract.ts';
 import { badRequestAnswer, bookBodyLimits, bothLanguages, ocrSchemas as s, sampleIds as ids } from './ocr-shapes.ts';
 import { objectId, ocrErrorAnswer, uuid } from './shapes.ts';
 
@@ -72,7 +72,7 @@ export const ocrCallbackContracts = contracts({
       examples: bothLanguages((x) => ({ ...worker, pageNumber: 1, text: x.pages[0], storageKey: `ocr-pages/${ids.jobId}/page-1.png`, pageCount: x.pages.length, pagesProcessed: 1 })),
     },
     responses: {
-      200: json('Recorded.', v.strictObject({ success: v.literal(true) }), { recorded: { summary: 'Recorded', value: { success: true } } }),
+      200: jsonAnswer('Recorded.', v.strictObject({ success: v.literal(true) }), { recorded: { summary: 'Recorded', value: { success: true } } }),
       400: badRequestAnswer(
         `\`Missing required fields: <names>\` (jobId, fileId, userId, then pageNumber); a page number that is not a whole number of 0 or more, or over ${maxPageNumber}; a text over ${maxPageTextLength} characters`,
       ),
@@ -101,7 +101,7 @@ export const ocrCallbackContracts = contracts({
       })),
     },
     responses: {
-      201: json(
+      201: jsonAnswer(
         'Saved.',
         v.strictObject({ message: v.string(), bookTextId: objectId, status: s.OcrStatus, usageInfo: v.nullable(s.UsageInfo) }),
         bothLanguages((x) => ({

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { docxContentType, exportUrlSeconds, fontSizes, maxInlineBytes } from '../../lib/ocr/export/rules.ts';
-import { binary, contracts, json } from './contract.ts';
+import { binaryAnswer, contracts, jsonAnswer } from './contract.ts';
 import { ocrErrorAnswer, pathId, queryFlag } from './shapes.ts';
 
 /** `ocr-export` (docs/SPEC.md 4.1): the Word export. */
@@ -40,9 +40,9 @@ export const ocrExportContracts = contracts({
       fontSize,
     }),
     responses: {
-      200: binary('The document.', docxContentType),
+      200: binaryAnswer('The document.', docxContentType),
       303: {
-        ...json(`A document over ${maxInlineBytes} bytes (too large for a Lambda answer): follow \`Location\`, a signed URL of the document.`, StoredExport),
+        ...jsonAnswer(`A document over ${maxInlineBytes} bytes (too large for a Lambda answer): follow \`Location\`, a signed URL of the document.`, StoredExport),
         headers: { Location: `The signed URL of the document, valid ${exportUrlSeconds} seconds.` },
       },
       403: ocrErrorAnswer(

@@ -3,7 +3,7 @@ import { maxOffset } from '../../lib/paging.ts';
 import { analyze } from '../../lib/search/analysis.ts';
 import { defaultSearchMode, maxQueryLength, maxSearchHits, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords, searchModes } from '../../lib/search/query.ts';
 import { matcherFor, snippet } from '../../lib/search/snippet.ts';
-import { contracts, json } from './contract.ts';
+import { contracts, jsonAnswer } from './contract.ts';
 import { badRequestAnswer, bothLanguages, sampleIds as ids, type Sample } from './ocr-shapes.ts';
 import { listOffset, objectId, ocrErrorAnswer, pathId, queryChoice, queryNumber, queryText } from './shapes.ts';
 
@@ -65,7 +65,7 @@ export const searchContracts = contracts({
       'Pages of the books the caller may list, best first: anonymous callers search public books, members public books and their own, editors and admins all (the rules of `GET /ocr/books`). Each hit’s book is checked against the table as the answer is made, so a book made private is never shown to others, even before the index has caught up; `total` is the index’s count, less this window’s hits not shown.',
     query: v.object({ ...searchQuery, language: queryText('Only books in this language.') }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of hits.',
         v.strictObject({ success: v.literal(true), total: v.number(), limit: v.number(), offset: v.number(), hits: v.array(CatalogueHit) }),
         bothLanguages((x) => ({
@@ -88,7 +88,7 @@ export const searchContracts = contracts({
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     query: v.object(searchQuery),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of hits.',
         v.strictObject({ success: v.literal(true), bookTextId: objectId, total: v.number(), limit: v.number(), offset: v.number(), hits: v.array(PageHit) }),
         bothLanguages((x) => ({ success: true, bookTextId: ids.bookTextId, total: 1, limit: 20, offset: 0, hits: [{ pageNumber: 1, snippet: exampleSnippet(x) }] })),

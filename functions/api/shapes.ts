@@ -4,7 +4,7 @@ import { audioStyle, messageStyle, ocrStyle, styleOf, type ErrorStyle } from '..
 import type { FunctionName } from '../routes.ts';
 import { splitList } from '../../lib/ocr/book-text.ts';
 import { defaultListLimit, maxLimit, maxOffset, queryInt } from '../../lib/paging.ts';
-import { json, type Answer } from './contract.ts';
+import { jsonAnswer, type Answer } from './contract.ts';
 
 /** Shapes every group uses. Named ones (`sharedSchemas`) are components of the document. */
 
@@ -83,9 +83,9 @@ const handedOver = v.pipe(
 
 export const sharedSchemas = { MessageError: messageError, OcrError: ocrError, AudioError: audioError, HandedOver: handedOver };
 
-export const messageErrorAnswer = (description: string): Answer => json(description, messageError);
-export const ocrErrorAnswer = (description: string): Answer => json(description, ocrError);
-export const audioErrorAnswer = (description: string): Answer => json(description, audioError);
+export const messageErrorAnswer = (description: string): Answer => jsonAnswer(description, messageError);
+export const ocrErrorAnswer = (description: string): Answer => jsonAnswer(description, ocrError);
+export const audioErrorAnswer = (description: string): Answer => jsonAnswer(description, audioError);
 const errorAnswerByStyle = new Map<ErrorStyle, (description: string) => Answer>([
   [messageStyle, messageErrorAnswer],
   [ocrStyle, ocrErrorAnswer],
@@ -96,7 +96,7 @@ export const errorAnswerOf = (name: FunctionName) => errorAnswerByStyle.get(styl
 
 /** The 303 of a JSON answer too large for Lambda. */
 export const handedOverAnswer: Answer = {
-  ...json('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver),
+  ...jsonAnswer('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver),
   headers: { Location: 'The signed URL of the answer, valid five minutes.' },
 };
 
