@@ -57,7 +57,6 @@ export const handler = httpFunction({
   contracts: healthContracts,
   handlers: {
     'GET /health': {
-      failure: 'Error checking the stores',
       run: async () => {
         const answer = await health();
         return json(answer.status === 'ok' ? 200 : 503, answer, { 'cache-control': 'no-store' });

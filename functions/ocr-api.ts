@@ -9,7 +9,7 @@ import { editBookText } from '../lib/ocr/pages/edit.ts';
 import { importBook } from '../lib/ocr/export/import.ts';
 import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs/reads.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/jobs/presigned-upload.ts';
-import { createJobFromForm, jobCreationFailed } from '../lib/ocr/jobs/upload.ts';
+import { createJobFromForm } from '../lib/ocr/jobs/upload.ts';
 import type { Queue } from '../lib/queue.ts';
 import type { SearchEngine } from '../lib/search/engine.ts';
 import { once, onFirstUse } from '../lib/lazy.ts';
@@ -61,11 +61,9 @@ export const handler = httpFunction({
   contracts: ocrApiContracts,
   handlers: {
     'POST /ocr': {
-      failure: jobCreationFailed,
       run: uploadMultipart,
     },
     'POST /ocr/uploads': {
-      failure: 'Error creating upload',
       run: async (request) => {
         const user = signedIn(request);
         await requireSubscription(deps().subscriptions, user);
@@ -73,7 +71,6 @@ export const handler = httpFunction({
       },
     },
     'POST /ocr/uploads/{uploadId}/job': {
-      failure: jobCreationFailed,
       run: async (request) => {
         const user = signedIn(request);
         const gate = await requireSubscription(deps().subscriptions, user);
@@ -82,31 +79,24 @@ export const handler = httpFunction({
       },
     },
     'GET /ocr/status/{jobId}': {
-      failure: 'Error fetching job status',
       run: (request) => jobStatus(deps(), request.caller.kind === 'job' ? { grant: request.caller.grant } : signedIn(request), request.params.jobId ?? ''),
     },
     'GET /ocr/text/{jobId}': {
-      failure: 'Error fetching text',
       run: (request) => jobText(deps(), signedIn(request), request.params.jobId ?? ''),
     },
     'GET /ocr/jobs': {
-      failure: 'Error fetching jobs',
       run: (request) => listJobs(deps(), signedIn(request), request.query),
     },
     'GET /ocr/books': {
-      failure: 'Error fetching books',
       run: (request) => listCatalogue(deps(), request.caller, request.query),
     },
     'GET /ocr/books/{bookTextId}': {
-      failure: 'Error fetching book',
       run: (request) => readBookText(deps(), request.caller, request.params.bookTextId, request.query),
     },
     'PATCH /ocr/books/{bookTextId}': {
-      failure: 'Error updating book',
       run: (request) => editBookText(deps(), signedIn(request), request.params.bookTextId, request.body),
     },
     'POST /ocr/books/{bookTextId}/import': {
-      failure: 'Error importing book',
       run: async (request) => json(201, await importBook(deps(), signedIn(request), request.params.bookTextId)),
     },
   },

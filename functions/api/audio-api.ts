@@ -104,7 +104,7 @@ const missing = <const T extends readonly [string, ...string[]]>(description: st
 const subscription = jsonAnswer('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
 
 /** Each route's operation text, the `error` of its 500 (functions/audio-api.ts's handlers use them). */
-export const audioFailures = {
+const audioFailures = {
   'GET /audio/voices': 'Failed to list voices',
   'GET /audio/fields': 'Failed to list fields',
   'POST /audio/{bookId}/generate': 'Failed to start audio generation',
@@ -195,6 +195,7 @@ export const audioContracts = contracts({
   'GET /audio/voices': {
     tag: 'Audio',
     summary: 'List the voices',
+    failure: audioFailures['GET /audio/voices'],
     description: `The six voices (SPEC.md 2.9); \`${defaultVoice}\` is the default everywhere.`,
     responses: {
       200: jsonAnswer('The voices.', v.strictObject({ voices: v.array(Voice) }), { voices: { summary: 'The six voices', value: { voices } } }),
@@ -203,6 +204,7 @@ export const audioContracts = contracts({
   'GET /audio/fields': {
     tag: 'Audio',
     summary: 'List the audio fields',
+    failure: audioFailures['GET /audio/fields'],
     description: 'The line fields that can have audio (SPEC.md 2.9).',
     responses: {
       200: jsonAnswer('The fields.', v.strictObject({ fields: v.array(fieldName) }), { fields: { summary: 'The three fields', value: { fields: audioFields } } }),
@@ -211,6 +213,7 @@ export const audioContracts = contracts({
   'POST /audio/{bookId}/generate': {
     tag: 'Audio jobs',
     summary: 'Generate a whole book’s audio',
+    failure: audioFailures['POST /audio/{bookId}/generate'],
     description:
       'Stores a `pending` AudioJob and answers at once; the job then speaks every line’s fields in the background (cached audio is kept). The voice is not validated (SPEC.md 4.2): a voice the provider lacks fails each field, which the job logs and counts. Only the role is checked, not ownership. A malformed book id is a 500.',
     params: bookId,
@@ -243,6 +246,7 @@ export const audioContracts = contracts({
   'GET /audio/jobs/{jobId}': {
     tag: 'Audio jobs',
     summary: 'Read a job',
+    failure: audioFailures['GET /audio/jobs/{jobId}'],
     description: 'The raw AudioJob (SPEC.md 2.7). Any editor or admin may read any job. A malformed job id is a 500.',
     params: v.object({ jobId: pathId('The job’s ObjectId; a malformed one is a 500.') }),
     responses: {
@@ -263,6 +267,7 @@ export const audioContracts = contracts({
   'GET /audio/jobs': {
     tag: 'Audio jobs',
     summary: 'List the jobs',
+    failure: audioFailures['GET /audio/jobs'],
     description: 'Every user’s jobs, newest first, each with its book populated; no paging (SPEC.md 8).',
     responses: {
       200: jsonAnswer('The jobs.', v.strictObject({ success: v.literal(true), jobs: v.array(ListedAudioJob) }), {
@@ -292,6 +297,7 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines-with-audio': {
     tag: 'Audio',
     summary: 'List a book’s lines with their audio in a voice',
+    failure: audioFailures['GET /audio/{bookId}/lines-with-audio'],
     description:
       'Every line of the book, each field with its text and whether it has audio for the current content in the voice; never generates. Book read access (SPEC.md 4.2); an invalid token is read as no token.',
     params: bookId,
@@ -337,6 +343,7 @@ export const audioContracts = contracts({
   'POST /audio/{bookId}/lines/{lineId}/batch': {
     tag: 'Audio',
     summary: 'Generate several fields of a line',
+    failure: audioFailures['POST /audio/{bookId}/lines/{lineId}/batch'],
     description:
       'Each field from the cache or spoken now, each on its own: a field that fails (no text, a voice the provider lacks) is listed in `errors` and fails only itself. The voice is not validated up front (SPEC.md 4.2). Fields that are not an array of strings, or a malformed id, are a 500.',
     params: v.object(lineParams),
@@ -399,6 +406,7 @@ export const audioContracts = contracts({
   'POST /audio/{bookId}/lines/{lineId}/{field}': {
     tag: 'Audio',
     summary: 'Generate one field of a line',
+    failure: audioFailures['POST /audio/{bookId}/lines/{lineId}/{field}'],
     description:
       'From the cache when the line’s content was spoken in the voice before; else spoken (text over 4,000 characters in chunks), stored, and the field’s stale audio removed. Field and voice are validated. An empty field, a provider or storage failure, or a malformed id is a 500.',
     params: v.object({ ...lineParams, field: fieldParam }),
@@ -449,6 +457,7 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines/{lineId}/{field}/stream': {
     tag: 'Audio',
     summary: 'Stream a line field’s MP3',
+    failure: audioFailures['GET /audio/{bookId}/lines/{lineId}/{field}/stream'],
     description:
       'The whole MP3, always 200 (Range is not honoured), cached for a year. Anyone gets audio already made for the line’s current content; for an editor or admin missing audio is made on demand. No read-access check (SPEC.md 4.2); an invalid token is read as no token.',
     params: v.object({ ...lineParams, field: fieldParam }),
@@ -464,6 +473,7 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines/{lineId}/{field}/url': {
     tag: 'Audio',
     summary: 'Get a presigned URL of a line field’s MP3',
+    failure: audioFailures['GET /audio/{bookId}/lines/{lineId}/{field}/url'],
     description:
       'A URL (audio/mpeg, inline) that stops working after `expires` seconds. The same rule as the stream: existing audio for anyone (`cached` is then true), made on demand for an editor or admin. Book read access; an invalid token is read as no token.',
     params: v.object({ ...lineParams, field: fieldParam }),
@@ -499,6 +509,7 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines/{lineId}': {
     tag: 'Audio',
     summary: 'List a line’s stored audio',
+    failure: audioFailures['GET /audio/{bookId}/lines/{lineId}'],
     description: 'Every stored MP3 of the line, all fields and voices, and the line’s text; never generates. Book read access; an invalid token is read as no token.',
     params: v.object(lineParams),
     responses: {
@@ -524,6 +535,7 @@ export const audioContracts = contracts({
   'DELETE /audio/{bookId}/lines/{lineId}/{field}': {
     tag: 'Audio',
     summary: 'Delete a line field’s audio',
+    failure: audioFailures['DELETE /audio/{bookId}/lines/{lineId}/{field}'],
     description:
       'With `voice`: that voice’s file for the line’s current content (`deletedFiles` is always 1). Without: the field’s audio in every voice (`deletedFiles` is `"all"`). The field is not validated (SPEC.md 4.2).',
     params: v.object({ ...lineParams, field: pathId('The field; not validated.') }),
@@ -540,6 +552,7 @@ export const audioContracts = contracts({
   'DELETE /audio/{bookId}/lines/{lineId}': {
     tag: 'Audio',
     summary: 'Delete a line’s audio',
+    failure: audioFailures['DELETE /audio/{bookId}/lines/{lineId}'],
     description: 'Every field and voice of the line; the line stays.',
     params: v.object(lineParams),
     responses: {
@@ -553,6 +566,7 @@ export const audioContracts = contracts({
   'DELETE /audio/{bookId}': {
     tag: 'Audio',
     summary: 'Delete a book’s audio',
+    failure: audioFailures['DELETE /audio/{bookId}'],
     description: 'All audio under the book; the book stays.',
     params: bookId,
     responses: {
@@ -566,6 +580,7 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/all': {
     tag: 'Audio',
     summary: 'List a book’s stored audio',
+    failure: audioFailures['GET /audio/{bookId}/all'],
     description:
       'The lines that have stored audio in the asked fields (and voice), in book order, each with its text and its files by field; never generates. Book read access; an invalid token is read as no token.',
     params: bookId,

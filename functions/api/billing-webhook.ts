@@ -3,10 +3,15 @@ import { contracts, jsonAnswer } from './contract.ts';
 import { messageErrorAnswer } from './shapes.ts';
 
 /** `POST /billing/webhook`: Stripe's subscription events (README, "Billing"). */
+
+/** Each route's 500 text (its contract's `failure`). */
+const webhookFailed = 'Error processing webhook';
+
 export const billingContracts = contracts({
   'POST /billing/webhook': {
     tag: 'Billing',
     summary: 'Receive a Stripe event',
+    failure: webhookFailed,
     description:
       'For Stripe only: authenticated by the `Stripe-Signature` header over the exact body. `customer.subscription.created`, `.updated` and `.deleted` update the user’s subscription; other events are acknowledged and ignored, and a repeated event is applied once.',
     body: {
@@ -20,7 +25,7 @@ export const billingContracts = contracts({
     responses: {
       200: jsonAnswer('Received.', v.strictObject({ received: v.literal(true) })),
       400: messageErrorAnswer('`Invalid signature`, or a malformed body.'),
-      500: messageErrorAnswer('`Error processing webhook`: Stripe retries.'),
+      500: messageErrorAnswer(`\`${webhookFailed}\`: Stripe retries.`),
     },
   },
 });

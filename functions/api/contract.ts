@@ -62,6 +62,12 @@ export interface Contract {
   /** Query parameters, parsed before the handler runs: the handler reads the schema's output. */
   query?: ParamsSchema;
   body?: Body;
+  /**
+   * The operation text of the route's 500 (docs/SPEC.md: `{ message, error }`, `{ error, details }`
+   * or `{ message }` by group): what the handler answers when it fails, and what the 500 answer's
+   * prose quotes.
+   */
+  failure: string;
   /** Every answer but the auth layer's, by status. */
   responses: Record<number, Answer | readonly Answer[]>;
 }

@@ -7,10 +7,14 @@ import { healthStores } from '../../lib/health.ts';
 const storeState = v.pipe(v.picklist(['ok', 'failed']), v.description('`ok`: it answered a small read within the time allowed; `failed`: it did not.'));
 const stores = v.strictObject(Object.fromEntries(healthStores.map((store) => [store.name, v.pipe(storeState, v.description(store.description))])) as v.ObjectEntries);
 
+/** Each route's 500 text (its contract's `failure`). */
+const healthFailed = 'Error checking the stores';
+
 export const healthContracts = contracts({
   'GET /health': {
     tag: 'Operations',
     summary: 'Whether each store answers',
+    failure: healthFailed,
     description:
       'One small read of each store (a fixed key of the table, each bucket’s location, each job queue’s attributes), each given 2 s, at most one round every 2 s per instance. ' +
       'Anyone may ask: the answer says ok or failed per store and nothing of why (the service’s logs do).',

@@ -169,10 +169,21 @@ const bookView = (x: Sample) => ({
 
 const statusList = ocrStatuses.join(', ');
 
+/** Each route's 500 text (its contract's `failure`). */
+const uploadFailed = 'Error creating upload';
+const statusFailed = 'Error fetching job status';
+const textFailed = 'Error fetching text';
+const jobsFailed = 'Error fetching jobs';
+const booksFailed = 'Error fetching books';
+const bookFailed = 'Error fetching book';
+const editFailed = 'Error updating book';
+const importFailed = 'Error importing book';
+
 export const ocrApiContracts = contracts({
   'POST /ocr': {
     tag: 'OCR jobs',
     summary: 'Upload a scan and start its OCR job',
+    failure: jobCreationFailed,
     description: `A multipart form with one file and the job’s optional fields; answers at once with the queued job. ${subscriptionNote} When only the queue send fails, the File and the pending BookText already exist (SPEC.md 4.1).`,
     body: { kind: 'multipart', schema: uploadForm },
     responses: {
@@ -188,6 +199,7 @@ export const ocrApiContracts = contracts({
   'POST /ocr/uploads': {
     tag: 'OCR jobs',
     summary: 'Ask for a presigned upload (files too large for a request)',
+    failure: uploadFailed,
     description: `Not in SPEC.md (README, "Uploads"): a request carries about 4.5 MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after a day.`,
     body: {
       kind: 'json',
@@ -210,12 +222,13 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer('`fileName, fileType and fileSize (bytes, a whole number above 0) are required`'),
       403: subscriptionRequired,
       429: ocrErrorAnswer(`The caller already has ${maxOpenUploads} uploads not yet made into jobs.`),
-      500: [refusedFile, ocrErrorAnswer('`Error creating upload`: the subscription could not be verified, or signing or saving failed.')],
+      500: [refusedFile, ocrErrorAnswer(`\`${uploadFailed}\`: the subscription could not be verified, or signing or saving failed.`)],
     },
   },
   'POST /ocr/uploads/{uploadId}/job': {
     tag: 'OCR jobs',
     summary: 'Create the OCR job from a finished presigned upload',
+    failure: jobCreationFailed,
     description: `The same fields (as JSON; \`tags\` and \`categories\` may be arrays, \`jobMetadata\` an object) and the same answer as \`POST /ocr\`. The stored file is checked again against the declared type and size. ${subscriptionNote}`,
     params: v.object({ uploadId: pathId('The upload’s id, from `POST /ocr/uploads`.') }),
     body: {
@@ -237,6 +250,7 @@ export const ocrApiContracts = contracts({
   'GET /ocr/status/{jobId}': {
     tag: 'OCR jobs',
     summary: 'Follow a job',
+    failure: statusFailed,
     description: 'The job’s creator, editors and admins, and the OCR worker with the job’s own credential (its message’s `credential`). No text is returned.',
     params: v.object({ jobId: pathId('The job’s UUID.') }),
     responses: {
@@ -250,12 +264,13 @@ export const ocrApiContracts = contracts({
       ),
       403: ocrErrorAnswer('`Unauthorized to view this job`: another user’s job, or another job’s credential.'),
       404: ocrErrorAnswer('`Job not found`.'),
-      500: ocrErrorAnswer('`Error fetching job status`.'),
+      500: ocrErrorAnswer(`\`${statusFailed}\`.`),
     },
   },
   'GET /ocr/text/{jobId}': {
     tag: 'OCR jobs',
     summary: 'Read a job’s whole text',
+    failure: textFailed,
     description: 'The creator, editors and admins. Every page, unpaginated, in page order; the status is not checked, so the text may be empty or partial while the job runs.',
     params: v.object({ jobId: pathId('The job’s UUID.') }),
     responses: {
@@ -276,12 +291,13 @@ export const ocrApiContracts = contracts({
       303: handedOverAnswer,
       403: ocrErrorAnswer('`Unauthorized to view this text`: another user’s job.'),
       404: ocrErrorAnswer('`Text not found`: no such job.'),
-      500: ocrErrorAnswer('`Error fetching text`: storage or retrieval failed.'),
+      500: ocrErrorAnswer(`\`${textFailed}\`: storage or retrieval failed.`),
     },
   },
   'GET /ocr/jobs': {
     tag: 'OCR jobs',
     summary: 'List the caller’s jobs',
+    failure: jobsFailed,
     description: `Always the caller’s own jobs (editors and admins too), newest first. \`total\` is counted within the listing window (${maxOffset} + the page).`,
     // Status first: it was checked before the paging values.
     query: v.object({
@@ -314,12 +330,13 @@ export const ocrApiContracts = contracts({
         })),
       ),
       400: badRequestAnswer(`\`status must be one of ${statusList}\`; \`offset must be at most ${maxOffset}\``),
-      500: ocrErrorAnswer('`Error fetching jobs`.'),
+      500: ocrErrorAnswer(`\`${jobsFailed}\`.`),
     },
   },
   'GET /ocr/books': {
     tag: 'Digitized books',
     summary: 'List digitized books',
+    failure: booksFailed,
     description:
       'Anonymous callers see public books, members public books and their own, editors and admins all. `userEmail` and `metadata` only on the caller’s own books (on all for editors and admins). Every `total` is exact; filtered and deeper listings come from the search index, which has a new book or a tag change a second or two after it is written (README, "Data").',
     query: v.object({
@@ -338,12 +355,13 @@ export const ocrApiContracts = contracts({
         bothLanguages((x) => ({ success: true, total: 1, limit: 20, offset: 0, books: [listItem(x)] })),
       ),
       400: badRequestAnswer(`\`offset must be at most ${maxOffset}\``),
-      500: ocrErrorAnswer('`Error fetching books`.'),
+      500: ocrErrorAnswer(`\`${booksFailed}\`.`),
     },
   },
   'GET /ocr/books/{bookTextId}': {
     tag: 'Digitized books',
     summary: 'Read a digitized book',
+    failure: bookFailed,
     description:
       'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order, each with a signed image URL. A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
@@ -364,12 +382,13 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer(`\`pageOffset must be at most ${maxOffset}\``),
       403: ocrErrorAnswer('`Unauthorized to view this book`: a private book of another user.'),
       404: ocrErrorAnswer('`Book not found`.'),
-      500: ocrErrorAnswer('`Error fetching book`: a malformed id (`Invalid bookText id: <id>`), or storage or retrieval failed.'),
+      500: ocrErrorAnswer(`\`${bookFailed}\`: a malformed id (\`Invalid bookText id: <id>\`), or storage or retrieval failed.`),
     },
   },
   'PATCH /ocr/books/{bookTextId}': {
     tag: 'Digitized books',
     summary: 'Edit a digitized book',
+    failure: editFailed,
     description:
       'The owner, editors and admins. Every field is optional; only those sent change. The body is checked whole before anything is written: a malformed field is the 500 with the reason (the spec lists no 400 here); past a cap, a 400 (README, "`PATCH /ocr/books/:bookTextId`"). A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
@@ -412,12 +431,13 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer(`Past a cap: more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber}, a page text over ${maxPageTextLength} characters`),
       403: ocrErrorAnswer('`Unauthorized to update this book`.'),
       404: ocrErrorAnswer('`Book not found`.'),
-      500: ocrErrorAnswer('`Error updating book`: a malformed id or field (the reason in `error`, e.g. `tags must be an array of strings or a comma-separated string`), or saving failed.'),
+      500: ocrErrorAnswer(`\`${editFailed}\`: a malformed id or field (the reason in \`error\`, e.g. \`tags must be an array of strings or a comma-separated string\`), or saving failed.`),
     },
   },
   'POST /ocr/books/{bookTextId}/import': {
     tag: 'Digitized books',
     summary: 'Import a digitized book as a Book',
+    failure: importFailed,
     description:
       'One line per page (the page text in `arabic`); the new Book is the caller’s, private. The owner, editors and admins; members also need an active subscription on the import tier. All or nothing, and a retry answers the same Book (README, "import"). A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
@@ -428,7 +448,7 @@ export const ocrApiContracts = contracts({
       400: badRequestAnswer('`No pages to import`; more pages or text than one import takes'),
       403: ocrErrorAnswer('`Unauthorized to import this book`; or no subscription on the import tier (`error: "subscription_required"`).'),
       404: ocrErrorAnswer('`Book not found`.'),
-      500: ocrErrorAnswer('`Error importing book`: a malformed id, the subscription could not be verified (`error: "subscription_check_failed"`), or the import failed.'),
+      500: ocrErrorAnswer(`\`${importFailed}\`: a malformed id, the subscription could not be verified (\`error: "subscription_check_failed"\`), or the import failed.`),
     },
   },
 });

@@ -59,10 +59,15 @@ const outsideGrantAnswer = ocrErrorAnswer(
   `\`${outsideGrant}\`: called with a job credential (the job message's \`credential\`, in place of an editor's token) for another job, another owner or file, or a page number or count past its cap.`,
 );
 
+/** Each route's 500 text (its contract's `failure`). */
+const pageResultFailed = 'Error processing page result';
+const resultFailed = 'Error saving OCR result';
+
 export const ocrCallbackContracts = contracts({
   'POST /ocr/result/page': {
     tag: 'OCR worker callbacks',
     summary: 'Report one page',
+    failure: pageResultFailed,
     description: `Upserts the page by (book, page number) and moves the job to \`processing\`; no usage is recorded. ${orphanIds}`,
     body: {
       kind: 'json',
@@ -77,12 +82,13 @@ export const ocrCallbackContracts = contracts({
         `\`Missing required fields: <names>\` (jobId, fileId, userId, then pageNumber); a page number that is not a whole number of 0 or more, or over ${maxPageNumber}; a text over ${maxPageTextLength} characters`,
       ),
       403: outsideGrantAnswer,
-      500: ocrErrorAnswer('`Error processing page result`: an orphan’s malformed ids, or saving failed.'),
+      500: ocrErrorAnswer(`\`${pageResultFailed}\`: an orphan’s malformed ids, or saving failed.`),
     },
   },
   'POST /ocr/result': {
     tag: 'OCR worker callbacks',
     summary: 'Report the final result',
+    failure: resultFailed,
     description: `Writes the text, pages and status the worker sends; fields not sent keep their values. On \`completed\` with pages, the job’s usage is recorded once (README, "usage on completion"); a failure to record it is \`usageInfo: null\`, never a failed call. A body over a megabyte may be sent compressed (\`Content-Encoding: br\` or \`gzip\`). Nothing is written unless the whole body is valid. ${orphanIds}`,
     body: {
       kind: 'json',
@@ -116,7 +122,7 @@ export const ocrCallbackContracts = contracts({
       ),
       403: outsideGrantAnswer,
       500: ocrErrorAnswer(
-        '`Error saving OCR result`: a malformed field (a status outside the five, `pages` not an array of objects with whole page numbers, `metadata` not an object; the reason in `error`), an orphan’s malformed ids, or saving failed.',
+        `\`${resultFailed}\`: a malformed field (a status outside the five, \`pages\` not an array of objects with whole page numbers, \`metadata\` not an object; the reason in \`error\`), an orphan’s malformed ids, or saving failed.`,
       ),
     },
   },

@@ -30,9 +30,8 @@ export interface Request<C extends Contract = Contract> {
   headers: Record<string, string | undefined>;
 }
 
+/** A route's work; the text of its 500 is its contract's `failure`. */
 export interface RouteHandler<C extends Contract = Contract> {
-  /** The operation text of the spec's 500 body for this route. */
-  failure: string;
   /** Returns the 200 body, or a full HttpResult for other statuses. */
   run(request: Request<C>): Promise<unknown>;
 }
@@ -104,10 +103,10 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
       });
       return await fitAnswer(isHttpResult(result) ? result : json(200, result), event.headers?.['accept-encoding'], answers);
     } catch (error) {
-      const response = errorResponse(error, styleOf[options.name], handler.failure);
+      const response = errorResponse(error, styleOf[options.name], contract.failure);
       if (response.statusCode >= 500 && isLogged(error)) {
         // The request's ids and route are on every line already (see httpRequestContext).
-        logger.error(handler.failure, { error: error as Error });
+        logger.error(contract.failure, { error: error as Error });
       }
       return response;
     }

@@ -118,3 +118,12 @@ describe('routes and their bodies', () => {
     expect(taking.every((r) => signedInAuth.has(r.auth))).toBe(true);
   });
 });
+
+describe('routes and their failures', () => {
+  it('quotes each route’s 500 text (its contract’s failure) in every 500 answer it documents in JSON', () => {
+    for (const [key, contract] of Object.entries(allContracts as Record<string, Contract>)) {
+      const answers = [contract.responses[500] ?? []].flat().filter((a) => a.kind === 'json');
+      for (const answer of answers) expect(answer.description, key).toContain(`\`${contract.failure}\``);
+    }
+  });
+});
