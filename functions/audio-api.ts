@@ -5,7 +5,7 @@ import { allAudio, lineAudioList, linesWithAudio } from '../lib/audio/listing.ts
 import { audioUrl, streamAudio } from '../lib/audio/playback.ts';
 import { audioFields, voices } from '../lib/audio/voices.ts';
 import { audioDeps } from './audio-deps.ts';
-import { audioContracts } from './api/audio-api.ts';
+import { audioContracts, mp3CacheControl } from './api/audio-api.ts';
 import { httpFunction } from './http/handler.ts';
 import type { HttpResult } from './http/responses.ts';
 
@@ -15,7 +15,7 @@ const deps = audioDeps;
 /** The MP3 as API Gateway returns binary: base64 with the flag set. */
 const mp3 = (bytes: Uint8Array): HttpResult => ({
   statusCode: 200,
-  headers: { 'content-type': 'audio/mpeg', 'accept-ranges': 'bytes', 'cache-control': 'max-age=31536000' },
+  headers: { 'content-type': 'audio/mpeg', 'accept-ranges': 'bytes', 'cache-control': mp3CacheControl },
   body: Buffer.from(bytes).toString('base64'),
   isBase64Encoded: true,
 });

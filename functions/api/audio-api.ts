@@ -4,6 +4,7 @@ import { audioJobStatuses } from '../../lib/audio/audio-job.ts';
 import { invalidField, invalidFields, invalidVoice, unvalidatedVoice, urlSeconds } from '../../lib/audio/generate.ts';
 import { batchDefaultFields, fieldsNotStrings, generatedMessages } from '../../lib/audio/generation.ts';
 import { jobNotFound } from '../../lib/audio/jobs.ts';
+import { maxChunkChars } from '../../lib/audio/text-chunks.ts';
 import { requestedFields } from '../../lib/audio/listing.ts';
 import { invalidFieldOrVoice, maxExpires, notGenerated } from '../../lib/audio/playback.ts';
 import { audioFields, defaultVoice, voiceIds, voices } from '../../lib/audio/voices.ts';
@@ -104,6 +105,9 @@ const missing = <const T extends readonly [string, ...string[]]>(description: st
 const subscription = jsonAnswer('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
 
 /** Each route's operation text, the `error` of its 500 (functions/audio-api.ts's handlers use them). */
+/** How long a client may keep a streamed MP3: a year. */
+export const mp3CacheControl = 'max-age=31536000';
+
 const audioFailures = {
   'GET /audio/voices': 'Failed to list voices',
   'GET /audio/fields': 'Failed to list fields',
@@ -408,7 +412,7 @@ export const audioContracts = contracts({
     summary: 'Generate one field of a line',
     failure: audioFailures['POST /audio/{bookId}/lines/{lineId}/{field}'],
     description:
-      'From the cache when the line’s content was spoken in the voice before; else spoken (text over 4,000 characters in chunks), stored, and the field’s stale audio removed. Field and voice are validated. An empty field, a provider or storage failure, or a malformed id is a 500.',
+      `From the cache when the line’s content was spoken in the voice before; else spoken (text over ${maxChunkChars.toLocaleString('en-US')} characters in chunks), stored, and the field’s stale audio removed. Field and voice are validated. An empty field, a provider or storage failure, or a malformed id is a 500.`,
     params: v.object({ ...lineParams, field: fieldParam }),
     body: {
       kind: 'json',
@@ -463,7 +467,7 @@ export const audioContracts = contracts({
     params: v.object({ ...lineParams, field: fieldParam }),
     query: v.object({ voice: playbackVoice }),
     responses: {
-      200: binaryAnswer('The MP3 (`Accept-Ranges: bytes`, `Cache-Control: max-age=31536000`).', 'audio/mpeg'),
+      200: binaryAnswer(`The MP3 (\`Accept-Ranges: bytes\`, \`Cache-Control: ${mp3CacheControl}\`).`, 'audio/mpeg'),
       303: jsonAnswer('An MP3 too large for AWS Lambda: follow `Location` to it.', sharedSchemas.HandedOver),
       ...refused(`\`${invalidFieldOrVoice}\`.`, errorOf([invalidFieldOrVoice])),
       404: missing('The book or the line does not exist, or the audio has not been made and the caller is no editor.', [bookNotFound, lineNotFound, notGenerated]),

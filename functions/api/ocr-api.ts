@@ -6,8 +6,10 @@ import { bookImported } from '../../lib/ocr/export/import.ts';
 import { jobFieldDefaults } from '../../lib/ocr/jobs/fields.ts';
 import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { jobCreated, jobCreationFailed, noFileUploaded } from '../../lib/ocr/jobs/upload.ts';
-import { acceptedUploadTypes, maxOpenUploads, tooLargeMessage } from '../../lib/ocr/jobs/upload-rules.ts';
+import { acceptedUploadTypes, maxOpenUploads, maxUploadBytes, tooLargeMessage } from '../../lib/ocr/jobs/upload-rules.ts';
+import { platformLimits } from '../http/platform-limits.ts';
 import { defaultPageLimit, maxOffset, maxPageLimit } from '../../lib/paging.ts';
+import { inlineTextLimit } from '../../lib/ocr/text-storage.ts';
 import { contracts, jsonAnswer, textAnswer } from './contract.ts';
 import {
   badRequestAnswer,
@@ -26,6 +28,9 @@ const done = '2026-11-23T09:34:12.000Z';
 
 // Requests.
 
+const MiB = 1024 * 1024;
+/** A form's file, base64 in Lambda's request event (4 bytes sent for 3), at most: about this many MB. */
+const formFileMb = Math.floor(((platformLimits.lambdaRequestBytes * 3) / 4 / MiB) * 10) / 10;
 const subscriptionNote = 'Needs an active subscription (editors and admins pass without one), checked before the file or body is read.';
 const refusedFile = textAnswer(
   `A refused file, in plain text (SPEC.md 7, as the spec’s upload parser answered): \`Invalid file type: <type>. Allowed types: ...\` or \`${tooLargeMessage()}\`.`,
@@ -53,7 +58,7 @@ const jobFields = (list: v.GenericSchema, metadata: v.GenericSchema) => ({
 const uploadForm = v.object({
   file: v.pipe(
     v.string(),
-    v.description(`The scan: one file of ${acceptedUploadTypes.join(', ')}; at most 1000 MB, but a request carries about 4.5 MB at most (use \`POST /ocr/uploads\` beyond).`),
+    v.description(`The scan: one file of ${acceptedUploadTypes.join(', ')}; at most ${maxUploadBytes / MiB} MB, but a request carries about ${formFileMb} MB at most (use \`POST /ocr/uploads\` beyond).`),
     v.metadata({ contentMediaType: 'application/octet-stream' }),
   ),
   ...jobFields(v.string(), v.string()),
@@ -78,7 +83,7 @@ const bookEdit = v.object({
   fileName: v.optional(v.pipe(v.string(), v.minLength(1), v.description('Written to the File too.'))),
   author: v.optional(v.pipe(v.string(), v.minLength(1), v.description('Written to the File (ignored for an orphan, which has none).'))),
   language: v.optional(v.pipe(v.string(), v.minLength(1))),
-  extractedText: v.optional(v.pipe(v.string(), v.description('Replaces the book-level text; over 10,000 characters it goes to object storage.'))),
+  extractedText: v.optional(v.pipe(v.string(), v.description(`Replaces the book-level text; over ${inlineTextLimit.toLocaleString('en-US')} characters it goes to object storage.`))),
   pages: v.optional(
     v.pipe(
       v.union([v.array(v.object({ pageNumber, ...pageInput.entries })), v.record(v.string(), pageInput)]),
@@ -188,7 +193,7 @@ export const ocrApiContracts = contracts({
     body: { kind: 'multipart', schema: uploadForm },
     responses: {
       201: jsonAnswer('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
-      400: badRequestAnswer(`\`${noFileUploaded}\`; a body that is not \`multipart/form-data\`; \`jobMetadata\` over ${maxClientMetadataBytes.toLocaleString('en')} bytes of JSON`),
+      400: badRequestAnswer(`\`${noFileUploaded}\`; a body that is not \`multipart/form-data\`; \`jobMetadata\` over ${maxClientMetadataBytes.toLocaleString('en-US')} bytes of JSON`),
       403: subscriptionRequired,
       500: [
         refusedFile,
@@ -200,7 +205,7 @@ export const ocrApiContracts = contracts({
     tag: 'OCR jobs',
     summary: 'Ask for a presigned upload (files too large for a request)',
     failure: uploadFailed,
-    description: `Not in SPEC.md (README, "Uploads"): a request carries about 4.5 MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after a day.`,
+    description: `Not in SPEC.md (README, "Uploads"): a request carries about ${formFileMb} MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after a day.`,
     body: {
       kind: 'json',
       schema: presignRequest,
@@ -238,7 +243,7 @@ export const ocrApiContracts = contracts({
     },
     responses: {
       201: jsonAnswer('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
-      400: badRequestAnswer('The upload was already used for a job; the file was not uploaded yet; `jobMetadata` over 16,384 bytes of JSON'),
+      400: badRequestAnswer(`The upload was already used for a job; the file was not uploaded yet; \`jobMetadata\` over ${maxClientMetadataBytes.toLocaleString('en-US')} bytes of JSON`),
       403: [subscriptionRequired, ocrErrorAnswer('`Unauthorized to use this upload`: another user’s.')],
       404: ocrErrorAnswer('`Upload not found` (also for an id that cannot be one).'),
       500: [

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { ocrStatuses } from '../../lib/ocr/book-text.ts';
+import { maxClientMetadataBytes, ocrStatuses } from '../../lib/ocr/book-text.ts';
+import { inlineTextLimit, previewLength } from '../../lib/ocr/text-storage.ts';
 import { outsideGrant, resultSaved } from '../../lib/ocr/jobs/callbacks.ts';
 import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { contracts, jsonAnswer } from './contract.ts';
@@ -35,12 +36,14 @@ const pageResult = v.object({
 const resultPage = v.object({ pageNumber, text: v.optional(pageText), storageKey: v.optional(v.nullable(v.string())), isAIGenerated: v.optional(v.boolean()) });
 const finalResult = v.object({
   ...ids3,
-  extractedText: v.optional(v.pipe(v.string(), v.description('The whole text; over 10,000 characters it goes to object storage with a 1,000-character preview in the record.'))),
+  extractedText: v.optional(v.pipe(v.string(), v.description(
+      `The whole text; over ${inlineTextLimit.toLocaleString('en-US')} characters it goes to object storage with a ${previewLength.toLocaleString('en-US')}-character preview in the record.`,
+    ))),
   language: v.optional(v.pipe(v.string(), v.description('Keeps the stored value when absent.'))),
   pageCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxPageCount), v.description(`Keeps the stored value when absent. A value that is not a whole number up to ${maxPageCount} is ignored.`))),
   pages: v.optional(v.pipe(v.array(resultPage), v.maxLength(maxPagesPerRequest), v.description('Upserted by page number; absent fields take the defaults (isAIGenerated true).'))),
   metadata: v.optional(
-    v.pipe(v.record(v.string(), v.unknown()), v.description('Merged into the metadata only with `extractedText`; otherwise an orphan’s initial metadata. The service’s own keys are dropped; at most 16,384 bytes of JSON.')),
+    v.pipe(v.record(v.string(), v.unknown()), v.description(`Merged into the metadata only with \`extractedText\`; otherwise an orphan’s initial metadata. The service’s own keys are dropped; at most ${maxClientMetadataBytes.toLocaleString('en-US')} bytes of JSON.`)),
   ),
   status: v.optional(v.picklist(ocrStatuses)),
   error: v.optional(v.pipe(v.string(), v.description('A job-level error.'))),
@@ -118,7 +121,7 @@ export const ocrCallbackContracts = contracts({
         })),
       ),
       400: badRequestAnswer(
-        `\`Missing required fields: <names>\` (jobId, fileId, userId); more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber} or a text over ${maxPageTextLength} characters; \`metadata\` over 16,384 bytes of JSON`,
+        `\`Missing required fields: <names>\` (jobId, fileId, userId); more than ${maxPagesPerRequest} pages, a page number over ${maxPageNumber} or a text over ${maxPageTextLength} characters; \`metadata\` over ${maxClientMetadataBytes.toLocaleString('en-US')} bytes of JSON`,
       ),
       403: outsideGrantAnswer,
       500: ocrErrorAnswer(

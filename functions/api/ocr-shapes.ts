@@ -3,6 +3,7 @@ import { maxInflatedBodyBytes, type BodyLimits } from '../http/body.ts';
 import { paymentStatuses } from '../../lib/billing/usage.ts';
 import { ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
 import { maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
+import { inlineTextLimit } from '../../lib/ocr/text-storage.ts';
 import type { Answer } from './contract.ts';
 import { nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
 
@@ -105,7 +106,7 @@ const JobStatus = v.pipe(
     pageCount: v.number(),
     processingTime: v.nullable(v.number()),
     ...jobTimes,
-    hasFullText: v.pipe(v.boolean(), v.description('Whether the whole text is in object storage (over 10,000 characters).')),
+    hasFullText: v.pipe(v.boolean(), v.description(`Whether the whole text is in object storage (over ${inlineTextLimit.toLocaleString('en-US')} characters).`)),
   }),
   v.description('A job’s progress, without its text.'),
 );
