@@ -1,5 +1,6 @@
 import { deleteBookAudio, deleteFieldAudio, deleteLineAudio } from '../lib/audio/deletion.ts';
 import { generateBatch, generateOne } from '../lib/audio/generation.ts';
+import { requireField } from '../lib/audio/generate.ts';
 import { listJobs, readJob, startBookJob } from '../lib/audio/jobs.ts';
 import { allAudio, lineAudioList, linesWithAudio } from '../lib/audio/listing.ts';
 import { audioUrl, streamAudio } from '../lib/audio/playback.ts';
@@ -28,7 +29,7 @@ export const handler = httpFunction({
     'GET /audio/voices': { run: async () => ({ voices }) },
     'GET /audio/fields': { run: async () => ({ fields: audioFields }) },
     'POST /audio/{bookId}/generate': {
-      run: (request) => startBookJob(deps(), request.params.bookId, request.body.voice),
+      run: (request) => startBookJob(deps(), request.params.bookId, request.body().voice),
     },
     'GET /audio/jobs/{jobId}': { run: (request) => readJob(deps(), request.params.jobId) },
     'GET /audio/jobs': { run: () => listJobs(deps()) },
@@ -36,10 +37,14 @@ export const handler = httpFunction({
       run: (request) => linesWithAudio(deps(), request.caller, request.params.bookId, request.query),
     },
     'POST /audio/{bookId}/lines/{lineId}/batch': {
-      run: (request) => generateBatch(deps(), request.params, request.body),
+      run: (request) => generateBatch(deps(), request.params, request.body()),
     },
     'POST /audio/{bookId}/lines/{lineId}/{field}': {
-      run: (request) => generateOne(deps(), request.params, request.body),
+      // The path's field before the body's voice (docs/SPEC.md 4.2's order).
+      run: (request) => {
+        const field = requireField(request.params.field);
+        return generateOne(deps(), request.params, field, request.body());
+      },
     },
     'GET /audio/{bookId}/lines/{lineId}/{field}/stream': {
       run: async (request) => mp3(await streamAudio(deps(), request.caller, request.params, request.query)),

@@ -28,13 +28,13 @@ export const handler = httpFunction({
   handlers: {
     'POST /notifications/device-token': {
       run: async (request) => {
-        await registerDevice(deps(), userId(request), request.body);
+        await registerDevice(deps(), userId(request), request.body());
         return { message: 'Device token registered' };
       },
     },
     'DELETE /notifications/device-token': {
       run: async (request) => {
-        await unregisterDevice(deps(), userId(request), request.body);
+        await unregisterDevice(deps(), userId(request), request.body());
         return { message: 'Device token unregistered' };
       },
     },

@@ -1,15 +1,15 @@
 import { dynamoOcrStores } from '../lib/adapters/dynamo/ocr-stores.ts';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
-import { parseJobFields } from '../lib/ocr/jobs/fields.ts';
+import type { JobFields } from '../lib/ocr/jobs/fields.ts';
 import { requireSubscription } from '../lib/ocr/access.ts';
 import { readBookText } from '../lib/ocr/pages/read.ts';
 import { listCatalogue } from '../lib/ocr/catalogue/listing.ts';
-import { editBookText } from '../lib/ocr/pages/edit.ts';
+import { bookToEdit, editBookText } from '../lib/ocr/pages/edit.ts';
 import { importBook } from '../lib/ocr/export/import.ts';
 import { jobStatus, jobText, listJobs } from '../lib/ocr/jobs/reads.ts';
 import { createJobFromUpload, requestUpload } from '../lib/ocr/jobs/presigned-upload.ts';
-import { createJobFromForm } from '../lib/ocr/jobs/upload.ts';
+import { createJobFromForm, requireFile } from '../lib/ocr/jobs/upload.ts';
 import type { Queue } from '../lib/queue.ts';
 import type { SearchEngine } from '../lib/search/engine.ts';
 import { once, onFirstUse } from '../lib/lazy.ts';
@@ -19,6 +19,7 @@ import { bucketObjects } from './buckets.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
+import { readBody } from './http/request-body.ts';
 import { jobCredentialsOf } from './job-credentials.ts';
 import { json } from './http/responses.ts';
 
@@ -52,7 +53,10 @@ async function uploadMultipart(request: Request) {
   const user = signedIn(request);
   const gate = await requireSubscription(deps().subscriptions, user);
   const form = await parseMultipart(request.rawBody, request.headers['content-type']);
-  return json(201, await createJobFromForm(deps(), user, gate, form.file, form.fields));
+  // The file first (no file is the spec's 400), then the form's fields as the contract reads them.
+  const file = requireFile(form.file);
+  const fields = readBody(ocrApiContracts['POST /ocr'].body, form.fields) as JobFields;
+  return json(201, await createJobFromForm(deps(), user, gate, file, fields));
 }
 
 export const handler = httpFunction({
@@ -67,14 +71,14 @@ export const handler = httpFunction({
       run: async (request) => {
         const user = signedIn(request);
         await requireSubscription(deps().subscriptions, user);
-        return json(201, await requestUpload(deps(), user, request.body));
+        return json(201, await requestUpload(deps(), user, request.body()));
       },
     },
     'POST /ocr/uploads/{uploadId}/job': {
       run: async (request) => {
         const user = signedIn(request);
         const gate = await requireSubscription(deps().subscriptions, user);
-        const fields = parseJobFields(request.body);
+        const fields = request.body();
         return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields, gate));
       },
     },
@@ -94,7 +98,8 @@ export const handler = httpFunction({
       run: (request) => readBookText(deps(), request.caller, request.params.bookTextId, request.query),
     },
     'PATCH /ocr/books/{bookTextId}': {
-      run: (request) => editBookText(deps(), signedIn(request), request.params.bookTextId, request.body),
+      // Who may edit the book is checked before its edit is read (docs/SPEC.md's order: 404 and 403 first).
+      run: async (request) => editBookText(deps(), await bookToEdit(deps(), signedIn(request), request.params.bookTextId), request.body()),
     },
     'POST /ocr/books/{bookTextId}/import': {
       run: async (request) => json(201, await importBook(deps(), signedIn(request), request.params.bookTextId)),

@@ -37,13 +37,13 @@ export const handler = httpFunction({
   handlers: {
     'POST /ocr/result/page': {
       run: async (request) => {
-        const answer = await recordPageResult(deps(), request.body, request.caller);
+        const answer = await recordPageResult(deps(), request.body(), request.caller);
         count(metricNames.ocrPagesReported);
         return answer;
       },
     },
     'POST /ocr/result': {
-      run: async (request) => json(201, await recordFinalResult(deps(), request.body, request.caller)),
+      run: async (request) => json(201, await recordFinalResult(deps(), request.body(), request.caller)),
     },
   },
 });

@@ -1,13 +1,13 @@
 import * as v from 'valibot';
 import { bookNotFound, lineNotFound, subscribersOnly } from '../../lib/audio/access.ts';
 import { audioJobStatuses } from '../../lib/audio/audio-job.ts';
-import { invalidField, invalidFields, invalidVoice, unvalidatedVoice, urlSeconds } from '../../lib/audio/generate.ts';
-import { batchDefaultFields, fieldsNotStrings, generatedMessages } from '../../lib/audio/generation.ts';
+import { invalidField, invalidFields, invalidVoice, unvalidatedVoice, urlSeconds, voiceRefused } from '../../lib/audio/generate.ts';
+import { batchDefaultFields, fieldsNotStrings, generatedMessages, type BatchRequest } from '../../lib/audio/generation.ts';
 import { jobNotFound } from '../../lib/audio/jobs.ts';
 import { maxChunkChars } from '../../lib/audio/text-chunks.ts';
 import { requestedFields } from '../../lib/audio/listing.ts';
 import { invalidFieldOrVoice, maxExpires, notGenerated } from '../../lib/audio/playback.ts';
-import { audioFields, defaultVoice, voiceIds, voices } from '../../lib/audio/voices.ts';
+import { audioFields, defaultVoice, voiceIds, voices, type VoiceId } from '../../lib/audio/voices.ts';
 import { queryInt } from '../../lib/paging.ts';
 import { binaryAnswer, contracts, jsonAnswer, type Answer } from './contract.ts';
 import { audioErrorAnswer, handedOverAnswer, objectId, pathId, sharedSchemas, timestamp } from './shapes.ts';
@@ -233,7 +233,8 @@ export const audioContracts = contracts({
           v.metadata({ default: defaultVoice }),
         ),
       }),
-      parse: true,
+      // Never refused: any voice goes.
+      invalid: 400,
       examples: {
         english: { summary: 'An English reading voice', value: { voice: 'echo' } },
         arabic: { summary: 'An Arabic reading voice', value: { voice: 'nova' } },
@@ -353,15 +354,29 @@ export const audioContracts = contracts({
     params: v.object(lineParams),
     body: {
       kind: 'json',
-      // Documentation only: the domain reads it (lib/audio/generation.ts). A `fields` that is not an
-      // array of strings is the spec's 500, which no schema issue (always a 400) can give.
+      // A `fields` that is not an array of strings is the spec's 500; names none of the three are the
+      // domain's 400 (it lists the fields). Any voice goes: missing, empty or not text is the default.
       schema: v.object({
         fields: v.optional(
-          v.pipe(v.array(v.string()), v.description(`\`arabic\`, \`english\` or \`commentary\`, in any case; anything else is a 400 naming it; not an array of strings: the 500 \`${fieldsNotStrings}\`.`)),
+          v.pipe(
+            v.unknown(),
+            v.transform((value) => (value === null ? undefined : value) as string[] | undefined),
+            v.optional(
+              v.pipe(
+                v.array(v.string(fieldsNotStrings), fieldsNotStrings),
+                v.description(`\`arabic\`, \`english\` or \`commentary\`, in any case; anything else is a 400 naming it; not an array of strings: the 500 \`${fieldsNotStrings}\`.`),
+              ),
+              [...batchDefaultFields],
+            ),
+          ),
           [...batchDefaultFields],
         ),
-        voice: v.optional(v.pipe(v.string(), v.description('A voice id, not validated up front: a voice the provider lacks fails each field.')), defaultVoice),
-      }),
+        voice: v.optional(
+          v.pipe(v.unknown(), v.transform(unvalidatedVoice), v.string(), v.description('A voice id, not validated up front: a voice the provider lacks fails each field.')),
+          defaultVoice,
+        ),
+      }) satisfies v.GenericSchema<unknown, BatchRequest>,
+      invalid: 500,
       examples: {
         english: { summary: 'The English text and its commentary', value: { fields: ['english', 'commentary'], voice: 'echo' } },
         arabic: { summary: 'The Arabic text', value: { fields: ['arabic'], voice: 'nova' } },
@@ -416,9 +431,18 @@ export const audioContracts = contracts({
     params: v.object({ ...lineParams, field: fieldParam }),
     body: {
       kind: 'json',
-      // Documentation only: the path's field is checked first (its 400 wins when both are wrong), and
-      // both 400s carry a list; the domain reads the voice (lib/audio/generation.ts).
-      schema: v.object({ voice: v.optional(v.pipe(voiceId, v.description(`A voice id, default \`${defaultVoice}\` (also when empty or null); anything else is a 400.`)), defaultVoice) }),
+      // Read after the path's field (its 400 wins when both are wrong); an unknown voice is the 400 listing the voices.
+      schema: v.object({
+        voice: v.optional(
+          v.pipe(
+            v.unknown(),
+            v.transform((value) => (value === null || value === '' ? undefined : value) as VoiceId | undefined),
+            v.optional(v.pipe(voiceId, v.description(`A voice id, default \`${defaultVoice}\` (also when empty or null); anything else is a 400.`)), defaultVoice),
+          ),
+          defaultVoice,
+        ),
+      }),
+      invalid: voiceRefused,
       examples: {
         english: { summary: 'An English voice', value: { voice: 'echo' } },
         arabic: { summary: 'An Arabic voice', value: { voice: 'nova' } },

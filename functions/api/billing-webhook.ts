@@ -15,7 +15,7 @@ export const billingContracts = contracts({
     description:
       'For Stripe only: authenticated by the `Stripe-Signature` header over the exact body. `customer.subscription.created`, `.updated` and `.deleted` update the user’s subscription; other events are acknowledged and ignored, and a repeated event is applied once.',
     body: {
-      kind: 'json',
+      kind: 'signed',
       schema: v.pipe(v.looseObject({ id: v.string(), type: v.string() }), v.description('A Stripe event object.')),
       required: true,
       // An event is a few KB (lists in it carry their first 10 items); read before its signature is

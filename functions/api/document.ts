@@ -23,8 +23,9 @@ type Json = Record<string, unknown>;
 const conversion = (typeMode: 'input' | 'output'): ConversionConfig => ({
   target: 'draft-2020-12',
   typeMode,
-  // A `check` is a rule JSON Schema cannot state; the schema's description says it in words.
-  ignoreActions: ['check'],
+  // A `check` is a rule JSON Schema cannot state, and a transform a reading of the value: the
+  // schema's description says them in words.
+  ignoreActions: ['check', 'raw_check', 'transform', 'raw_transform'],
   definitions: components,
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
 });
@@ -105,7 +106,7 @@ function requestBody(body: Body | undefined): Json | undefined {
   if (body.kind === 'multipart') return { required: true, content: { 'multipart/form-data': { schema: schemaOf(body.schema) } } };
   return {
     required: body.required ?? false,
-    content: { 'application/json': { schema: schemaOf(body.schema), ...(body.examples && { examples: body.examples }) } },
+    content: { 'application/json': { schema: schemaOf(body.schema), ...(body.kind === 'json' && body.examples && { examples: body.examples }) } },
   };
 }
 

@@ -82,7 +82,7 @@ export const notificationContracts = contracts({
     summary: 'Register a push device token',
     failure: registerFailed,
     description: 'Upserts the (user, token) device and re-activates it. A token registered by another account is deactivated there: one phone, one account.',
-    body: { kind: 'json', schema: deviceToken, parse: true, required: true, examples: { ios: { summary: 'An iPhone', value: { token: 'f3c9a1e2d4b5c6a7', platform: 'ios' } } } },
+    body: { kind: 'json', schema: deviceToken, invalid: 400, required: true, examples: { ios: { summary: 'An iPhone', value: { token: 'f3c9a1e2d4b5c6a7', platform: 'ios' } } } },
     responses: { 200: jsonAnswer('Registered.', v.strictObject({ message: v.literal('Device token registered') })), 400: tokenMissing, 500: failed(registerFailed) },
   },
   'DELETE /notifications/device-token': {
@@ -90,7 +90,7 @@ export const notificationContracts = contracts({
     summary: 'Unregister a push device token',
     failure: unregisterFailed,
     description: 'Marks the device inactive; succeeds even if it was never registered.',
-    body: { kind: 'json', schema: v.object({ token }, tokenRequired), parse: true, required: true },
+    body: { kind: 'json', schema: v.object({ token }, tokenRequired), invalid: 400, required: true },
     responses: { 200: jsonAnswer('Unregistered.', v.strictObject({ message: v.literal('Device token unregistered') })), 400: tokenMissing, 500: failed(unregisterFailed) },
   },
   'GET /notifications': {

@@ -136,3 +136,53 @@ export function queryOneOf<const T extends readonly [string, ...string[]]>(name:
     v.description(description),
   );
 }
+
+// Reading request bodies: each route's body schema is its one parser (functions/api/contract.ts `Body`).
+
+type AnySchema = v.GenericSchema;
+
+/**
+ * An optional field read as absent when it is not what `is` accepts (docs/SPEC.md: a field of the
+ * wrong type is ignored); a value it accepts is then checked by `schema`, which also documents it.
+ */
+export const ignoredUnless = <S extends AnySchema>(is: (value: unknown) => boolean, schema: S) =>
+  v.optional(
+    v.pipe(
+      v.unknown(),
+      v.transform((value) => (is(value) ? value : undefined) as v.InferInput<S> | undefined),
+      v.optional(schema),
+    ),
+  );
+
+export const isString = (value: unknown): value is string => typeof value === 'string';
+export const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
+export const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A value the spec counts as sent: a non-empty string, or anything else but null. */
+const present = (value: unknown) => (typeof value === 'string' ? value !== '' : value !== undefined && value !== null);
+
+/** One issue naming every required field not sent, in the order given: `Missing required fields: a, b`. */
+export const requiredFields = (names: readonly string[]) =>
+  v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const missing = names.filter((name) => !present(dataset.value[name]));
+    if (missing.length) addIssue({ message: `Missing required fields: ${missing.join(', ')}` });
+  });
+
+/** A required id read as text whatever its type (the domain checks its form where it matters); `documented` says what it is. */
+export const anyId = <S extends v.GenericSchema<string, string>>(documented: S) => v.pipe(v.unknown(), v.transform(String), documented);
+
+/**
+ * Reads the value by the schema `by` picks for it (an array or an object of one field, say), in the
+ * spec's words and order; its first issue is forwarded with its path, and in `issues` for the route's
+ * refusal rule. A schema after it documents the field (and gives its output).
+ */
+export const readBy = <T>(by: (value: T) => v.GenericSchema) =>
+  v.rawCheck<T>(({ dataset, addIssue }) => {
+    const result = v.safeParse(by(dataset.value as T), dataset.value, { abortEarly: true });
+    if (result.success) return;
+    const [issue] = result.issues;
+    // valibot keeps `issues` on the issue it adds, though its type does not name it.
+    addIssue({ message: issue.message, input: issue.input, path: issue.path, issues: [issue] } as v.RawCheckIssueInfo<T>);
+  });

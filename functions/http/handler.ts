@@ -17,6 +17,7 @@ import { routeKey, routes, type AuthMode, type FunctionName, type Route } from '
 import { resolveCaller, type AuthDeps } from './auth.ts';
 import { fitAnswer } from './big-answers.ts';
 import { parseJsonBody } from './body.ts';
+import { readBody } from './request-body.ts';
 import { errorResponse, isLogged, styleOf } from './errors.ts';
 import { isHttpResult, json, type HttpResult } from './responses.ts';
 
@@ -25,7 +26,12 @@ export interface Request<C extends Contract = Contract> {
   caller: Caller;
   params: Record<string, string>;
   query: QueryOf<C>;
-  body: BodyOf<C>;
+  /**
+   * The body as its contract's schema reads it, read when first asked for: a route whose spec checks
+   * other things first (who may edit the book, the subscription, the path) asks after them, so a
+   * refused body answers in the spec's order of checks.
+   */
+  body(): BodyOf<C>;
   rawBody: Buffer;
   headers: Record<string, string | undefined>;
 }
@@ -97,7 +103,7 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
         caller,
         params: (event.pathParameters ?? {}) as Record<string, string>,
         query: contract.query ? parsed(contract.query, query) : query,
-        body: contract.body?.kind === 'json' && contract.body.parse ? parsed(contract.body.schema, parsedBody) : parsedBody,
+        body: once(() => (contract.body?.kind === 'json' ? readBody(contract.body, parsedBody) : {}) as never),
         rawBody,
         headers: event.headers ?? {},
       });

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { editAs } from '../../support/bodies.ts';
 import type { User } from '../../../lib/auth/users.ts';
 import { bookFieldLimits, languageTooLong, tooManyValues, valueTooLong, type BookText } from '../../../lib/ocr/book-text.ts';
-import { bookUpdated, editBookText } from '../../../lib/ocr/pages/edit.ts';
+import { bookUpdated } from '../../../lib/ocr/pages/edit.ts';
 import { newPage, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { textKey } from '../../../lib/ocr/text-storage.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
@@ -25,7 +26,7 @@ beforeEach(async () => {
   ]);
 });
 
-const edit = (body: Record<string, unknown>, user: User = owner) => editBookText(world.editDeps(), user, book.bookTextId, body);
+const edit = (body: Record<string, unknown>, user: User = owner) => editAs(world.editDeps(), user, book.bookTextId, body);
 const pages = async () => (await world.ocr.pages(book.bookTextId)).map(({ pageNumber, text, storageKey, isAIGenerated, updatedAt }) => ({ pageNumber, text, storageKey, isAIGenerated, updatedAt }));
 const stored = async () => (await world.ocr.get(book.bookTextId))!;
 const now = '2026-03-15T12:00:00.000Z';
@@ -149,7 +150,7 @@ describe('book fields', () => {
 
   it('ignores an orphan’s author (there is no File to go to)', async () => {
     const { book: orphan } = await storedJob(world, owner.userId, {}, null);
-    const answer = await editBookText(world.editDeps(), owner, orphan.bookTextId, { author: 'Someone', fileName: 'Named' });
+    const answer = await editAs(world.editDeps(), owner, orphan.bookTextId, { author: 'Someone', fileName: 'Named' });
     expect(answer.book).toMatchObject({ author: null, fileName: 'Named' });
     expect((await world.ocr.get(orphan.bookTextId))?.fileName).toBe('Named');
   });
@@ -160,7 +161,7 @@ describe('who may edit', () => {
     await expect(edit({ tags: 'x' }, await storedUser(world, 'member'))).rejects.toMatchObject({ kind: 'forbidden', message: 'Unauthorized to update this book' });
     await expect(edit({ tags: 'x' }, await storedUser(world, 'editor'))).resolves.toMatchObject({ success: true });
     await expect(edit({ tags: 'y' }, await storedUser(world, 'admin'))).resolves.toMatchObject({ success: true });
-    await expect(editBookText(world.editDeps(), owner, '0123456789abcdef01234567', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Book not found' });
+    await expect(editAs(world.editDeps(), owner, '0123456789abcdef01234567', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Book not found' });
   });
 });
 

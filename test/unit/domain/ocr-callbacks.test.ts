@@ -5,6 +5,7 @@ import { recordFinalResult, recordPageResult, usageErrorText } from '../../../li
 import { maxPageCount, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { textKey } from '../../../lib/ocr/text-storage.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
+import { bodyOf } from '../../support/bodies.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aFile, aSubscription, storedJob, storedUser } from './fixtures.ts';
 
@@ -14,10 +15,12 @@ beforeEach(() => {
   world = fakeWorld({ now: '2026-03-15T12:00:00.000Z' });
 });
 
+/** The callbacks as their routes call them: the body read by its contract first (its refusals are thrown as the route answers them). */
+const pageBody = async (body: Record<string, unknown>) => recordPageResult(world.callbackDeps(), bodyOf('POST /ocr/result/page', body));
 const page = (job: { jobId: string; fileId: string; userId: string }, fields: Record<string, unknown> = {}) =>
-  recordPageResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, userId: job.userId, pageNumber: 1, text: 'نص', ...fields });
-const result = (job: { jobId: string; fileId: string; userId: string }, fields: Record<string, unknown> = {}) =>
-  recordFinalResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, userId: job.userId, ...fields });
+  pageBody({ jobId: job.jobId, fileId: job.fileId, userId: job.userId, pageNumber: 1, text: 'نص', ...fields });
+const result = async (job: { jobId: string; fileId: string; userId: string }, fields: Record<string, unknown> = {}) =>
+  recordFinalResult(world.callbackDeps(), bodyOf('POST /ocr/result', { jobId: job.jobId, fileId: job.fileId, userId: job.userId, ...fields }));
 const stored = async (jobId: string) => (await world.ocr.byJobId(jobId))!;
 
 async function aJob(fields: Parameters<typeof storedJob>[2] = {}) {
@@ -85,11 +88,11 @@ describe('page callback, BookText exists', () => {
 
   it('refuses missing fields and a page past the caps with a 400, writing nothing', async () => {
     const job = await aJob();
-    await expect(recordPageResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, pageNumber: 1 })).rejects.toMatchObject({
+    await expect(pageBody({ jobId: job.jobId, fileId: job.fileId, pageNumber: 1 })).rejects.toMatchObject({
       kind: 'bad_request',
       message: 'Missing required fields: userId',
     });
-    await expect(recordPageResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, userId: job.userId })).rejects.toMatchObject({
+    await expect(pageBody({ jobId: job.jobId, fileId: job.fileId, userId: job.userId })).rejects.toMatchObject({
       kind: 'bad_request',
       message: 'Missing required fields: pageNumber',
     });
