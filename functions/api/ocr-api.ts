@@ -216,7 +216,10 @@ const changedPages = v.pipe(
   v.record(v.string(), v.unknown()),
   v.maxEntries(maxPagesPerRequest, tooManyPages),
   // A key is text; read as a page number (an object's keys stay text to a record, so the number is only checked here).
-  v.record(pageNumberField as unknown as v.GenericSchema<string, string>, v.object(editedPageFields, `${here} must be an object`)),
+  v.record(
+    pageNumberField as unknown as v.GenericSchema<string, string>,
+    v.pipe(v.custom<Record<string, unknown>>(isPlainObject, `${here} must be an object`), v.object(editedPageFields)),
+  ),
 );
 
 const pageInput = v.object({

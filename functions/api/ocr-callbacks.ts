@@ -86,7 +86,8 @@ const finalResult = v.pipe(
       v.pipe(
         // Whether each is an object (the 500) before how many there are (the 400), then each page in order.
         v.array(v.unknown(), pagesNotObjects),
-        v.check((pages) => pages.every(isPlainObject), pagesNotObjects),
+        // An array item counts as an object here (it then has no page number).
+        v.check((pages) => pages.every((page) => typeof page === 'object' && page !== null), pagesNotObjects),
         v.maxLength(maxPagesPerRequest, tooManyPages),
         v.array(resultPage),
         v.maxLength(maxPagesPerRequest),

@@ -21,15 +21,16 @@ export function refusal(body: Extract<Body, { kind: 'json' | 'multipart' }>, iss
 }
 
 /**
- * The issue's place as the messages name it: `pages[3].text`, and `pages key 7` for a record's key
- * (valibot marks a record's key, and a key an object misses, with `origin: 'key'`; only the object
- * itself reports a missing key, which is named as the field it lacks).
+ * The issue's place as the messages name it: `pages[3].text`, and `pages key 7` for a record's key.
+ * valibot marks both a record's key and a key an object misses with `origin: 'key'`: a key the input
+ * has is the record's; one it lacks is named as the field it is.
  */
 export function whereOf(issue: Issue): string {
   let where = '';
   for (const item of issue.path ?? []) {
     const key = String(item.key);
-    if ('origin' in item && item.origin === 'key' && !issue.type.endsWith('object')) where = `${where} key ${key}`;
+    const ownKey = 'origin' in item && item.origin === 'key' && typeof item.input === 'object' && item.input !== null && Object.hasOwn(item.input, key as PropertyKey);
+    if (ownKey) where = `${where} key ${key}`;
     else if (item.type === 'array') where = `${where}[${key}]`;
     else where = where ? `${where}.${key}` : key;
   }

@@ -84,6 +84,14 @@ describe('page edits', () => {
     [{ pages: [{ pageNumber: 1, text: 5 }] }, 'pages[0].text must be a string'],
     [{ pages: [{ pageNumber: 1, isAIGenerated: 'yes' }] }, 'pages[0].isAIGenerated must be a boolean'],
     [{ pages: 'all' }, 'pages must be an array or an object keyed by page number'],
+    [{ pages: null }, 'pages must be an array or an object keyed by page number'],
+    // An item that is not an object has no page number; a keyed page's fields must be an object (not an array).
+    [{ pages: [5] }, 'pages[0].pageNumber must be a whole number, 0 or more'],
+    [{ pages: [{ pageNumber: 1 }, []] }, 'pages[1].pageNumber must be a whole number, 0 or more'],
+    [{ pages: { 2: [] } }, 'pages.2 must be an object'],
+    [{ pages: { 2: { storageKey: 5 } } }, 'pages.2.storageKey must be a string or null'],
+    // The text's type is checked before the names, as the spec's order has it.
+    [{ fileName: ' ', extractedText: 5 }, 'extractedText must be a string'],
   ])('answers a malformed page with the validation 500: %j', async (body, message) => {
     await expect(edit(body)).rejects.toMatchObject({ kind: 'internal', message });
     expect((await pages()).map((p) => p.updatedAt)).toEqual([earlier, earlier, earlier]);

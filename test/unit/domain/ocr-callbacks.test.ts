@@ -155,6 +155,30 @@ describe('final result, BookText exists', () => {
     expect(await world.ocr.pages(job.bookTextId)).toEqual([]);
   });
 
+  it.each([
+    [{ pages: 'all' }, 'pages must be an array of objects'],
+    [{ pages: [1] }, 'pages must be an array of objects'],
+    // An array counts as an object, and has no page number; a status is checked before the pages.
+    [{ pages: [[]] }, 'pages[0].pageNumber must be a whole number, 0 or more'],
+    [{ pages: [{ pageNumber: 1 }, { pageNumber: 'x' }] }, 'pages[1].pageNumber must be a whole number, 0 or more'],
+    [{ status: 'done', pages: 'all' }, 'Invalid status: done'],
+    [{ metadata: [] }, 'metadata must be an object'],
+  ])('answers a malformed result with the validation 500, writing nothing: %j', async (fields, message) => {
+    const job = await aJob({ status: 'processing' });
+    await expect(result(job, fields)).rejects.toMatchObject({ kind: 'internal', message });
+    expect(await world.ocr.pages(job.bookTextId)).toEqual([]);
+  });
+
+  it('answers a result past a cap, or missing ids (all of them named at once), with the 400', async () => {
+    const job = await aJob({ status: 'processing' });
+    await expect(result(job, { pages: [{ pageNumber: 100_000 }] })).rejects.toMatchObject({ kind: 'bad_request', message: 'pages[0].pageNumber must be at most 99999' });
+    await expect(result(job, { pages: [{ pageNumber: 1, text: 'x'.repeat(60_001) }] })).rejects.toMatchObject({ kind: 'bad_request', message: 'pages[0].text is longer than 60000 characters' });
+    await expect(async () => recordFinalResult(world.callbackDeps(), bodyOf('POST /ocr/result', { fileId: '', status: 'done' }))).rejects.toMatchObject({
+      kind: 'bad_request',
+      message: 'Missing required fields: jobId, fileId, userId',
+    });
+  });
+
   it('merges metadata only when extractedText is also supplied, dropping the service’s own keys', async () => {
     const job = await aJob({ metadata: { source: 'upload', keep: 1 } });
     await result(job, { metadata: { source: 'ignored' } });
