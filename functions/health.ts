@@ -6,7 +6,7 @@ import { config } from '../lib/config.ts';
 import { checkHealth, healthProbeKey, type Health, type HealthStore } from '../lib/health.ts';
 import { once } from '../lib/lazy.ts';
 import { logger } from '../lib/log.ts';
-import { healthContracts } from './api/health.ts';
+import { healthContracts, healthReuseMs } from './api/health.ts';
 import { httpFunction } from './http/handler.ts';
 import { json } from './http/responses.ts';
 
@@ -41,12 +41,11 @@ const probes = (): Record<HealthStore, (signal: AbortSignal) => Promise<unknown>
 };
 
 /** Answers within this long of a round share it. */
-const reuseMs = 2_000;
 let last: { at: number; health: Promise<Health> } | undefined;
 
 function health(): Promise<Health> {
   const now = Date.now();
-  if (!last || now - last.at >= reuseMs) {
+  if (!last || now - last.at >= healthReuseMs) {
     last = { at: now, health: checkHealth(probes(), (store, error) => logger.warn('health probe failed', { store, error: error as Error })) };
   }
   return last.health;

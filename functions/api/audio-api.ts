@@ -10,7 +10,7 @@ import { invalidFieldOrVoice, maxExpires, notGenerated } from '../../lib/audio/p
 import { audioFields, defaultVoice, voiceIds, voices, type VoiceId } from '../../lib/audio/voices.ts';
 import { queryInt } from '../../lib/paging.ts';
 import { binaryAnswer, contracts, jsonAnswer, type Answer } from './contract.ts';
-import { audioErrorAnswer, handedOverAnswer, objectId, pathId, sharedSchemas, timestamp } from './shapes.ts';
+import { audioErrorAnswer, handedOverAnswer, lifetime, objectId, pathId, sharedSchemas, timestamp } from './shapes.ts';
 
 /** `/audio/*` (docs/SPEC.md 4.2): voices, generation, playback, listings, deletion and whole-book jobs. */
 
@@ -69,7 +69,7 @@ const SubscriptionRequired = v.pipe(
 );
 
 const LineFieldAudio = v.pipe(
-  v.strictObject({ text: v.string(), hasAudio: v.boolean(), audioUrl: v.nullable(url('1 hour')) }),
+  v.strictObject({ text: v.string(), hasAudio: v.boolean(), audioUrl: v.nullable(url(lifetime(urlSeconds.generated))) }),
   v.description('A line field’s text and its audio in the asked voice: `audioUrl` is null when it has none.'),
 );
 const LineContent = v.pipe(
@@ -77,15 +77,15 @@ const LineContent = v.pipe(
   v.description('The line’s text (SPEC.md 2.6).'),
 );
 const LineAudioFile = v.pipe(
-  v.strictObject({ storageKey, field: fieldName, voice: anyVoice, contentHash: v.string(), size: count, lastModified: timestamp, url: url('1 hour') }),
+  v.strictObject({ storageKey, field: fieldName, voice: anyVoice, contentHash: v.string(), size: count, lastModified: timestamp, url: url(lifetime(urlSeconds.generated)) }),
   v.description('A stored MP3 of a line.'),
 );
 const BookAudioFile = v.pipe(
-  v.strictObject({ storageKey, voice: anyVoice, size: count, lastModified: timestamp, url: url('2 hours') }),
+  v.strictObject({ storageKey, voice: anyVoice, size: count, lastModified: timestamp, url: url(lifetime(urlSeconds.all)) }),
   v.description('A stored MP3 of a line field, as the book’s listing shows it.'),
 );
 const GeneratedAudio = v.pipe(
-  v.strictObject({ storageKey, cached: v.boolean(), audioUrl: url('1 hour') }),
+  v.strictObject({ storageKey, cached: v.boolean(), audioUrl: url(lifetime(urlSeconds.generated)) }),
   v.description('A field’s audio: `cached` when the same content and voice were spoken before.'),
 );
 
@@ -458,7 +458,7 @@ export const audioContracts = contracts({
           field: fieldName,
           voice: voiceId,
           storageKey,
-          audioUrl: url('1 hour'),
+          audioUrl: url(lifetime(urlSeconds.generated)),
           cached: v.boolean(),
           message: v.picklist([generatedMessages.cached, generatedMessages.generated]),
         }),

@@ -7,7 +7,7 @@ import { invalidJobMetadata, jobFieldDefaults, type JobFields } from '../../lib/
 import type { UploadRequest } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { jobCreated, jobCreationFailed, noFileUploaded } from '../../lib/ocr/jobs/upload.ts';
-import { acceptedUploadTypes, maxOpenUploads, maxUploadBytes, tooLargeMessage } from '../../lib/ocr/jobs/upload-rules.ts';
+import { acceptedUploadTypes, maxOpenUploads, maxUploadBytes, tooLargeMessage, unclaimedUploadSeconds } from '../../lib/ocr/jobs/upload-rules.ts';
 import { platformLimits } from '../http/platform-limits.ts';
 import { defaultPageLimit, maxOffset, maxPageLimit } from '../../lib/paging.ts';
 import { inlineTextLimit } from '../../lib/ocr/text-storage.ts';
@@ -26,6 +26,7 @@ import {
 import {
   handedOverAnswer,
   ignoredUnless,
+  lifetime,
   isPlainObject,
   isString,
   listLimit,
@@ -370,7 +371,7 @@ export const ocrApiContracts = contracts({
     tag: 'OCR jobs',
     summary: 'Ask for a presigned upload (files too large for a request)',
     failure: uploadFailed,
-    description: `Not in SPEC.md (README, "Uploads"): a request carries about ${formFileMb} MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after a day.`,
+    description: `Not in SPEC.md (README, "Uploads"): a request carries about ${formFileMb} MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after ${lifetime(unclaimedUploadSeconds)}.`,
     body: {
       kind: 'json',
       schema: presignRequest,

@@ -5,7 +5,8 @@ import { ocrStatuses, visibilities } from '../../lib/ocr/book-text.ts';
 import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
 import { inlineTextLimit } from '../../lib/ocr/text-storage.ts';
 import { here, type Answer } from './contract.ts';
-import { nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
+import { lifetime, nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
+import { imageUrlSeconds } from '../../lib/ocr/pages/read.ts';
 
 /** A job's identity and its file, and its times, as every job and book view shows them. */
 const jobFile = { jobId: uuid, fileId: objectId, fileName: v.nullable(v.string()) };
@@ -174,7 +175,7 @@ const BookPage = v.pipe(
     pageNumber: count,
     text: v.string(),
     storageKey: v.nullable(v.string()),
-    imageUrl: v.pipe(v.nullable(v.string()), v.description('The page image, signed for an hour; null without an image of this book or when signing fails.')),
+    imageUrl: v.pipe(v.nullable(v.string()), v.description(`The page image, signed for ${lifetime(imageUrlSeconds)}; null without an image of this book or when signing fails.`)),
     isAIGenerated: v.boolean(),
   }),
   v.description('One page of a book read.'),

@@ -4,9 +4,17 @@ import { audioStyle, messageStyle, ocrStyle, styleOf, type ErrorStyle } from '..
 import type { FunctionName } from '../routes.ts';
 import { splitList } from '../../lib/ocr/book-text.ts';
 import { defaultListLimit, maxLimit, maxOffset, queryInt } from '../../lib/paging.ts';
+import { answerRules } from '../http/big-answers.ts';
 import { jsonAnswer, type Answer } from './contract.ts';
 
 /** Shapes every group uses. Named ones (`sharedSchemas`) are components of the document. */
+
+/** A lifetime in the prose's words, from the constant that sets it: `5 minutes`, `1 hour`, `2 hours`, `1 day`. */
+export function lifetime(seconds: number): string {
+  const [n, unit] =
+    seconds % 86_400 === 0 ? [seconds / 86_400, 'day'] : seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
 
 export const objectId = v.pipe(v.string(), v.description('An ObjectId: 24 hexadecimal characters.'), v.examples(['66f1c2a9e4b0a1b2c3d4e5f6']));
 export const uuid = v.pipe(v.string(), v.description('A UUID.'), v.examples(['0b6f3c1e-8a2d-4c55-9e0f-3a7b2c1d4e5f']));
@@ -78,7 +86,7 @@ const audioError = v.pipe(
 /** A big answer handed over through the bucket (functions/http/big-answers.ts). */
 const handedOver = v.pipe(
   v.strictObject({ success: v.literal(true), url: v.pipe(v.string(), v.url()) }),
-  v.description('The answer was too large for AWS Lambda even compressed: it waits at `url` (and in `Location`) for five minutes.'),
+  v.description(`The answer was too large for AWS Lambda even compressed: it waits at \`url\` (and in \`Location\`) for ${lifetime(answerRules.urlSeconds)}.`),
 );
 
 export const sharedSchemas = { MessageError: messageError, OcrError: ocrError, AudioError: audioError, HandedOver: handedOver };
@@ -97,7 +105,7 @@ export const errorAnswerOf = (name: FunctionName) => errorAnswerByStyle.get(styl
 /** The 303 of a JSON answer too large for Lambda. */
 export const handedOverAnswer: Answer = {
   ...jsonAnswer('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver),
-  headers: { Location: 'The signed URL of the answer, valid five minutes.' },
+  headers: { Location: `The signed URL of the answer, valid ${lifetime(answerRules.urlSeconds)}.` },
 };
 
 // Listing queries
