@@ -1,7 +1,6 @@
 import { dynamoOcrStores } from '../lib/adapters/dynamo/ocr-stores.ts';
 import { dynamoBookStore } from '../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../lib/adapters/dynamo/uploads.ts';
-import type { JobFields } from '../lib/ocr/jobs/fields.ts';
 import { requireSubscription } from '../lib/ocr/access.ts';
 import { readBookText } from '../lib/ocr/pages/read.ts';
 import { listCatalogue } from '../lib/ocr/catalogue/listing.ts';
@@ -17,6 +16,7 @@ import { deps as coreDeps } from './deps.ts';
 import { writePathIndex, writePathSearchEngine } from './adapters/search.ts';
 import { bucketObjects } from './buckets.ts';
 import { ocrApiContracts } from './api/ocr-api.ts';
+import type { FormFieldsOf } from './api/contract.ts';
 import { httpFunction, signedIn, type Request } from './http/handler.ts';
 import { parseMultipart } from './http/multipart.ts';
 import { readBody } from './http/request-body.ts';
@@ -55,7 +55,7 @@ async function uploadMultipart(request: Request) {
   const form = await parseMultipart(request.rawBody, request.headers['content-type']);
   // The file first (no file is the spec's 400), then the form's fields as the contract reads them.
   const file = requireFile(form.file);
-  const fields = readBody(ocrApiContracts['POST /ocr'].body, form.fields) as JobFields;
+  const fields = readBody(ocrApiContracts['POST /ocr'].body, form.fields) as FormFieldsOf<(typeof ocrApiContracts)['POST /ocr']>;
   return json(201, await createJobFromForm(deps(), user, gate, file, fields));
 }
 

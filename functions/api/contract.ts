@@ -40,8 +40,8 @@ export type Issue = v.BaseIssue<unknown>;
 
 /**
  * How a route answers a body its schema refuses: the spec's 400 or its (validation) 500, with the
- * first issue's message (`Refusal`'s text: functions/http/request-body.ts), or per issue where the
- * route answers both (the final result: a missing field or a cap is the 400, a malformed field the 500),
+ * first issue's message (functions/http/request-body.ts `refusal`), or per issue where the route
+ * answers both (the final result: a missing field or a cap is the 400, a malformed field the 500),
  * or the route's own error where its 400 carries more than a message (an unknown voice lists the voices).
  */
 export type Invalid = 400 | 500 | ((issue: Issue) => 400 | 500 | DomainError);
@@ -54,8 +54,8 @@ export const here = '\u0000here\u0000';
 
 /**
  * A request body. A JSON body's schema is its one parser: the handler gets the schema's output (the
- * domain's typed input), and a refused body is answered as `invalid` says, in the group's error
- * style, before the handler runs. Fields the spec ignores when of the wrong type read as absent
+ * domain's typed input) when it asks for it (`request.body()`, after whatever the spec checks first),
+ * and a refused body is answered as `invalid` says, in the group's error style. Fields the spec ignores when of the wrong type read as absent
  * (`ignoredUnless`, functions/api/shapes.ts). `signed` bodies are not parsed before the handler has
  * checked their signature over the exact bytes (`rawBody`): the schema documents them. `limits`
  * widen the default bounds of a JSON body (functions/http/body.ts) where the route needs more. A
