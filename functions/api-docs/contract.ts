@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { binary, contracts, json } from '../_shared/contract/contract.ts';
+import { binaryAnswer, contracts, jsonAnswer } from '../_shared/contract/contract.ts';
 import { messageErrorAnswer } from '../_shared/contract/shapes.ts';
 
 /** The API's own description (issue 15): the document and the reference page that renders it. */
@@ -12,25 +12,32 @@ export const docsAssets = {
 } as const;
 export type DocsAsset = keyof typeof docsAssets;
 
+/** Each route's 500 text (its contract's `failure`). */
+const documentFailed = 'Error building the API document';
+const pageFailed = 'Error serving the reference page';
+
 export const apiDocsContracts = contracts({
   'GET /openapi.json': {
     tag: 'Reference',
     summary: 'This OpenAPI document',
+    failure: documentFailed,
     description: 'OpenAPI 3.1, generated from the route table and each route’s contract.',
-    responses: { 200: json('The document.', v.looseObject({ openapi: v.literal('3.1.0'), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) })) },
+    responses: { 200: jsonAnswer('The document.', v.looseObject({ openapi: v.literal('3.1.0'), info: v.looseObject({ title: v.string(), version: v.string() }), paths: v.record(v.string(), v.unknown()) })) },
   },
   'GET /docs': {
     tag: 'Reference',
     summary: 'The reference page',
+    failure: pageFailed,
     description: 'An HTML page (Swagger UI, served by this API: no CDN) that renders this document.',
-    responses: { 200: binary('The page.', 'text/html') },
+    responses: { 200: binaryAnswer('The page.', 'text/html') },
   },
   'GET /docs/{asset}': {
     tag: 'Reference',
     summary: 'A file of the reference page',
+    failure: pageFailed,
     params: v.object({ asset: v.pipe(v.picklist(Object.keys(docsAssets) as [DocsAsset, ...DocsAsset[]]), v.description('The file’s name.')) }),
     responses: {
-      200: [binary('A style sheet.', 'text/css'), binary('A script.', 'text/javascript')],
+      200: [binaryAnswer('A style sheet.', 'text/css'), binaryAnswer('A script.', 'text/javascript')],
       404: messageErrorAnswer('`Not Found`: no such file.'),
     },
   },

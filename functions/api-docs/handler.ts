@@ -82,16 +82,14 @@ export const handler = httpFunction({
   name: 'api-docs',
   contracts: apiDocsContracts,
   handlers: {
-    'GET /openapi.json': { failure: 'Error building the API document', run: async () => cached('application/json; charset=utf-8', document(), 300) },
+    'GET /openapi.json': { run: async () => cached('application/json; charset=utf-8', document(), 300) },
     'GET /docs': {
-      failure: 'Error serving the reference page',
       run: async () => {
         const answer = cached('text/html; charset=utf-8', page, 300);
         return { ...answer, headers: { ...answer.headers, ...pageSecurity } };
       },
     },
     'GET /docs/{asset}': {
-      failure: 'Error serving the reference page',
       run: async (request) => {
         const name = request.params.asset ?? '';
         if (!Object.hasOwn(docsAssets, name)) return json(404, { message: 'Not Found' });

@@ -1,15 +1,16 @@
 import * as v from 'valibot';
 import { bookNotFound, lineNotFound, subscribersOnly } from '../../lib/audio/access.ts';
 import { audioJobStatuses } from '../../lib/audio/audio-job.ts';
-import { invalidField, invalidFields, invalidVoice, unvalidatedVoice, urlSeconds } from '../../lib/audio/generate.ts';
-import { batchDefaultFields, fieldsNotStrings, generatedMessages } from '../../lib/audio/generation.ts';
+import { invalidField, invalidFields, invalidVoice, unvalidatedVoice, urlSeconds, voiceRefused } from '../../lib/audio/generate.ts';
+import { batchDefaultFields, fieldsNotStrings, generatedMessages, type BatchRequest } from '../../lib/audio/generation.ts';
 import { jobNotFound } from '../../lib/audio/jobs.ts';
+import { maxChunkChars } from '../../lib/audio/text-chunks.ts';
 import { requestedFields } from '../../lib/audio/listing.ts';
 import { invalidFieldOrVoice, maxExpires, notGenerated } from '../../lib/audio/playback.ts';
-import { audioFields, defaultVoice, voiceIds, voices } from '../../lib/audio/voices.ts';
+import { audioFields, defaultVoice, voiceIds, voices, type VoiceId } from '../../lib/audio/voices.ts';
 import { queryInt } from '../../lib/paging.ts';
-import { binary, contracts, json, type Answer } from '../_shared/contract/contract.ts';
-import { audioErrorAnswer, handedOverAnswer, objectId, pathId, sharedSchemas, timestamp } from '../_shared/contract/shapes.ts';
+import { binaryAnswer, contracts, jsonAnswer, type Answer } from '../_shared/contract/contract.ts';
+import { audioErrorAnswer, handedOverAnswer, lifetime, objectId, pathId, sharedSchemas, timestamp } from '../_shared/contract/shapes.ts';
 
 /** `/audio/*` (docs/SPEC.md 4.2): voices, generation, playback, listings, deletion and whole-book jobs. */
 
@@ -68,7 +69,7 @@ const SubscriptionRequired = v.pipe(
 );
 
 const LineFieldAudio = v.pipe(
-  v.strictObject({ text: v.string(), hasAudio: v.boolean(), audioUrl: v.nullable(url('1 hour')) }),
+  v.strictObject({ text: v.string(), hasAudio: v.boolean(), audioUrl: v.nullable(url(lifetime(urlSeconds.generated))) }),
   v.description('A line field’s text and its audio in the asked voice: `audioUrl` is null when it has none.'),
 );
 const LineContent = v.pipe(
@@ -76,15 +77,15 @@ const LineContent = v.pipe(
   v.description('The line’s text (SPEC.md 2.6).'),
 );
 const LineAudioFile = v.pipe(
-  v.strictObject({ storageKey, field: fieldName, voice: anyVoice, contentHash: v.string(), size: count, lastModified: timestamp, url: url('1 hour') }),
+  v.strictObject({ storageKey, field: fieldName, voice: anyVoice, contentHash: v.string(), size: count, lastModified: timestamp, url: url(lifetime(urlSeconds.generated)) }),
   v.description('A stored MP3 of a line.'),
 );
 const BookAudioFile = v.pipe(
-  v.strictObject({ storageKey, voice: anyVoice, size: count, lastModified: timestamp, url: url('2 hours') }),
+  v.strictObject({ storageKey, voice: anyVoice, size: count, lastModified: timestamp, url: url(lifetime(urlSeconds.all)) }),
   v.description('A stored MP3 of a line field, as the book’s listing shows it.'),
 );
 const GeneratedAudio = v.pipe(
-  v.strictObject({ storageKey, cached: v.boolean(), audioUrl: url('1 hour') }),
+  v.strictObject({ storageKey, cached: v.boolean(), audioUrl: url(lifetime(urlSeconds.generated)) }),
   v.description('A field’s audio: `cached` when the same content and voice were spoken before.'),
 );
 
@@ -99,12 +100,15 @@ const fieldsRefused = v.strictObject({ error: v.literal(invalidFields), invalidF
 
 /** A route's own 400s, if any. */
 const refused = (description: string, ...own: v.GenericSchema[]): Record<number, Answer> =>
-  own.length ? { 400: json(description, own.length > 1 ? v.union(own) : own[0]!) } : {};
-const missing = <const T extends readonly [string, ...string[]]>(description: string, texts: T) => json(description, errorOf(texts));
-const subscription = json('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
+  own.length ? { 400: jsonAnswer(description, own.length > 1 ? v.union(own) : own[0]!) } : {};
+const missing = <const T extends readonly [string, ...string[]]>(description: string, texts: T) => jsonAnswer(description, errorOf(texts));
+const subscription = jsonAnswer('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
 
 /** Each route's operation text, the `error` of its 500 (functions/audio-api/handler.ts's handlers use them). */
-export const audioFailures = {
+/** How long a client may keep a streamed MP3: a year. */
+export const mp3CacheControl = 'max-age=31536000';
+
+const audioFailures = {
   'GET /audio/voices': 'Failed to list voices',
   'GET /audio/fields': 'Failed to list fields',
   'POST /audio/{bookId}/generate': 'Failed to start audio generation',
@@ -195,22 +199,25 @@ export const audioContracts = contracts({
   'GET /audio/voices': {
     tag: 'Audio',
     summary: 'List the voices',
+    failure: audioFailures['GET /audio/voices'],
     description: `The six voices (SPEC.md 2.9); \`${defaultVoice}\` is the default everywhere.`,
     responses: {
-      200: json('The voices.', v.strictObject({ voices: v.array(Voice) }), { voices: { summary: 'The six voices', value: { voices } } }),
+      200: jsonAnswer('The voices.', v.strictObject({ voices: v.array(Voice) }), { voices: { summary: 'The six voices', value: { voices } } }),
     },
   },
   'GET /audio/fields': {
     tag: 'Audio',
     summary: 'List the audio fields',
+    failure: audioFailures['GET /audio/fields'],
     description: 'The line fields that can have audio (SPEC.md 2.9).',
     responses: {
-      200: json('The fields.', v.strictObject({ fields: v.array(fieldName) }), { fields: { summary: 'The three fields', value: { fields: audioFields } } }),
+      200: jsonAnswer('The fields.', v.strictObject({ fields: v.array(fieldName) }), { fields: { summary: 'The three fields', value: { fields: audioFields } } }),
     },
   },
   'POST /audio/{bookId}/generate': {
     tag: 'Audio jobs',
     summary: 'Generate a whole book’s audio',
+    failure: audioFailures['POST /audio/{bookId}/generate'],
     description:
       'Stores a `pending` AudioJob and answers at once; the job then speaks every line’s fields in the background (cached audio is kept). The voice is not validated (SPEC.md 4.2): a voice the provider lacks fails each field, which the job logs and counts. Only the role is checked, not ownership. A malformed book id is a 500.',
     params: bookId,
@@ -226,14 +233,15 @@ export const audioContracts = contracts({
           v.metadata({ default: defaultVoice }),
         ),
       }),
-      parse: true,
+      // Never refused: any voice goes.
+      invalid: 400,
       examples: {
         english: { summary: 'An English reading voice', value: { voice: 'echo' } },
         arabic: { summary: 'An Arabic reading voice', value: { voice: 'nova' } },
       },
     },
     responses: {
-      200: json('The job was stored; follow it at `GET /audio/jobs/{jobId}`.', v.strictObject({ success: v.literal(true), jobId: objectId }), {
+      200: jsonAnswer('The job was stored; follow it at `GET /audio/jobs/{jobId}`.', v.strictObject({ success: v.literal(true), jobId: objectId }), {
         started: { summary: 'A job started', value: { success: true, jobId: ex.jobId } },
       }),
       404: missing('The book does not exist.', [bookNotFound]),
@@ -243,10 +251,11 @@ export const audioContracts = contracts({
   'GET /audio/jobs/{jobId}': {
     tag: 'Audio jobs',
     summary: 'Read a job',
+    failure: audioFailures['GET /audio/jobs/{jobId}'],
     description: 'The raw AudioJob (SPEC.md 2.7). Any editor or admin may read any job. A malformed job id is a 500.',
     params: v.object({ jobId: pathId('The job’s ObjectId; a malformed one is a 500.') }),
     responses: {
-      200: json('The job.', AudioJob, {
+      200: jsonAnswer('The job.', AudioJob, {
         running: {
           summary: 'A job in progress',
           value: { _id: ex.jobId, bookId: ex.bookId, voice: 'nova', status: 'in_progress', progress: 45, createdAt: ex.at, updatedAt: '2026-11-23T09:31:12.000Z', __v: 0 },
@@ -263,9 +272,10 @@ export const audioContracts = contracts({
   'GET /audio/jobs': {
     tag: 'Audio jobs',
     summary: 'List the jobs',
+    failure: audioFailures['GET /audio/jobs'],
     description: 'Every user’s jobs, newest first, each with its book populated; no paging (SPEC.md 8).',
     responses: {
-      200: json('The jobs.', v.strictObject({ success: v.literal(true), jobs: v.array(ListedAudioJob) }), {
+      200: jsonAnswer('The jobs.', v.strictObject({ success: v.literal(true), jobs: v.array(ListedAudioJob) }), {
         jobs: {
           summary: 'One completed job',
           value: {
@@ -292,6 +302,7 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines-with-audio': {
     tag: 'Audio',
     summary: 'List a book’s lines with their audio in a voice',
+    failure: audioFailures['GET /audio/{bookId}/lines-with-audio'],
     description:
       'Every line of the book, each field with its text and whether it has audio for the current content in the voice; never generates. Book read access (SPEC.md 4.2); an invalid token is read as no token.',
     params: bookId,
@@ -305,7 +316,7 @@ export const audioContracts = contracts({
       ),
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'Every line, in book order.',
         v.strictObject({ success: v.literal(true), bookId: objectId, bookTitle: v.string(), voice: v.string(), lines: v.array(v.strictObject({ lineId: objectId, fields: byField(LineFieldAudio) })) }),
         examples(
@@ -337,27 +348,42 @@ export const audioContracts = contracts({
   'POST /audio/{bookId}/lines/{lineId}/batch': {
     tag: 'Audio',
     summary: 'Generate several fields of a line',
+    failure: audioFailures['POST /audio/{bookId}/lines/{lineId}/batch'],
     description:
       'Each field from the cache or spoken now, each on its own: a field that fails (no text, a voice the provider lacks) is listed in `errors` and fails only itself. The voice is not validated up front (SPEC.md 4.2). Fields that are not an array of strings, or a malformed id, are a 500.',
     params: v.object(lineParams),
     body: {
       kind: 'json',
-      // Documentation only: the domain reads it (lib/audio/generation.ts). A `fields` that is not an
-      // array of strings is the spec's 500, which no schema issue (always a 400) can give.
+      // A `fields` that is not an array of strings is the spec's 500; names none of the three are the
+      // domain's 400 (it lists the fields). Any voice goes: missing, empty or not text is the default.
       schema: v.object({
         fields: v.optional(
-          v.pipe(v.array(v.string()), v.description(`\`arabic\`, \`english\` or \`commentary\`, in any case; anything else is a 400 naming it; not an array of strings: the 500 \`${fieldsNotStrings}\`.`)),
+          v.pipe(
+            v.unknown(),
+            v.transform((value) => (value === null ? undefined : value) as string[] | undefined),
+            v.optional(
+              v.pipe(
+                v.array(v.string(fieldsNotStrings), fieldsNotStrings),
+                v.description(`\`arabic\`, \`english\` or \`commentary\`, in any case; anything else is a 400 naming it; not an array of strings: the 500 \`${fieldsNotStrings}\`.`),
+              ),
+              [...batchDefaultFields],
+            ),
+          ),
           [...batchDefaultFields],
         ),
-        voice: v.optional(v.pipe(v.string(), v.description('A voice id, not validated up front: a voice the provider lacks fails each field.')), defaultVoice),
-      }),
+        voice: v.optional(
+          v.pipe(v.unknown(), v.transform(unvalidatedVoice), v.string(), v.description('A voice id, not validated up front: a voice the provider lacks fails each field.')),
+          defaultVoice,
+        ),
+      }) satisfies v.GenericSchema<unknown, BatchRequest>,
+      invalid: 500,
       examples: {
         english: { summary: 'The English text and its commentary', value: { fields: ['english', 'commentary'], voice: 'echo' } },
         arabic: { summary: 'The Arabic text', value: { fields: ['arabic'], voice: 'nova' } },
       },
     },
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The fields’ audio, and the fields that failed.',
         v.strictObject({
           success: v.literal(true),
@@ -399,21 +425,31 @@ export const audioContracts = contracts({
   'POST /audio/{bookId}/lines/{lineId}/{field}': {
     tag: 'Audio',
     summary: 'Generate one field of a line',
+    failure: audioFailures['POST /audio/{bookId}/lines/{lineId}/{field}'],
     description:
-      'From the cache when the line’s content was spoken in the voice before; else spoken (text over 4,000 characters in chunks), stored, and the field’s stale audio removed. Field and voice are validated. An empty field, a provider or storage failure, or a malformed id is a 500.',
+      `From the cache when the line’s content was spoken in the voice before; else spoken (text over ${maxChunkChars.toLocaleString('en-US')} characters in chunks), stored, and the field’s stale audio removed. Field and voice are validated. An empty field, a provider or storage failure, or a malformed id is a 500.`,
     params: v.object({ ...lineParams, field: fieldParam }),
     body: {
       kind: 'json',
-      // Documentation only: the path's field is checked first (its 400 wins when both are wrong), and
-      // both 400s carry a list; the domain reads the voice (lib/audio/generation.ts).
-      schema: v.object({ voice: v.optional(v.pipe(voiceId, v.description(`A voice id, default \`${defaultVoice}\` (also when empty or null); anything else is a 400.`)), defaultVoice) }),
+      // Read after the path's field (its 400 wins when both are wrong); an unknown voice is the 400 listing the voices.
+      schema: v.object({
+        voice: v.optional(
+          v.pipe(
+            v.unknown(),
+            v.transform((value) => (value === null || value === '' ? undefined : value) as VoiceId | undefined),
+            v.optional(v.pipe(voiceId, v.description(`A voice id, default \`${defaultVoice}\` (also when empty or null); anything else is a 400.`)), defaultVoice),
+          ),
+          defaultVoice,
+        ),
+      }),
+      invalid: voiceRefused,
       examples: {
         english: { summary: 'An English voice', value: { voice: 'echo' } },
         arabic: { summary: 'An Arabic voice', value: { voice: 'nova' } },
       },
     },
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The field’s audio.',
         v.strictObject({
           success: v.literal(true),
@@ -422,7 +458,7 @@ export const audioContracts = contracts({
           field: fieldName,
           voice: voiceId,
           storageKey,
-          audioUrl: url('1 hour'),
+          audioUrl: url(lifetime(urlSeconds.generated)),
           cached: v.boolean(),
           message: v.picklist([generatedMessages.cached, generatedMessages.generated]),
         }),
@@ -449,13 +485,14 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines/{lineId}/{field}/stream': {
     tag: 'Audio',
     summary: 'Stream a line field’s MP3',
+    failure: audioFailures['GET /audio/{bookId}/lines/{lineId}/{field}/stream'],
     description:
       'The whole MP3, always 200 (Range is not honoured), cached for a year. Anyone gets audio already made for the line’s current content; for an editor or admin missing audio is made on demand. No read-access check (SPEC.md 4.2); an invalid token is read as no token.',
     params: v.object({ ...lineParams, field: fieldParam }),
     query: v.object({ voice: playbackVoice }),
     responses: {
-      200: binary('The MP3 (`Accept-Ranges: bytes`, `Cache-Control: max-age=31536000`).', 'audio/mpeg'),
-      303: json('An MP3 too large for AWS Lambda: follow `Location` to it.', sharedSchemas.HandedOver),
+      200: binaryAnswer(`The MP3 (\`Accept-Ranges: bytes\`, \`Cache-Control: ${mp3CacheControl}\`).`, 'audio/mpeg'),
+      303: jsonAnswer('An MP3 too large for AWS Lambda: follow `Location` to it.', sharedSchemas.HandedOver),
       ...refused(`\`${invalidFieldOrVoice}\`.`, errorOf([invalidFieldOrVoice])),
       404: missing('The book or the line does not exist, or the audio has not been made and the caller is no editor.', [bookNotFound, lineNotFound, notGenerated]),
       500: failed('GET /audio/{bookId}/lines/{lineId}/{field}/stream', 'on-demand generation failed (an empty field), a malformed id, or a store failed'),
@@ -464,12 +501,13 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines/{lineId}/{field}/url': {
     tag: 'Audio',
     summary: 'Get a presigned URL of a line field’s MP3',
+    failure: audioFailures['GET /audio/{bookId}/lines/{lineId}/{field}/url'],
     description:
       'A URL (audio/mpeg, inline) that stops working after `expires` seconds. The same rule as the stream: existing audio for anyone (`cached` is then true), made on demand for an editor or admin. Book read access; an invalid token is read as no token.',
     params: v.object({ ...lineParams, field: fieldParam }),
     query: v.object({ voice: playbackVoice, expires }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The URL.',
         v.strictObject({
           success: v.literal(true),
@@ -499,10 +537,11 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/lines/{lineId}': {
     tag: 'Audio',
     summary: 'List a line’s stored audio',
+    failure: audioFailures['GET /audio/{bookId}/lines/{lineId}'],
     description: 'Every stored MP3 of the line, all fields and voices, and the line’s text; never generates. Book read access; an invalid token is read as no token.',
     params: v.object(lineParams),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The line’s files.',
         v.strictObject({ success: v.literal(true), bookId: objectId, lineId: objectId, audioFiles: v.array(LineAudioFile), lineContent: LineContent }),
         examples(
@@ -524,12 +563,13 @@ export const audioContracts = contracts({
   'DELETE /audio/{bookId}/lines/{lineId}/{field}': {
     tag: 'Audio',
     summary: 'Delete a line field’s audio',
+    failure: audioFailures['DELETE /audio/{bookId}/lines/{lineId}/{field}'],
     description:
       'With `voice`: that voice’s file for the line’s current content (`deletedFiles` is always 1). Without: the field’s audio in every voice (`deletedFiles` is `"all"`). The field is not validated (SPEC.md 4.2).',
     params: v.object({ ...lineParams, field: pathId('The field; not validated.') }),
     query: v.object({ voice: optionalText('A voice: delete only its file. Empty or absent: every voice.') }),
     responses: {
-      200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: v.union([v.literal(1), v.literal('all')]) }), {
+      200: jsonAnswer('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: v.union([v.literal(1), v.literal('all')]) }), {
         voice: { summary: 'One voice', value: { success: true, message: 'Deleted the nova audio of arabic', deletedFiles: 1 } },
         all: { summary: 'Every voice', value: { success: true, message: 'Deleted all audio of english', deletedFiles: 'all' } },
       }),
@@ -540,10 +580,11 @@ export const audioContracts = contracts({
   'DELETE /audio/{bookId}/lines/{lineId}': {
     tag: 'Audio',
     summary: 'Delete a line’s audio',
+    failure: audioFailures['DELETE /audio/{bookId}/lines/{lineId}'],
     description: 'Every field and voice of the line; the line stays.',
     params: v.object(lineParams),
     responses: {
-      200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
+      200: jsonAnswer('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
         deleted: { summary: 'Four files', value: { success: true, message: 'Deleted all audio of the line', deletedFiles: 4 } },
       }),
       404: missing('The book or the line does not exist.', [bookNotFound, lineNotFound]),
@@ -553,10 +594,11 @@ export const audioContracts = contracts({
   'DELETE /audio/{bookId}': {
     tag: 'Audio',
     summary: 'Delete a book’s audio',
+    failure: audioFailures['DELETE /audio/{bookId}'],
     description: 'All audio under the book; the book stays.',
     params: bookId,
     responses: {
-      200: json('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
+      200: jsonAnswer('Deleted.', v.strictObject({ success: v.literal(true), message: v.string(), deletedFiles: count }), {
         deleted: { summary: 'A book’s files', value: { success: true, message: 'Deleted all audio of the book', deletedFiles: 1260 } },
       }),
       404: missing('The book does not exist.', [bookNotFound]),
@@ -566,6 +608,7 @@ export const audioContracts = contracts({
   'GET /audio/{bookId}/all': {
     tag: 'Audio',
     summary: 'List a book’s stored audio',
+    failure: audioFailures['GET /audio/{bookId}/all'],
     description:
       'The lines that have stored audio in the asked fields (and voice), in book order, each with its text and its files by field; never generates. Book read access; an invalid token is read as no token.',
     params: bookId,
@@ -581,7 +624,7 @@ export const audioContracts = contracts({
       voice: optionalText('Only this voice, in any case. Absent or empty: every voice.', true),
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'The lines with audio.',
         v.strictObject({
           success: v.literal(true),

@@ -40,7 +40,6 @@ export const handler = httpFunction({
   contracts: billingContracts,
   handlers: {
     'POST /billing/webhook': {
-      failure: 'Error processing webhook',
       run: async (request) => {
         await applyStripeEvent(deps(), await verifiedEvent(request));
         return { received: true };

@@ -6,7 +6,7 @@ import { config } from '../../lib/config.ts';
 import { checkHealth, healthProbeKey, type Health, type HealthStore } from '../../lib/health.ts';
 import { once } from '../../lib/lazy.ts';
 import { logger } from '../../lib/log.ts';
-import { healthContracts } from './contract.ts';
+import { healthContracts, healthReuseMs } from './contract.ts';
 import { httpFunction } from '../_shared/http/handler.ts';
 import { json } from '../_shared/http/responses.ts';
 
@@ -41,12 +41,11 @@ const probes = (): Record<HealthStore, (signal: AbortSignal) => Promise<unknown>
 };
 
 /** Answers within this long of a round share it. */
-const reuseMs = 2_000;
 let last: { at: number; health: Promise<Health> } | undefined;
 
 function health(): Promise<Health> {
   const now = Date.now();
-  if (!last || now - last.at >= reuseMs) {
+  if (!last || now - last.at >= healthReuseMs) {
     last = { at: now, health: checkHealth(probes(), (store, error) => logger.warn('health probe failed', { store, error: error as Error })) };
   }
   return last.health;
@@ -57,7 +56,6 @@ export const handler = httpFunction({
   contracts: healthContracts,
   handlers: {
     'GET /health': {
-      failure: 'Error checking the stores',
       run: async () => {
         const answer = await health();
         return json(answer.status === 'ok' ? 200 : 503, answer, { 'cache-control': 'no-store' });

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { notificationTypes } from '../../lib/notifications/notification.ts';
 import { platforms, tokenRequired, unknownPlatform } from '../../lib/notifications/devices.ts';
 import { maxOffset } from '../../lib/paging.ts';
-import { contracts, json } from '../_shared/contract/contract.ts';
+import { contracts, jsonAnswer } from '../_shared/contract/contract.ts';
 import { listLimit, messageErrorAnswer, nullableTimestamp, objectId, pathId, queryNumber, timestamp } from '../_shared/contract/shapes.ts';
 
 /** `/notifications/*` (docs/SPEC.md 4.3): the inbox and push device tokens. */
@@ -66,33 +66,44 @@ const platform = v.pipe(
 // The object's message is a missing key's: no `token` at all.
 const deviceToken = v.object({ token, platform }, tokenRequired);
 const tokenMissing = messageErrorAnswer(`\`${tokenRequired}\`; or an unknown platform.`);
-const failed = messageErrorAnswer('The operation failed.');
+const failed = (failure: string) => messageErrorAnswer(`\`${failure}\`: the operation failed.`);
+
+/** Each route's 500 text (its contract's `failure`). */
+const registerFailed = 'Error registering device token';
+const unregisterFailed = 'Error unregistering device token';
+const listFailed = 'Error fetching notifications';
+const countFailed = 'Error fetching unread count';
+const markFailed = 'Error marking notification as read';
+const markAllFailed = 'Error marking all as read';
 
 export const notificationContracts = contracts({
   'POST /notifications/device-token': {
     tag: 'Notifications',
     summary: 'Register a push device token',
+    failure: registerFailed,
     description: 'Upserts the (user, token) device and re-activates it. A token registered by another account is deactivated there: one phone, one account.',
-    body: { kind: 'json', schema: deviceToken, parse: true, required: true, examples: { ios: { summary: 'An iPhone', value: { token: 'f3c9a1e2d4b5c6a7', platform: 'ios' } } } },
-    responses: { 200: json('Registered.', v.strictObject({ message: v.literal('Device token registered') })), 400: tokenMissing, 500: failed },
+    body: { kind: 'json', schema: deviceToken, invalid: 400, required: true, examples: { ios: { summary: 'An iPhone', value: { token: 'f3c9a1e2d4b5c6a7', platform: 'ios' } } } },
+    responses: { 200: jsonAnswer('Registered.', v.strictObject({ message: v.literal('Device token registered') })), 400: tokenMissing, 500: failed(registerFailed) },
   },
   'DELETE /notifications/device-token': {
     tag: 'Notifications',
     summary: 'Unregister a push device token',
+    failure: unregisterFailed,
     description: 'Marks the device inactive; succeeds even if it was never registered.',
-    body: { kind: 'json', schema: v.object({ token }, tokenRequired), parse: true, required: true },
-    responses: { 200: json('Unregistered.', v.strictObject({ message: v.literal('Device token unregistered') })), 400: tokenMissing, 500: failed },
+    body: { kind: 'json', schema: v.object({ token }, tokenRequired), invalid: 400, required: true },
+    responses: { 200: jsonAnswer('Unregistered.', v.strictObject({ message: v.literal('Device token unregistered') })), 400: tokenMissing, 500: failed(unregisterFailed) },
   },
   'GET /notifications': {
     tag: 'Notifications',
     summary: 'List the inbox',
+    failure: listFailed,
     description: 'Newest first, by page.',
     query: v.object({
       page: queryNumber('page', { fallback: 1, min: 1, description: `1-based page. The page must start within the first ${maxOffset} notifications (400 otherwise).` }),
       limit: listLimit,
     }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of the inbox.',
         v.strictObject({ notifications: v.array(Notification), currentPage: v.number(), totalPages: v.number(), total: v.number() }),
         {
@@ -101,28 +112,31 @@ export const notificationContracts = contracts({
         },
       ),
       400: messageErrorAnswer('The page starts past the listing window.'),
-      500: failed,
+      500: failed(listFailed),
     },
   },
   'GET /notifications/unread-count': {
     tag: 'Notifications',
     summary: 'Count unread notifications',
-    responses: { 200: json('The count.', v.strictObject({ unreadCount: v.number() }), { count: { summary: 'Three unread', value: { unreadCount: 3 } } }), 500: failed },
+    failure: countFailed,
+    responses: { 200: jsonAnswer('The count.', v.strictObject({ unreadCount: v.number() }), { count: { summary: 'Three unread', value: { unreadCount: 3 } } }), 500: failed(countFailed) },
   },
   'PUT /notifications/read-all': {
     tag: 'Notifications',
     summary: 'Mark every notification read',
-    responses: { 200: json('Done.', v.strictObject({ message: v.literal('All notifications marked as read') })), 500: failed },
+    failure: markAllFailed,
+    responses: { 200: jsonAnswer('Done.', v.strictObject({ message: v.literal('All notifications marked as read') })), 500: failed(markAllFailed) },
   },
   'PUT /notifications/{id}/read': {
     tag: 'Notifications',
     summary: 'Mark one notification read',
+    failure: markFailed,
     description: 'Only the recipient’s own notification; another user’s is answered as missing. A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ id: pathId('The notification’s ObjectId.') }),
     responses: {
-      200: json('The notification, read.', v.strictObject({ notification: MarkedNotification })),
+      200: jsonAnswer('The notification, read.', v.strictObject({ notification: MarkedNotification })),
       404: messageErrorAnswer('`Notification not found`: missing, or another user’s.'),
-      500: failed,
+      500: failed(markFailed),
     },
   },
 });

@@ -27,33 +27,27 @@ export const handler = httpFunction({
   contracts: notificationContracts,
   handlers: {
     'POST /notifications/device-token': {
-      failure: 'Error registering device token',
       run: async (request) => {
-        await registerDevice(deps(), userId(request), request.body);
+        await registerDevice(deps(), userId(request), request.body());
         return { message: 'Device token registered' };
       },
     },
     'DELETE /notifications/device-token': {
-      failure: 'Error unregistering device token',
       run: async (request) => {
-        await unregisterDevice(deps(), userId(request), request.body);
+        await unregisterDevice(deps(), userId(request), request.body());
         return { message: 'Device token unregistered' };
       },
     },
     'GET /notifications': {
-      failure: 'Error fetching notifications',
       run: (request) => listNotifications(deps(), userId(request), request.query),
     },
     'GET /notifications/unread-count': {
-      failure: 'Error fetching unread count',
       run: (request) => unreadCount(deps(), userId(request)),
     },
     'PUT /notifications/{id}/read': {
-      failure: 'Error marking notification as read',
       run: (request) => markRead(deps(), userId(request), request.params.id ?? ''),
     },
     'PUT /notifications/read-all': {
-      failure: 'Error marking all as read',
       run: (request) => markAllRead(deps(), userId(request)),
     },
   },

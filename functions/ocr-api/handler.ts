@@ -1,15 +1,14 @@
 import { dynamoOcrStores } from '../../lib/adapters/dynamo/ocr-stores.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
-import { parseJobFields } from '../../lib/ocr/jobs/fields.ts';
 import { requireSubscription } from '../../lib/ocr/access.ts';
 import { readBookText } from '../../lib/ocr/pages/read.ts';
 import { listCatalogue } from '../../lib/ocr/catalogue/listing.ts';
-import { editBookText } from '../../lib/ocr/pages/edit.ts';
+import { bookToEdit, editBookText } from '../../lib/ocr/pages/edit.ts';
 import { importBook } from '../../lib/ocr/export/import.ts';
 import { jobStatus, jobText, listJobs } from '../../lib/ocr/jobs/reads.ts';
 import { createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
-import { createJobFromForm, jobCreationFailed } from '../../lib/ocr/jobs/upload.ts';
+import { createJobFromForm, requireFile } from '../../lib/ocr/jobs/upload.ts';
 import type { SearchEngine } from '../../lib/search/engine.ts';
 import { once, onFirstUse } from '../../lib/lazy.ts';
 import { deps as coreDeps } from '../_shared/deps.ts';
@@ -17,8 +16,10 @@ import { writePathIndex, writePathSearchEngine } from '../_shared/adapters/searc
 import { bucketObjects } from '../_shared/buckets.ts';
 import { sqsQueueAt } from '../_shared/queues.ts';
 import { ocrApiContracts } from './contract.ts';
+import type { FormFieldsOf } from '../_shared/contract/contract.ts';
 import { httpFunction, signedIn, type Request } from '../_shared/http/handler.ts';
 import { parseMultipart } from '../_shared/http/multipart.ts';
+import { readBody } from '../_shared/http/request-body.ts';
 import { jobCredentialsOf } from '../_shared/job-credentials.ts';
 import { json } from '../_shared/http/responses.ts';
 
@@ -49,7 +50,10 @@ async function uploadMultipart(request: Request) {
   const user = signedIn(request);
   const gate = await requireSubscription(deps().subscriptions, user);
   const form = await parseMultipart(request.rawBody, request.headers['content-type']);
-  return json(201, await createJobFromForm(deps(), user, gate, form.file, form.fields));
+  // The file first (no file is the spec's 400), then the form's fields as the contract reads them.
+  const file = requireFile(form.file);
+  const fields = readBody(ocrApiContracts['POST /ocr'].body, form.fields) as FormFieldsOf<(typeof ocrApiContracts)['POST /ocr']>;
+  return json(201, await createJobFromForm(deps(), user, gate, file, fields));
 }
 
 export const handler = httpFunction({
@@ -58,52 +62,43 @@ export const handler = httpFunction({
   contracts: ocrApiContracts,
   handlers: {
     'POST /ocr': {
-      failure: jobCreationFailed,
       run: uploadMultipart,
     },
     'POST /ocr/uploads': {
-      failure: 'Error creating upload',
       run: async (request) => {
         const user = signedIn(request);
         await requireSubscription(deps().subscriptions, user);
-        return json(201, await requestUpload(deps(), user, request.body));
+        return json(201, await requestUpload(deps(), user, request.body()));
       },
     },
     'POST /ocr/uploads/{uploadId}/job': {
-      failure: jobCreationFailed,
       run: async (request) => {
         const user = signedIn(request);
         const gate = await requireSubscription(deps().subscriptions, user);
-        const fields = parseJobFields(request.body);
+        const fields = request.body();
         return json(201, await createJobFromUpload(deps(), user, request.params.uploadId ?? '', fields, gate));
       },
     },
     'GET /ocr/status/{jobId}': {
-      failure: 'Error fetching job status',
       run: (request) => jobStatus(deps(), request.caller.kind === 'job' ? { grant: request.caller.grant } : signedIn(request), request.params.jobId ?? ''),
     },
     'GET /ocr/text/{jobId}': {
-      failure: 'Error fetching text',
       run: (request) => jobText(deps(), signedIn(request), request.params.jobId ?? ''),
     },
     'GET /ocr/jobs': {
-      failure: 'Error fetching jobs',
       run: (request) => listJobs(deps(), signedIn(request), request.query),
     },
     'GET /ocr/books': {
-      failure: 'Error fetching books',
       run: (request) => listCatalogue(deps(), request.caller, request.query),
     },
     'GET /ocr/books/{bookTextId}': {
-      failure: 'Error fetching book',
       run: (request) => readBookText(deps(), request.caller, request.params.bookTextId, request.query),
     },
     'PATCH /ocr/books/{bookTextId}': {
-      failure: 'Error updating book',
-      run: (request) => editBookText(deps(), signedIn(request), request.params.bookTextId, request.body),
+      // Who may edit the book is checked before its edit is read (docs/SPEC.md's order: 404 and 403 first).
+      run: async (request) => editBookText(deps(), await bookToEdit(deps(), signedIn(request), request.params.bookTextId), request.body()),
     },
     'POST /ocr/books/{bookTextId}/import': {
-      failure: 'Error importing book',
       run: async (request) => json(201, await importBook(deps(), signedIn(request), request.params.bookTextId)),
     },
   },

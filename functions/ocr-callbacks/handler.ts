@@ -36,16 +36,14 @@ export const handler = httpFunction({
   contracts: ocrCallbackContracts,
   handlers: {
     'POST /ocr/result/page': {
-      failure: 'Error processing page result',
       run: async (request) => {
-        const answer = await recordPageResult(deps(), request.body, request.caller);
+        const answer = await recordPageResult(deps(), request.body(), request.caller);
         count(metricNames.ocrPagesReported);
         return answer;
       },
     },
     'POST /ocr/result': {
-      failure: 'Error saving OCR result',
-      run: async (request) => json(201, await recordFinalResult(deps(), request.body, request.caller)),
+      run: async (request) => json(201, await recordFinalResult(deps(), request.body(), request.caller)),
     },
   },
 });

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { docxContentType, exportUrlSeconds, fontSizes, maxInlineBytes } from '../../lib/ocr/export/rules.ts';
-import { binary, contracts, json } from '../_shared/contract/contract.ts';
+import { binaryAnswer, contracts, jsonAnswer } from '../_shared/contract/contract.ts';
 import { ocrErrorAnswer, pathId, queryFlag } from '../_shared/contract/shapes.ts';
 
 /** `ocr-export` (docs/SPEC.md 4.1): the Word export. */
@@ -26,10 +26,14 @@ const StoredExport = v.pipe(
   v.description(`The document was over ${maxInlineBytes} bytes: it waits at \`url\` (and in \`Location\`), signed for ${exportUrlSeconds / 60} minutes.`),
 );
 
+/** Each route's 500 text (its contract's `failure`). */
+const exportFailed = 'Error exporting book';
+
 export const ocrExportContracts = contracts({
   'GET /ocr/books/{bookTextId}/export/docx': {
     tag: 'Digitized books',
     summary: 'Export a digitized book to Word',
+    failure: exportFailed,
     description:
       'The owner, editors and admins (a public book is not exported by others); members also need an active subscription, checked before the book is looked up. Pages in page order, right to left for `ar`, `ur`, `fa` and `he`. The file is named after the book (`Content-Disposition: attachment`). A malformed id is a 500 (SPEC.md 7). Both answers carry `Cache-Control: private, no-store`.',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
@@ -40,16 +44,16 @@ export const ocrExportContracts = contracts({
       fontSize,
     }),
     responses: {
-      200: binary('The document.', docxContentType),
+      200: binaryAnswer('The document.', docxContentType),
       303: {
-        ...json(`A document over ${maxInlineBytes} bytes (too large for a Lambda answer): follow \`Location\`, a signed URL of the document.`, StoredExport),
+        ...jsonAnswer(`A document over ${maxInlineBytes} bytes (too large for a Lambda answer): follow \`Location\`, a signed URL of the document.`, StoredExport),
         headers: { Location: `The signed URL of the document, valid ${exportUrlSeconds} seconds.` },
       },
       403: ocrErrorAnswer(
         'No active subscription (`error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true`), or `Unauthorized to export this book`: not the owner, an editor or an admin.',
       ),
       404: ocrErrorAnswer('`Book not found`.'),
-      500: ocrErrorAnswer('`Error exporting book`: a malformed id (`Invalid bookText id: <id>`), the subscription could not be verified, or the export failed.'),
+      500: ocrErrorAnswer(`\`${exportFailed}\`: a malformed id (\`Invalid bookText id: <id>\`), the subscription could not be verified, or the export failed.`),
     },
   },
 });

@@ -45,7 +45,6 @@ export const handler = httpFunction({
   contracts: ocrExportContracts,
   handlers: {
     'GET /ocr/books/{bookTextId}/export/docx': {
-      failure: 'Error exporting book',
       run: async (request) => respond(await exportDocx(deps(), signedIn(request), request.params.bookTextId ?? '', request.query)),
     },
   },

@@ -3,7 +3,7 @@ import { maxOffset } from '../../lib/paging.ts';
 import { analyze } from '../../lib/search/analysis.ts';
 import { defaultSearchMode, maxQueryLength, maxSearchHits, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords, searchModes } from '../../lib/search/query.ts';
 import { matcherFor, snippet } from '../../lib/search/snippet.ts';
-import { contracts, json } from '../_shared/contract/contract.ts';
+import { contracts, jsonAnswer } from '../_shared/contract/contract.ts';
 import { badRequestAnswer, bothLanguages, sampleIds as ids, type Sample } from '../_shared/contract/ocr-shapes.ts';
 import { listOffset, objectId, ocrErrorAnswer, pathId, queryChoice, queryNumber, queryText } from '../_shared/contract/shapes.ts';
 
@@ -57,15 +57,20 @@ const exampleSnippet = (x: Sample) => {
 
 const refusedQuery = `\`${queryRequired}\`, \`${queryTooLong}\`, \`${queryWithoutWords}\`, \`${queryTooManyWords}\`, \`offset must be at most ${maxOffset}\``;
 
+/** Each route's 500 text (its contract's `failure`). */
+const searchFailed = 'Error searching books';
+const bookSearchFailed = 'Error searching book';
+
 export const searchContracts = contracts({
   'GET /ocr/search': {
     tag: 'Search',
     summary: 'Search the catalogue',
+    failure: searchFailed,
     description:
       'Pages of the books the caller may list, best first: anonymous callers search public books, members public books and their own, editors and admins all (the rules of `GET /ocr/books`). Each hit’s book is checked against the table as the answer is made, so a book made private is never shown to others, even before the index has caught up; `total` is the index’s count, less this window’s hits not shown.',
     query: v.object({ ...searchQuery, language: queryText('Only books in this language.') }),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of hits.',
         v.strictObject({ success: v.literal(true), total: v.number(), limit: v.number(), offset: v.number(), hits: v.array(CatalogueHit) }),
         bothLanguages((x) => ({
@@ -77,18 +82,19 @@ export const searchContracts = contracts({
         })),
       ),
       400: badRequestAnswer(refusedQuery),
-      500: ocrErrorAnswer('`Error searching books`.'),
+      500: ocrErrorAnswer(`\`${searchFailed}\`.`),
     },
   },
   'GET /ocr/books/{bookTextId}/search': {
     tag: 'Search',
     summary: 'Search one digitized book',
+    failure: bookSearchFailed,
     description:
       'Pages of one book, best first. Readable as `GET /ocr/books/{bookTextId}` is: public books by anyone, private ones by the owner, editors and admins. A malformed id is a 500 (SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     query: v.object(searchQuery),
     responses: {
-      200: json(
+      200: jsonAnswer(
         'One page of hits.',
         v.strictObject({ success: v.literal(true), bookTextId: objectId, total: v.number(), limit: v.number(), offset: v.number(), hits: v.array(PageHit) }),
         bothLanguages((x) => ({ success: true, bookTextId: ids.bookTextId, total: 1, limit: 20, offset: 0, hits: [{ pageNumber: 1, snippet: exampleSnippet(x) }] })),
@@ -96,7 +102,7 @@ export const searchContracts = contracts({
       400: badRequestAnswer(refusedQuery),
       403: ocrErrorAnswer('`Unauthorized to view this book`: a private book of another user.'),
       404: ocrErrorAnswer('`Book not found`.'),
-      500: ocrErrorAnswer('`Error searching book`: a malformed id (`Invalid bookText id: <id>`), or the search failed.'),
+      500: ocrErrorAnswer(`\`${bookSearchFailed}\`: a malformed id (\`Invalid bookText id: <id>\`), or the search failed.`),
     },
   },
 });

@@ -25,11 +25,9 @@ export const handler = httpFunction({
   contracts: searchContracts,
   handlers: {
     'GET /ocr/search': {
-      failure: 'Error searching books',
       run: (request) => searchCatalogue(deps(), request.caller, request.query),
     },
     'GET /ocr/books/{bookTextId}/search': {
-      failure: 'Error searching book',
       run: (request) => searchBookText(deps(), request.caller, request.params.bookTextId, request.query),
     },
   },

@@ -38,9 +38,12 @@ export function requireField(value: unknown): AudioField {
   return field;
 }
 
+/** A voice that is none of the catalogue's: the 400 listing the voices. */
+export const voiceRefused = () => badRequest(invalidVoice, { availableVoices: voiceIds });
+
 export function requireVoice(value: unknown): VoiceId {
   const voice = value === undefined || value === null || value === '' ? defaultVoice : value;
-  if (!isVoiceId(voice)) throw badRequest(invalidVoice, { availableVoices: voiceIds });
+  if (!isVoiceId(voice)) throw voiceRefused();
   return voice;
 }
 

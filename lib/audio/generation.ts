@@ -1,16 +1,17 @@
 import { isStaff, type User } from '../auth/users.ts';
-import { DomainError, internal } from '../errors.ts';
+import { DomainError } from '../errors.ts';
 import { logger } from '../log.ts';
 import { VoiceRejected } from './speech.ts';
 import { findBook, findLine } from './access.ts';
 import type { AudioDeps } from './deps.ts';
-import { fieldAudio, knownFields, presignAudio, requireField, requireVoice, unvalidatedVoice, urlSeconds, type FieldAudio } from './generate.ts';
-import type { AudioField } from './voices.ts';
+import { fieldAudio, knownFields, presignAudio, urlSeconds, type FieldAudio } from './generate.ts';
+import type { AudioField, VoiceId } from './voices.ts';
 
-/** `POST /audio/:bookId/lines/:lineId/:field` (editors and admins; only the role is checked). */
-export async function generateOne(deps: AudioDeps, params: Record<string, string | undefined>, body: Record<string, unknown>) {
-  const field = requireField(params.field);
-  const voice = requireVoice(body.voice);
+/**
+ * `POST /audio/:bookId/lines/:lineId/:field` (editors and admins; only the role is checked): the
+ * path's field, then the body's voice (functions/audio-api/contract.ts reads it after the field).
+ */
+export async function generateOne(deps: AudioDeps, params: Record<string, string | undefined>, field: AudioField, { voice }: { voice: VoiceId }) {
   const book = await findBook(deps, params.bookId);
   const line = await findLine(deps, book, params.lineId);
   const audio = await fieldAudio(deps, book, line, field, voice);
@@ -33,17 +34,17 @@ export const generatedMessages = { cached: 'Audio retrieved from cache', generat
 export const batchDefaultFields: readonly AudioField[] = ['arabic', 'english'];
 export const fieldsNotStrings = 'fields must be an array of strings';
 
-function batchFields(value: unknown): AudioField[] {
-  if (value === undefined || value === null) return [...batchDefaultFields];
-  // docs/SPEC.md 4.2: a 500, not a 400.
-  if (!Array.isArray(value) || value.some((f) => typeof f !== 'string')) throw internal(fieldsNotStrings);
-  return knownFields(value as string[]);
+/** The batch's body as read (functions/audio-api/contract.ts): field names (default `batchDefaultFields`) and any voice. */
+export interface BatchRequest {
+  fields: readonly string[];
+  voice: string;
 }
 
 /** `POST /audio/:bookId/lines/:lineId/batch`: each field on its own; one field's failure fails only that field. */
-export async function generateBatch(deps: AudioDeps, params: Record<string, string | undefined>, body: Record<string, unknown>) {
-  const fields = batchFields(body.fields);
-  const voice = unvalidatedVoice(body.voice);
+export async function generateBatch(deps: AudioDeps, params: Record<string, string | undefined>, body: BatchRequest) {
+  // Names none of the three are the 400 listing them (the field catalogue's).
+  const fields = knownFields(body.fields);
+  const { voice } = body;
   const book = await findBook(deps, params.bookId);
   const line = await findLine(deps, book, params.lineId);
 

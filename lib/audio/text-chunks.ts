@@ -1,6 +1,6 @@
 /**
  * Splitting text for a speech provider that accepts at most `maxChars` characters per call
- * (docs/SPEC.md 4.2: chunks of up to 4,000 characters, audio concatenated).
+ * (docs/SPEC.md 4.2: chunks of up to `maxChunkChars` characters, audio concatenated).
  *
  * Each chunk ends at the last good break that fits, in this order of preference:
  *   1. a sentence end: `.` `!` `?` `…` (English), `؟` (Arabic question mark), `۔` (Urdu/Arabic-script
@@ -14,6 +14,9 @@
  * the number of characters a provider counts) are at most `maxChars`. Whitespace inside a chunk is
  * kept as written, so joining the chunks with spaces gives back the words of the text in order.
  */
+
+/** docs/SPEC.md 4.2: text is spoken in chunks of at most this many characters (each provider's own chunk is at most this). */
+export const maxChunkChars = 4_000;
 
 const sentenceEnd = /[.!?…؟۔]+["'”’»)\]]*(?=\s)|(?=\n)/gu;
 const clauseBreak = /[,;:،؛]+["'”’»)\]]*(?=\s)/gu;

@@ -105,7 +105,7 @@ export interface BookText {
   completedAt: string | null;
   /** Client-supplied keys only (docs/SPEC.md 2.2 "other keys"). */
   metadata: Record<string, unknown>;
-  /** Set while the whole text is in storage (over 10,000 characters). */
+  /** Set while the whole text is in storage (over inlineTextLimit characters, text-storage.ts). */
   storedText?: StoredText;
   usageInfo?: Record<string, unknown>;
   usageError?: string;

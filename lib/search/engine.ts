@@ -46,7 +46,7 @@ export interface BookListQuery {
   order: 'date' | 'name' | 'pages';
   descending: boolean;
   limit: number; // 1..100
-  offset: number; // 0..10000
+  offset: number; // 0..maxOffset (lib/paging.ts)
 }
 
 export interface IndexedPage extends IndexedBookFields {
@@ -95,7 +95,7 @@ export interface PageQuery {
   language?: string;
   view: SearchView;
   limit: number; // 1..100
-  offset: number; // 0..10000
+  offset: number; // 0..maxOffset (lib/paging.ts)
 }
 
 export interface PageHit {

@@ -77,7 +77,7 @@ describe('hostile request bodies, on every route', () => {
     const deep = Buffer.from(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
     for (const route of routes) {
       const body = contractOf(route).body;
-      if (!body || body.kind !== 'json') continue;
+      if (!body || body.kind === 'multipart') continue;
       const limits = bodyLimitsOf(body);
       const tooMany = await send(route, many);
       expect([tooMany.status, tooMany.text], routeKey(route)).toEqual([413, expect.stringMatching(new RegExp(`${tooManyValues(limits)}|Body is larger than`))]);

@@ -82,7 +82,7 @@ const failingProvider: Billing = {
   },
 };
 
-const completion = (userId: string) => ({ jobId: randomUUID(), fileId: newObjectId(), userId, status: 'completed', pageCount: 5 });
+const completion = (userId: string) => ({ jobId: randomUUID(), fileId: newObjectId(), userId, status: 'completed' as const, pageCount: 5 });
 const minutesLater = (minutes: number) => new Date(Date.now() + minutes * 60_000);
 
 describe('a completion and its invoice', () => {

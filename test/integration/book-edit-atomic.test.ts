@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { editAs } from '../support/bodies.ts';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { oneTransaction } from '../../lib/adapters/dynamo/book-text-edits.ts';
 import { keys } from '../../lib/adapters/dynamo/keys.ts';
@@ -11,7 +12,6 @@ import type { User } from '../../lib/auth/users.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, textKey, type FileRecord } from '../../lib/ocr/book-text.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../lib/ocr/loose-texts.ts';
-import { editBookText } from '../../lib/ocr/pages/edit.ts';
 import { newPage } from '../../lib/ocr/pages/page.ts';
 import { writeWithText } from '../../lib/ocr/text-storage.ts';
 import { indexWrites } from '../../lib/search/read-after-write.ts';
@@ -63,7 +63,7 @@ async function aBook(pages: number) {
   const stores = dynamoOcrStores(db);
   expect(await stores.ocrJobs.create(book, file)).toBe(true);
   await stores.pages.putPages(Array.from({ length: pages }, (_, i) => newPage(book.bookTextId, i + 1, { text: `page ${i + 1}` }, at)));
-  await editBookText(depsOver(db), owner, book.bookTextId, { extractedText: oldText });
+  await editAs(depsOver(db), owner, book.bookTextId, { extractedText: oldText });
   return book.bookTextId;
 }
 
@@ -104,7 +104,7 @@ describe('an edit that fails has changed nothing', () => {
   ])('fails at %s: the error is answered and the book reads back unchanged', async (_, body, fails) => {
     const bookTextId = await aBook(oneTransaction.pages + 20);
     const before = await everything(bookTextId);
-    await expect(editBookText(depsOver(failing(fails)), owner, bookTextId, body)).rejects.toThrow(/injected/);
+    await expect(editAs(depsOver(failing(fails)), owner, bookTextId, body)).rejects.toThrow(/injected/);
     expect(await everything(bookTextId)).toEqual(before);
   });
 
@@ -114,7 +114,7 @@ describe('an edit that fails has changed nothing', () => {
     // The table goes away at the commit and stays away: neither commit nor undo is written.
     let down = false;
     const over = failing((c, n) => (down ||= c === 'TransactWriteItemsCommand' && n === 2));
-    await expect(editBookText(depsOver(over), owner, bookTextId, bigEdit('y'))).rejects.toThrow(/injected/);
+    await expect(editAs(depsOver(over), owner, bookTextId, bigEdit('y'))).rejects.toThrow(/injected/);
     const halfSaved = await everything(bookTextId);
     expect(halfSaved.openEdits).toHaveLength(1);
     expect(halfSaved.items).not.toEqual(before.items);
@@ -128,7 +128,7 @@ describe('an edit that fails has changed nothing', () => {
 describe('an edit that succeeds', () => {
   it('writes a staged edit whole: every page, the fields, the text, and nothing of the staging left', async () => {
     const bookTextId = await aBook(oneTransaction.pages + 20);
-    await editBookText(depsOver(db), owner, bookTextId, bigEdit('z'));
+    await editAs(depsOver(db), owner, bookTextId, bigEdit('z'));
     const pages = await dynamoOcrStores(db).pages.pages(bookTextId);
     expect(pages.map((p) => p.text)).toEqual(Array.from({ length: oneTransaction.pages + 26 }, (_, i) => `z ${i + 1}`));
     const { items, openEdits, objects, file } = await everything(bookTextId);
@@ -142,7 +142,7 @@ describe('an edit that succeeds', () => {
 
   it('of two staged edits racing, leaves the pages of one whole, never a mix', async () => {
     const bookTextId = await aBook(oneTransaction.pages + 20);
-    const results = await Promise.allSettled(['p', 'q'].map((marker) => editBookText(depsOver(db), owner, bookTextId, bigEdit(marker))));
+    const results = await Promise.allSettled(['p', 'q'].map((marker) => editAs(depsOver(db), owner, bookTextId, bigEdit(marker))));
     expect(results.some((r) => r.status === 'fulfilled')).toBe(true);
     const texts = (await dynamoOcrStores(db).pages.pages(bookTextId)).map((p) => p.text);
     const winner = texts[0]!.split(' ')[0]!;
@@ -159,7 +159,7 @@ describe('text objects no record names', () => {
     const first = textKey(record.jobId, record.storedText!.version);
     const deleteFails = Object.assign(Object.create(uploads) as FakeObjects, { delete: () => Promise.reject(new Error('storage unavailable')) });
     const stores = dynamoOcrStores(db);
-    await editBookText({ ...depsOver(db), uploads: deleteFails }, owner, bookTextId, { extractedText: 'ب'.repeat(11_000) });
+    await editAs({ ...depsOver(db), uploads: deleteFails }, owner, bookTextId, { extractedText: 'ب'.repeat(11_000) });
     const second = textKey(record.jobId, (await stores.bookTexts.get(bookTextId))!.storedText!.version);
     // The final result's path (POST /ocr/result) writes its text the same way.
     const current = (await stores.bookTexts.get(bookTextId))!;
@@ -180,7 +180,7 @@ describe('text objects no record names', () => {
     const before = await everything(bookTextId);
     const deleteFails = Object.assign(Object.create(uploads) as FakeObjects, { delete: () => Promise.reject(new Error('storage unavailable')) });
     await expect(
-      editBookText({ ...depsOver(failing((c) => c === 'TransactWriteItemsCommand')), uploads: deleteFails }, owner, bookTextId, { extractedText: 'ث'.repeat(11_000) }),
+      editAs({ ...depsOver(failing((c) => c === 'TransactWriteItemsCommand')), uploads: deleteFails }, owner, bookTextId, { extractedText: 'ث'.repeat(11_000) }),
     ).rejects.toThrow(/injected/);
     expect((await everything(bookTextId)).objects).toHaveLength(2);
     expect(await sweepHalfSavedWrites(depsOver(db), later())).toEqual({ editsUndone: 0, looseTextsRemoved: 1 });

@@ -1,13 +1,14 @@
 import { jobCredentials } from '../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../lib/auth/local-mac.ts';
 import { describe, expect, it } from 'vitest';
+import { jobFieldsOf } from '../support/bodies.ts';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import type { SubscriptionStore } from '../../lib/billing/subscriptions.ts';
 import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { DomainError } from '../../lib/errors.ts';
 import type { OcrJobStore } from '../../lib/ocr/jobs/store.ts';
-import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
+import { uploadKey } from '../../lib/ocr/jobs/fields.ts';
 import { requireSubscription } from '../../lib/ocr/access.ts';
 import { createJob, JobNotQueued, type UploadDeps } from '../../lib/ocr/jobs/upload.ts';
 import { changedAfterCheck, createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
@@ -56,7 +57,7 @@ describe('creating an OCR job when a step fails', () => {
     const stored = await storedFile();
     let jobId = '';
     const ocrJobs: OcrJobStore = { ...stores.ocrJobs, create: (bookText, file, queued) => ((jobId = bookText.jobId), stores.ocrJobs.create(bookText, file, queued)) };
-    const error = await createJob(uploadDeps({ ocrJobs, ocrQueue: failingQueue }), member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true }).catch((e: unknown) => e);
+    const error = await createJob(uploadDeps({ ocrJobs, ocrQueue: failingQueue }), member, stored, jobFieldsOf({}), snapshot, { removeObjectOnFailure: true }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DomainError);
     expect((error as DomainError).kind).toBe('internal');
     const book = await stores.ocr.byJobId(jobId);
@@ -70,7 +71,7 @@ describe('creating an OCR job when a step fails', () => {
     let sent = 0;
     const ocrJobs: OcrJobStore = { ...stores.ocrJobs, create: async () => Promise.reject(new Error('DynamoDB unavailable')) };
     const deps = uploadDeps({ ocrJobs, ocrQueue: { send: async () => ({ messageId: String(++sent) }) } });
-    await expect(createJob(deps, member, stored, parseJobFields({}), snapshot, { removeObjectOnFailure: true })).rejects.toMatchObject({ kind: 'internal' });
+    await expect(createJob(deps, member, stored, jobFieldsOf({}), snapshot, { removeObjectOnFailure: true })).rejects.toMatchObject({ kind: 'internal' });
     expect(sent).toBe(0);
     expect(await uploads.head(stored.storageKey)).toBeUndefined();
   });
@@ -83,12 +84,12 @@ describe('creating a job from a presigned upload when the queue send fails', () 
     const asked = await requestUpload(deps, member, { fileName: 'scan.pdf', fileType: 'application/pdf', fileSize: 8 });
     await uploads.put(asked.storageKey, '%PDF-1.4', 'application/pdf');
     const gate = { subscription: activeSubscription };
-    await expect(createJobFromUpload(deps, member, asked.uploadId, parseJobFields({}), gate)).rejects.toBeInstanceOf(JobNotQueued);
+    await expect(createJobFromUpload(deps, member, asked.uploadId, jobFieldsOf({}), gate)).rejects.toBeInstanceOf(JobNotQueued);
     const jobId = (await pendingUploads.get(asked.uploadId))!.jobId!;
     expect(await stores.ocr.byJobId(jobId)).toMatchObject({ status: 'pending' });
 
     const working = { ...deps, ocrQueue: { send: async () => ({ messageId: 'm-2' }) } };
-    await expect(createJobFromUpload(working, member, asked.uploadId, parseJobFields({}), gate)).rejects.toMatchObject({ kind: 'bad_request' });
+    await expect(createJobFromUpload(working, member, asked.uploadId, jobFieldsOf({}), gate)).rejects.toMatchObject({ kind: 'bad_request' });
   });
 });
 
@@ -105,11 +106,11 @@ describe('creating a job from a presigned upload replaced while it is checked', 
       uploads: { ...uploads, head: async (key: string) => { const seen = await uploads.head(key); await uploads.put(key, '%PDF-1.7', 'application/pdf'); return seen; } },
     };
     const gate = { subscription: activeSubscription };
-    await expect(createJobFromUpload(racing, member, asked.uploadId, parseJobFields({}), gate)).rejects.toMatchObject({ kind: 'bad_request', message: changedAfterCheck });
+    await expect(createJobFromUpload(racing, member, asked.uploadId, jobFieldsOf({}), gate)).rejects.toMatchObject({ kind: 'bad_request', message: changedAfterCheck });
     expect(sent).toBe(0);
     expect(await pendingUploads.get(asked.uploadId)).toMatchObject({ jobId: null });
 
-    const created = await createJobFromUpload(deps, member, asked.uploadId, parseJobFields({}), gate);
+    const created = await createJobFromUpload(deps, member, asked.uploadId, jobFieldsOf({}), gate);
     expect(await uploads.getText(created.storageKey)).toBe('%PDF-1.7');
   });
 });

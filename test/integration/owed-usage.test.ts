@@ -92,7 +92,7 @@ async function world() {
   return { faults, stores, usage, ledger, callbackDeps, worker, member, pagesUsed };
 }
 
-const completion = (userId: string) => ({ jobId: randomUUID(), fileId: newObjectId(), userId, status: 'completed', pageCount: 5 });
+const completion = (userId: string) => ({ jobId: randomUUID(), fileId: newObjectId(), userId, status: 'completed' as const, pageCount: 5 });
 const billed = { freePages: 2, overagePages: 3, overageChargeCents: 6, totalPagesUsed: 103, remainingCredits: 0 };
 
 describe('a completed job is billed once (issue 29)', () => {

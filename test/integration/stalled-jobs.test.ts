@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { jobFieldsOf } from '../support/bodies.ts';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
 import { dynamoAudioJobStore } from '../../lib/adapters/dynamo/audio-jobs.ts';
@@ -12,7 +13,7 @@ import { jobCredentials } from '../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../lib/auth/local-mac.ts';
 import { defaultTierCatalogue } from '../../lib/billing/tiers.ts';
 import { newObjectId, sequentialObjectIds } from '../../lib/ids.ts';
-import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
+import { uploadKey } from '../../lib/ocr/jobs/fields.ts';
 import { ocrStallMinutes, requeueStalledOcrJobs } from '../../lib/ocr/jobs/stalled.ts';
 import { createJob, JobNotQueued, type OcrJobMessage, type UploadDeps } from '../../lib/ocr/jobs/upload.ts';
 import { FakeQueue } from '../support/fakes/queue.ts';
@@ -47,7 +48,7 @@ async function lostOcrJob(at: Date) {
   const stored = { storageKey: uploadKey('scan.pdf'), originalName: 'scan.pdf', fileType: 'application/pdf', fileSize: 8 };
   let jobId = '';
   const ocrJobs = { ...stores.ocrJobs, create: (...args: Parameters<typeof stores.ocrJobs.create>) => ((jobId = args[0].jobId), stores.ocrJobs.create(...args)) };
-  const fields = parseJobFields({ language: 'ar', customPrompt: 'Arabic, two columns', jobMetadata: '{"source":"scanner"}' });
+  const fields = jobFieldsOf({ language: 'ar', customPrompt: 'Arabic, two columns', jobMetadata: '{"source":"scanner"}' });
   await expect(createJob({ ...deps, ocrJobs }, member, stored, fields, snapshot, { removeObjectOnFailure: false })).rejects.toBeInstanceOf(JobNotQueued);
   return (await stores.ocr.byJobId(jobId))!;
 }

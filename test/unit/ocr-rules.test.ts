@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { jobFieldsOf } from '../support/bodies.ts';
 import { splitPages } from '../../lib/billing/usage.ts';
 import { splitList } from '../../lib/ocr/book-text.ts';
-import { parseJobFields, uploadKey } from '../../lib/ocr/jobs/fields.ts';
+import { uploadKey } from '../../lib/ocr/jobs/fields.ts';
 import { bookFieldLimits, languageTooLong, tooManyValues, valueTooLong } from '../../lib/ocr/book-text.ts';
 
 describe('page credits (SPEC.md section 1)', () => {
@@ -24,7 +25,7 @@ describe('page credits (SPEC.md section 1)', () => {
 
 describe('upload fields (SPEC.md 4.1 POST /ocr)', () => {
   it('applies the defaults', () => {
-    expect(parseJobFields({})).toEqual({
+    expect(jobFieldsOf({})).toEqual({
       fileName: undefined,
       language: 'ar',
       author: 'Unknown',
@@ -38,24 +39,24 @@ describe('upload fields (SPEC.md 4.1 POST /ocr)', () => {
 
   it('splits comma-separated lists and takes visibility only as public or private', () => {
     expect(splitList(' a, b ,,c ')).toEqual(['a', 'b', 'c']);
-    expect(parseJobFields({ visibility: 'public' }).visibility).toBe('public');
-    expect(parseJobFields({ visibility: 'everyone' }).visibility).toBe('private');
+    expect(jobFieldsOf({ visibility: 'public' }).visibility).toBe('public');
+    expect(jobFieldsOf({ visibility: 'everyone' }).visibility).toBe('private');
   });
 
   it('refuses more tags or categories than a book carries, a longer one, or a longer language, with a 400', () => {
     const { listValues, listValueChars, languageChars } = bookFieldLimits;
     const many = Array.from({ length: listValues + 1 }, (_, i) => `t${i}`).join(',');
-    expect(() => parseJobFields({ tags: many })).toThrow(expect.objectContaining({ kind: 'bad_request', message: tooManyValues('tags') }));
-    expect(() => parseJobFields({ categories: `a,${'b'.repeat(listValueChars + 1)}` })).toThrow(expect.objectContaining({ kind: 'bad_request', message: valueTooLong('categories') }));
-    expect(() => parseJobFields({ language: 'x'.repeat(languageChars + 1) })).toThrow(expect.objectContaining({ kind: 'bad_request', message: languageTooLong }));
-    expect(parseJobFields({ tags: many.split(',').slice(1).join(',') }).tags).toHaveLength(listValues);
+    expect(() => jobFieldsOf({ tags: many })).toThrow(expect.objectContaining({ kind: 'bad_request', message: tooManyValues('tags') }));
+    expect(() => jobFieldsOf({ categories: `a,${'b'.repeat(listValueChars + 1)}` })).toThrow(expect.objectContaining({ kind: 'bad_request', message: valueTooLong('categories') }));
+    expect(() => jobFieldsOf({ language: 'x'.repeat(languageChars + 1) })).toThrow(expect.objectContaining({ kind: 'bad_request', message: languageTooLong }));
+    expect(jobFieldsOf({ tags: many.split(',').slice(1).join(',') }).tags).toHaveLength(listValues);
   });
 
   it('refuses jobMetadata that is not a JSON object (a 500, as the spec says)', () => {
     for (const jobMetadata of ['{', '"text"', '[1]', 'null']) {
-      expect(() => parseJobFields({ jobMetadata })).toThrow(expect.objectContaining({ kind: 'internal' }));
+      expect(() => jobFieldsOf({ jobMetadata })).toThrow(expect.objectContaining({ kind: 'internal' }));
     }
-    expect(parseJobFields({ jobMetadata: '{"a":{"b":1}}' }).metadata).toEqual({ a: { b: 1 } });
+    expect(jobFieldsOf({ jobMetadata: '{"a":{"b":1}}' }).metadata).toEqual({ a: { b: 1 } });
   });
 
   it('makes the original name safe for a key, keeping Arabic letters', () => {

@@ -3,7 +3,9 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { allContracts } from '../../functions/_shared/contract/all.ts';
-import { bodyLimitsOf, type Contract } from '../../functions/_shared/contract/contract.ts';
+import * as v from 'valibot';
+import { bodyLimitsOf, here, type Contract, type Invalid } from '../../functions/_shared/contract/contract.ts';
+import { readBody } from '../../functions/_shared/http/request-body.ts';
 import {
   checkJsonShape,
   defaultBodyLimits,
@@ -17,7 +19,7 @@ import {
 } from '../../functions/_shared/http/body.ts';
 import { signedInAuth } from '../../functions/_shared/http/handler.ts';
 import { routeKey, routes } from '../../functions/routes.ts';
-import { DomainError } from '../../lib/errors.ts';
+import { DomainError, forbidden } from '../../lib/errors.ts';
 
 /** The values and depth of a parsed JSON value, counted as the scan counts them: containers, and each item or member after a container's first. */
 function shapeOf(value: unknown, depth = 1): { values: number; depth: number } {
@@ -116,5 +118,36 @@ describe('routes and their bodies', () => {
     });
     expect(taking.map(routeKey).sort()).toEqual(['PATCH /ocr/books/{bookTextId}', 'POST /ocr/result', 'POST /ocr/result/page']);
     expect(taking.every((r) => signedInAuth.has(r.auth))).toBe(true);
+  });
+});
+
+describe('routes and their failures', () => {
+  it('quotes each route’s 500 text (its contract’s failure) in every 500 answer it documents in JSON', () => {
+    for (const [key, contract] of Object.entries(allContracts as Record<string, Contract>)) {
+      const answers = [contract.responses[500] ?? []].flat().filter((a) => a.kind === 'json');
+      for (const answer of answers) expect(answer.description, key).toContain(`\`${contract.failure}\``);
+    }
+  });
+});
+
+describe('a body read by its schema', () => {
+  const body = (invalid: Invalid, schema: v.GenericSchema) => ({ kind: 'json' as const, schema, invalid });
+  const page = v.object({ pageNumber: v.pipe(v.number(`${here} must be a number`), v.maxValue(9, `${here} must be at most 9`)) }, `${here} must be a number`);
+
+  it('names where an issue is: an item, a field an object misses, a record’s key', () => {
+    const list = body(400, v.object({ pages: v.array(page) }));
+    expect(() => readBody(list, { pages: [{ pageNumber: 1 }, {}] })).toThrow(expect.objectContaining({ kind: 'bad_request', message: 'pages[1].pageNumber must be a number' }));
+    const keyed = body(400, v.object({ pages: v.record(v.pipe(v.string(), v.regex(/^\d+$/, `${here} must be a number`)), v.unknown()) }));
+    expect(() => readBody(keyed, { pages: { 1: {}, x: {} } })).toThrow(expect.objectContaining({ message: 'pages key x must be a number' }));
+  });
+
+  it('answers as its route says: the 400, the 500, per issue, or the route’s own error', () => {
+    const schema = v.object({ pages: v.array(page) });
+    expect(() => readBody(body(500, schema), { pages: [{ pageNumber: 'x' }] })).toThrow(expect.objectContaining({ kind: 'internal' }));
+    const perIssue = body((issue) => (issue.type === 'max_value' ? 400 : 500), schema);
+    expect(() => readBody(perIssue, { pages: [{ pageNumber: 10 }] })).toThrow(expect.objectContaining({ kind: 'bad_request', message: 'pages[0].pageNumber must be at most 9' }));
+    expect(() => readBody(perIssue, { pages: [{ pageNumber: 'x' }] })).toThrow(expect.objectContaining({ kind: 'internal' }));
+    expect(() => readBody(body(() => forbidden('no'), schema), { pages: 1 })).toThrow(expect.objectContaining({ kind: 'forbidden', message: 'no' }));
+    expect(readBody(body(400, schema), { pages: [{ pageNumber: 2 }], other: 1 })).toEqual({ pages: [{ pageNumber: 2 }] });
   });
 });

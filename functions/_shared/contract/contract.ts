@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import { defaultBodyLimits, type BodyLimits } from '../http/body.ts';
 import { platformLimits } from '../http/platform-limits.ts';
+import type { DomainError } from '../../../lib/errors.ts';
 
 /**
  * A route's contract (issue 15): what it reads (path, query, body) and every answer it gives, per
@@ -30,20 +31,41 @@ export type Answer = { description: string; headers?: Record<string, string> } &
   | { kind: 'binary'; contentType: string }
 );
 
-export const json = (description: string, schema: Schema, examples?: Record<string, Example>): Answer => ({ kind: 'json', description, schema, ...(examples && { examples }) });
-export const text = (description: string, texts?: readonly string[]): Answer => ({ kind: 'text', description, ...(texts && { texts }) });
-export const binary = (description: string, contentType: string): Answer => ({ kind: 'binary', description, contentType });
+export const jsonAnswer = (description: string, schema: Schema, examples?: Record<string, Example>): Answer => ({ kind: 'json', description, schema, ...(examples && { examples }) });
+export const textAnswer = (description: string, texts?: readonly string[]): Answer => ({ kind: 'text', description, ...(texts && { texts }) });
+export const binaryAnswer = (description: string, contentType: string): Answer => ({ kind: 'binary', description, contentType });
+
+/** A schema issue, as the body rule reads it. */
+export type Issue = v.BaseIssue<unknown>;
 
 /**
- * A request body. `parse: true` hands the handler the schema's output (a failed parse is a 400 with
- * the first issue's message, in the group's error style); without it the schema documents the body
- * and the domain checks it (where the spec's own error texts and statuses are not a schema's).
- * `limits` widen the default bounds of a JSON body (functions/_shared/http/body.ts) where the route needs
- * more. A route without a body never has one read.
+ * How a route answers a body its schema refuses: the spec's 400 or its (validation) 500, with the
+ * first issue's message (functions/_shared/http/request-body.ts `refusal`), or per issue where the route
+ * answers both (the final result: a missing field or a cap is the 400, a malformed field the 500),
+ * or the route's own error where its 400 carries more than a message (an unknown voice lists the voices).
+ */
+export type Invalid = 400 | 500 | ((issue: Issue) => 400 | 500 | DomainError);
+
+/**
+ * Stands in a schema's message for where its issue is (`pages[3].text`, `pages key 7`): valibot
+ * writes a message before it knows the path, so the reader fills it in from the issue's path.
+ */
+export const here = '\u0000here\u0000';
+
+/**
+ * A request body. A JSON body's schema is its one parser: the handler gets the schema's output (the
+ * domain's typed input) when it asks for it (`request.body()`, after whatever the spec checks first),
+ * and a refused body is answered as `invalid` says, in the group's error style. Fields the spec ignores when of the wrong type read as absent
+ * (`ignoredUnless`, functions/_shared/contract/shapes.ts). `signed` bodies are not parsed before the handler has
+ * checked their signature over the exact bytes (`rawBody`): the schema documents them. `limits`
+ * widen the default bounds of a JSON body (functions/_shared/http/body.ts) where the route needs more. A
+ * route without a body never has one read.
  */
 export type Body =
-  | { kind: 'json'; schema: Schema; parse?: boolean; required?: boolean; examples?: Record<string, Example>; limits?: Partial<BodyLimits> }
-  | { kind: 'multipart'; schema: Schema };
+  | { kind: 'json'; schema: Schema; invalid: Invalid; required?: boolean; examples?: Record<string, Example>; limits?: Partial<BodyLimits> }
+  | { kind: 'signed'; schema: Schema; required?: boolean; limits?: Partial<BodyLimits> }
+  /** A form: `schema` documents it; its file is the upload parser's, its other fields are read by `fields`. */
+  | { kind: 'multipart'; schema: Schema; fields: Schema; invalid: Invalid };
 
 /**
  * The bounds a route's body is read within: a JSON body's defaults and what its contract widens; a
@@ -62,6 +84,12 @@ export interface Contract {
   /** Query parameters, parsed before the handler runs: the handler reads the schema's output. */
   query?: ParamsSchema;
   body?: Body;
+  /**
+   * The operation text of the route's 500 (docs/SPEC.md: `{ message, error }`, `{ error, details }`
+   * or `{ message }` by group): what the handler answers when it fails, and what the 500 answer's
+   * prose quotes.
+   */
+  failure: string;
   /** Every answer but the auth layer's, by status. */
   responses: Record<number, Answer | readonly Answer[]>;
 }
@@ -86,5 +114,7 @@ export const contracts = <const G extends Record<string, Contract>>(group: G): G
 
 /** The handler's view of its query: the schema's output when the contract has one. */
 export type QueryOf<C extends Contract> = C['query'] extends ParamsSchema ? v.InferOutput<C['query']> : Record<string, string | undefined>;
-/** The handler's view of its body: the schema's output when the contract parses it. */
-export type BodyOf<C extends Contract> = C['body'] extends { kind: 'json'; schema: infer S extends Schema; parse: true } ? v.InferOutput<S> : Record<string, unknown>;
+/** The handler's view of its body: a JSON body's schema output; else nothing parsed (a signed body is read from `rawBody`, a form by its parser). */
+export type BodyOf<C extends Contract> = C['body'] extends { kind: 'json'; schema: infer S extends Schema } ? v.InferOutput<S> : Record<string, never>;
+/** A form's fields as its contract reads them. */
+export type FormFieldsOf<C extends Contract> = C['body'] extends { kind: 'multipart'; fields: infer S extends Schema } ? v.InferOutput<S> : never;

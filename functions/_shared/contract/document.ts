@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { bodyRefusals } from '../http/body.ts';
 import { platformAnswers } from '../http/platform-limits.ts';
 import { routeKey, routes, type AuthMode, type Route } from '../../routes.ts';
-import { bodyLimitsOf, json, tags, type Answer, type Body, type Contract, type ParamsSchema, type Schema } from './contract.ts';
+import { bodyLimitsOf, jsonAnswer, tags, type Answer, type Body, type Contract, type ParamsSchema, type Schema } from './contract.ts';
 import { allContracts, components } from './all.ts';
 import { errorAnswerOf } from './shapes.ts';
 
@@ -23,8 +23,9 @@ type Json = Record<string, unknown>;
 const conversion = (typeMode: 'input' | 'output'): ConversionConfig => ({
   target: 'draft-2020-12',
   typeMode,
-  // A `check` is a rule JSON Schema cannot state; the schema's description says it in words.
-  ignoreActions: ['check'],
+  // A `check` is a rule JSON Schema cannot state, and a transform a reading of the value: the
+  // schema's description says them in words.
+  ignoreActions: ['check', 'raw_check', 'transform', 'raw_transform'],
   definitions: components,
   overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
 });
@@ -105,7 +106,7 @@ function requestBody(body: Body | undefined): Json | undefined {
   if (body.kind === 'multipart') return { required: true, content: { 'multipart/form-data': { schema: schemaOf(body.schema) } } };
   return {
     required: body.required ?? false,
-    content: { 'application/json': { schema: schemaOf(body.schema), ...(body.examples && { examples: body.examples }) } },
+    content: { 'application/json': { schema: schemaOf(body.schema), ...(body.kind === 'json' && body.examples && { examples: body.examples }) } },
   };
 }
 
@@ -158,7 +159,7 @@ function bodyAnswers(route: Route, body: Body | undefined): Record<number, Answe
 }
 
 /** What API Gateway answers any route past its rate, before a function runs. */
-const throttledAnswer = json(
+const throttledAnswer = jsonAnswer(
   'API Gateway’s throttling: past the route’s requests a second (docs/decisions.md, "Maxima and caps"). Not locally.',
   v.strictObject({ message: v.literal(platformAnswers.throttled.message) }),
 );

@@ -2,9 +2,11 @@ import * as v from 'valibot';
 import { maxInflatedBodyBytes, type BodyLimits } from '../http/body.ts';
 import { paymentStatuses } from '../../../lib/billing/usage.ts';
 import { ocrStatuses, visibilities } from '../../../lib/ocr/book-text.ts';
-import { maxPagesPerRequest } from '../../../lib/ocr/pages/page.ts';
-import type { Answer } from './contract.ts';
-import { nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
+import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../../lib/ocr/pages/page.ts';
+import { inlineTextLimit } from '../../../lib/ocr/text-storage.ts';
+import { here, type Answer } from './contract.ts';
+import { lifetime, nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
+import { imageUrlSeconds } from '../../../lib/ocr/pages/read.ts';
 
 /** A job's identity and its file, and its times, as every job and book view shows them. */
 const jobFile = { jobId: uuid, fileId: objectId, fileName: v.nullable(v.string()) };
@@ -105,7 +107,7 @@ const JobStatus = v.pipe(
     pageCount: v.number(),
     processingTime: v.nullable(v.number()),
     ...jobTimes,
-    hasFullText: v.pipe(v.boolean(), v.description('Whether the whole text is in object storage (over 10,000 characters).')),
+    hasFullText: v.pipe(v.boolean(), v.description(`Whether the whole text is in object storage (over ${inlineTextLimit.toLocaleString('en-US')} characters).`)),
   }),
   v.description('A job’s progress, without its text.'),
 );
@@ -173,7 +175,7 @@ const BookPage = v.pipe(
     pageNumber: count,
     text: v.string(),
     storageKey: v.nullable(v.string()),
-    imageUrl: v.pipe(v.nullable(v.string()), v.description('The page image, signed for an hour; null without an image of this book or when signing fails.')),
+    imageUrl: v.pipe(v.nullable(v.string()), v.description(`The page image, signed for ${lifetime(imageUrlSeconds)}; null without an image of this book or when signing fails.`)),
     isAIGenerated: v.boolean(),
   }),
   v.description('One page of a book read.'),
@@ -287,3 +289,25 @@ export const bothLanguages = (value: (sample: Sample) => unknown) =>
  * (metadata at most 16 KB of JSON, tags, categories) fits in 20,000 more.
  */
 export const bookBodyLimits: Partial<BodyLimits> = { maxBytes: maxInflatedBodyBytes, maxValues: maxPagesPerRequest * 10 + 20_000, compressed: true };
+
+/** A page number that is not a whole number of 0 or more (the final result and PATCH answer it with the 500, a page report with the 400). */
+export const pageNumberNotWhole = `${here} must be a whole number, 0 or more`;
+
+/**
+ * A page number as every write reads it: a whole number from 0, as a number or a numeric string; past
+ * maxPageNumber a 400 on every route (docs/decisions.md, "Maxima and caps").
+ */
+export const pageNumberField = v.pipe(
+  v.unknown(),
+  v.transform((value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value)),
+  v.number(pageNumberNotWhole),
+  v.integer(pageNumberNotWhole),
+  v.minValue(0, pageNumberNotWhole),
+  v.maxValue(maxPageNumber, `${here} must be at most ${maxPageNumber}`),
+);
+
+/** A page's text: longer than maxPageTextLength is a 400 on every write. */
+export const pageTextField = v.pipe(v.string(), v.maxLength(maxPageTextLength, `${here} is longer than ${maxPageTextLength} characters`));
+
+/** At most maxPagesPerRequest pages in one request, else a 400. */
+export const tooManyPages = `${here} may list at most ${maxPagesPerRequest} pages in one request`;

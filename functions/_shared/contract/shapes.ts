@@ -4,9 +4,17 @@ import { audioStyle, messageStyle, ocrStyle, styleOf, type ErrorStyle } from '..
 import type { FunctionName } from '../../routes.ts';
 import { splitList } from '../../../lib/ocr/book-text.ts';
 import { defaultListLimit, maxLimit, maxOffset, queryInt } from '../../../lib/paging.ts';
-import { json, type Answer } from './contract.ts';
+import { answerRules } from '../http/big-answers.ts';
+import { jsonAnswer, type Answer } from './contract.ts';
 
 /** Shapes every group uses. Named ones (`sharedSchemas`) are components of the document. */
+
+/** A lifetime in the prose's words, from the constant that sets it: `5 minutes`, `1 hour`, `2 hours`, `1 day`. */
+export function lifetime(seconds: number): string {
+  const [n, unit] =
+    seconds % 86_400 === 0 ? [seconds / 86_400, 'day'] : seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
 
 export const objectId = v.pipe(v.string(), v.description('An ObjectId: 24 hexadecimal characters.'), v.examples(['66f1c2a9e4b0a1b2c3d4e5f6']));
 export const uuid = v.pipe(v.string(), v.description('A UUID.'), v.examples(['0b6f3c1e-8a2d-4c55-9e0f-3a7b2c1d4e5f']));
@@ -78,14 +86,14 @@ const audioError = v.pipe(
 /** A big answer handed over through the bucket (functions/_shared/http/big-answers.ts). */
 const handedOver = v.pipe(
   v.strictObject({ success: v.literal(true), url: v.pipe(v.string(), v.url()) }),
-  v.description('The answer was too large for AWS Lambda even compressed: it waits at `url` (and in `Location`) for five minutes.'),
+  v.description(`The answer was too large for AWS Lambda even compressed: it waits at \`url\` (and in \`Location\`) for ${lifetime(answerRules.urlSeconds)}.`),
 );
 
 export const sharedSchemas = { MessageError: messageError, OcrError: ocrError, AudioError: audioError, HandedOver: handedOver };
 
-export const messageErrorAnswer = (description: string): Answer => json(description, messageError);
-export const ocrErrorAnswer = (description: string): Answer => json(description, ocrError);
-export const audioErrorAnswer = (description: string): Answer => json(description, audioError);
+export const messageErrorAnswer = (description: string): Answer => jsonAnswer(description, messageError);
+export const ocrErrorAnswer = (description: string): Answer => jsonAnswer(description, ocrError);
+export const audioErrorAnswer = (description: string): Answer => jsonAnswer(description, audioError);
 const errorAnswerByStyle = new Map<ErrorStyle, (description: string) => Answer>([
   [messageStyle, messageErrorAnswer],
   [ocrStyle, ocrErrorAnswer],
@@ -96,8 +104,8 @@ export const errorAnswerOf = (name: FunctionName) => errorAnswerByStyle.get(styl
 
 /** The 303 of a JSON answer too large for Lambda. */
 export const handedOverAnswer: Answer = {
-  ...json('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver),
-  headers: { Location: 'The signed URL of the answer, valid five minutes.' },
+  ...jsonAnswer('Too large for AWS Lambda even compressed: follow `Location` (the same JSON).', handedOver),
+  headers: { Location: `The signed URL of the answer, valid ${lifetime(answerRules.urlSeconds)}.` },
 };
 
 // Listing queries
@@ -136,3 +144,53 @@ export function queryOneOf<const T extends readonly [string, ...string[]]>(name:
     v.description(description),
   );
 }
+
+// Reading request bodies: each route's body schema is its one parser (functions/_shared/contract/contract.ts `Body`).
+
+type AnySchema = v.GenericSchema;
+
+/**
+ * An optional field read as absent when it is not what `is` accepts (docs/SPEC.md: a field of the
+ * wrong type is ignored); a value it accepts is then checked by `schema`, which also documents it.
+ */
+export const ignoredUnless = <S extends AnySchema>(is: (value: unknown) => boolean, schema: S) =>
+  v.optional(
+    v.pipe(
+      v.unknown(),
+      v.transform((value) => (is(value) ? value : undefined) as v.InferInput<S> | undefined),
+      v.optional(schema),
+    ),
+  );
+
+export const isString = (value: unknown): value is string => typeof value === 'string';
+export const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
+export const isFiniteNumber = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A value the spec counts as sent: a non-empty string, or anything else but null. */
+const present = (value: unknown) => (typeof value === 'string' ? value !== '' : value !== undefined && value !== null);
+
+/** One issue naming every required field not sent, in the order given: `Missing required fields: a, b`. */
+export const requiredFields = (names: readonly string[]) =>
+  v.rawCheck<Record<string, unknown>>(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const missing = names.filter((name) => !present(dataset.value[name]));
+    if (missing.length) addIssue({ message: `Missing required fields: ${missing.join(', ')}` });
+  });
+
+/** A required id read as text whatever its type (the domain checks its form where it matters); `documented` says what it is. */
+export const anyId = <S extends v.GenericSchema<string, string>>(documented: S) => v.pipe(v.unknown(), v.transform(String), documented);
+
+/**
+ * Reads the value by the schema `by` picks for it (an array or an object of one field, say), in the
+ * spec's words and order; its first issue is forwarded with its path, and in `issues` for the route's
+ * refusal rule. A schema after it documents the field (and gives its output).
+ */
+export const readBy = <T>(by: (value: T) => v.GenericSchema) =>
+  v.rawCheck<T>(({ dataset, addIssue }) => {
+    const result = v.safeParse(by(dataset.value as T), dataset.value, { abortEarly: true });
+    if (result.success) return;
+    const [issue] = result.issues;
+    // valibot keeps `issues` on the issue it adds, though its type does not name it.
+    addIssue({ message: issue.message, input: issue.input, path: issue.path, issues: [issue] } as v.RawCheckIssueInfo<T>);
+  });

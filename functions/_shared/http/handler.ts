@@ -17,6 +17,7 @@ import { routeKey, routes, type AuthMode, type FunctionName, type Route } from '
 import { resolveCaller, type AuthDeps } from './auth.ts';
 import { fitAnswer } from './big-answers.ts';
 import { parseJsonBody } from './body.ts';
+import { readBody } from './request-body.ts';
 import { errorResponse, isLogged, styleOf } from './errors.ts';
 import { isHttpResult, json, type HttpResult } from './responses.ts';
 
@@ -25,14 +26,18 @@ export interface Request<C extends Contract = Contract> {
   caller: Caller;
   params: Record<string, string>;
   query: QueryOf<C>;
-  body: BodyOf<C>;
+  /**
+   * The body as its contract's schema reads it, read when first asked for: a route whose spec checks
+   * other things first (who may edit the book, the subscription, the path) asks after them, so a
+   * refused body answers in the spec's order of checks.
+   */
+  body(): BodyOf<C>;
   rawBody: Buffer;
   headers: Record<string, string | undefined>;
 }
 
+/** A route's work; the text of its 500 is its contract's `failure`. */
 export interface RouteHandler<C extends Contract = Contract> {
-  /** The operation text of the spec's 500 body for this route. */
-  failure: string;
   /** Returns the 200 body, or a full HttpResult for other statuses. */
   run(request: Request<C>): Promise<unknown>;
 }
@@ -98,16 +103,16 @@ export function httpFunction<C extends Record<string, Contract>>(options: HttpFu
         caller,
         params: (event.pathParameters ?? {}) as Record<string, string>,
         query: contract.query ? parsed(contract.query, query) : query,
-        body: contract.body?.kind === 'json' && contract.body.parse ? parsed(contract.body.schema, parsedBody) : parsedBody,
+        body: once(() => (contract.body?.kind === 'json' ? readBody(contract.body, parsedBody) : {}) as never),
         rawBody,
         headers: event.headers ?? {},
       });
       return await fitAnswer(isHttpResult(result) ? result : json(200, result), event.headers?.['accept-encoding'], answers);
     } catch (error) {
-      const response = errorResponse(error, styleOf[options.name], handler.failure);
+      const response = errorResponse(error, styleOf[options.name], contract.failure);
       if (response.statusCode >= 500 && isLogged(error)) {
         // The request's ids and route are on every line already (see httpRequestContext).
-        logger.error(handler.failure, { error: error as Error });
+        logger.error(contract.failure, { error: error as Error });
       }
       return response;
     }

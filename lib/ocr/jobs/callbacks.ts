@@ -1,13 +1,13 @@
 import type { Caller } from '../../auth/caller.ts';
 import { settleOwed, type OwedUsage, type OwedUsageStore } from '../../billing/owed-usage.ts';
 import type { UsageDeps, UsageInfo } from '../../billing/usage.ts';
-import { badRequest, forbidden, internal } from '../../errors.ts';
+import { forbidden, internal } from '../../errors.ts';
 import { isJobId, isObjectId, newObjectId } from '../../ids.ts';
 import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
 import { writeWithText } from '../text-storage.ts';
-import { clientMetadata, isOcrStatus, newBookText, type BookText, type BookTextStore, type OcrStatus } from '../book-text.ts';
-import { checkPageCount, checkPageRange, checkPageText, maxPageCount, newPage, pageNumberOf, type PageFields } from '../pages/page.ts';
+import { newBookText, type BookText, type BookTextStore, type OcrStatus } from '../book-text.ts';
+import { newPage, type PageFields } from '../pages/page.ts';
 import type { PageStore } from '../pages/store.ts';
 import type { OcrJobStore, ResultUpdate } from './store.ts';
 import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts';
@@ -25,49 +25,59 @@ export interface CallbackDeps extends UsageDeps {
   now: () => Date;
 }
 
-type Body = Record<string, unknown>;
-
-const present = (value: unknown) => typeof value === 'string' ? value !== '' : value !== undefined && value !== null;
-
-function required(body: Body, names: string[]): void {
-  const missing = names.filter((name) => !present(body[name]));
-  if (missing.length) throw badRequest(`Missing required fields: ${missing.join(', ')}`);
+/** The ids every callback names: its job, and the file and owner an orphan is created with. */
+export interface JobIds {
+  jobId: string;
+  fileId: string;
+  userId: string;
 }
 
-const optionalNumber = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 /**
- * A book's page count: a whole number up to one past the highest page number. Any other value is
- * ignored, as a value of the wrong type is: a fractional or huge count would otherwise be billed.
+ * `POST /ocr/result/page`'s body as read (functions/ocr-callbacks/contract.ts): a page number of the
+ * range, a text within its cap; fields of the wrong type are absent, a page count that is not a
+ * whole number up to maxPageCount too (a fractional or huge count would otherwise be billed).
  */
-const optionalPageCount = (value: unknown): number | undefined => {
-  const n = optionalNumber(value);
-  return n !== undefined && Number.isInteger(n) && n >= 0 && n <= maxPageCount ? n : undefined;
-};
-const optionalString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+export interface PageResult extends JobIds, PageFields {
+  pageNumber: number;
+  status?: string;
+  error?: string;
+  pageCount?: number;
+  pagesProcessed?: number;
+}
 
-/** A page's fields as the worker sends them; anything not of the page's types is left to the defaults. */
-const pageFields = (fields: Body): PageFields => ({
-  text: optionalString(fields.text),
-  storageKey: optionalString(fields.storageKey) || null,
-  isAIGenerated: typeof fields.isAIGenerated === 'boolean' ? fields.isAIGenerated : undefined,
-});
+/** One page of a final result: a whole page number of the range; absent fields take the defaults. */
+export interface ResultPage extends PageFields {
+  pageNumber: number;
+}
+
+/** `POST /ocr/result`'s body as read: every field checked, the metadata without the service's keys. */
+export interface FinalResult extends JobIds {
+  extractedText?: string;
+  language?: string;
+  pageCount?: number;
+  pages?: ResultPage[];
+  metadata?: Record<string, unknown>;
+  status?: OcrStatus;
+  error?: string;
+  processingTime?: number;
+}
 
 /**
  * The BookText of a job, created when the worker reports on a job the service does not know (the
  * orphan rule). Concurrent callbacks for one unknown job create one BookText: the job id is claimed
  * in the same transaction.
  */
-async function bookTextForJob(deps: CallbackDeps, body: Body, orphan: Partial<BookText>): Promise<BookText> {
-  const jobId = String(body.jobId);
+async function bookTextForJob(deps: CallbackDeps, ids: JobIds, orphan: Partial<BookText>): Promise<BookText> {
+  const { jobId } = ids;
   const existing = await deps.ocrJobs.byJobId(jobId);
   if (existing) return existing;
   // The ids become the orphan's keys (docs/SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds); else the spec's validation 500.
   if (!isJobId(jobId)) throw internal('jobId must be a UUID');
-  for (const name of ['fileId', 'userId'] as const) if (!isObjectId(body[name])) throw internal(`${name} must be an ObjectId`);
-  const fileId = String(body.fileId);
+  for (const name of ['fileId', 'userId'] as const) if (!isObjectId(ids[name])) throw internal(`${name} must be an ObjectId`);
+  const { fileId } = ids;
   const file = await deps.bookTexts.getFile(fileId);
   const created = newBookText(
-    { bookTextId: newObjectId(), jobId, fileId, userId: String(body.userId), fileName: file?.fileName ?? null, status: 'processing', ...orphan },
+    { bookTextId: newObjectId(), jobId, fileId, userId: ids.userId, fileName: file?.fileName ?? null, status: 'processing', ...orphan },
     deps.now().toISOString(),
   );
   if (await deps.ocrJobs.create(created)) return created;
@@ -84,7 +94,7 @@ export const outsideGrant = 'Unauthorized to report on this job';
  * counts within its cap (so it can bill no one else, and its owner for no more than the cap).
  * Editors and admins report on any job, as docs/SPEC.md 4.1 says.
  */
-function checkWithinGrant(caller: Caller | undefined, body: Body, pageNumbers: readonly number[], pageCount: number | undefined): void {
+function checkWithinGrant(caller: Caller | undefined, body: JobIds, pageNumbers: readonly number[], pageCount: number | undefined): void {
   if (caller?.kind !== 'job') return;
   const { grant } = caller;
   const sameJob = body.jobId === grant.jobId && body.userId === grant.userId && body.fileId === grant.fileId;
@@ -92,23 +102,18 @@ function checkWithinGrant(caller: Caller | undefined, body: Body, pageNumbers: r
   if (!sameJob || !withinCap) throw forbidden(outsideGrant);
 }
 
-export async function recordPageResult(deps: CallbackDeps, body: Body, caller?: Caller): Promise<{ success: true }> {
-  required(body, ['jobId', 'fileId', 'userId']);
-  if (body.pageNumber === undefined) throw badRequest('Missing required fields: pageNumber');
-  const pageNumber = checkPageRange(pageNumberOf(body.pageNumber, 'pageNumber'), 'pageNumber');
-  checkPageText(optionalString(body.text), 'text');
-  checkWithinGrant(caller, body, [pageNumber], optionalPageCount(body.pageCount));
-  const bookText = await bookTextForJob(deps, body, {});
+export async function recordPageResult(deps: CallbackDeps, page: PageResult, caller?: Caller): Promise<{ success: true }> {
+  const { pageNumber } = page;
+  checkWithinGrant(caller, page, [pageNumber], page.pageCount);
+  const bookText = await bookTextForJob(deps, page, {});
   const at = deps.now().toISOString();
 
-  await deps.pages.putPages([newPage(bookText.bookTextId, pageNumber, pageFields(body), at)]);
-  const pageCount = optionalPageCount(body.pageCount);
-  const error = optionalString(body.error);
+  await deps.pages.putPages([newPage(bookText.bookTextId, pageNumber, page, at)]);
   await deps.ocrJobs.recordPage(bookText, {
     at,
-    pageCount: pageCount || undefined,
-    pagesProcessed: optionalNumber(body.pagesProcessed),
-    pageError: body.status === 'failed' && error ? { pageNumber, error, timestamp: at } : undefined,
+    pageCount: page.pageCount || undefined,
+    pagesProcessed: page.pagesProcessed,
+    pageError: page.status === 'failed' && page.error ? { pageNumber, error: page.error, timestamp: at } : undefined,
   });
   // A book already processing changed only its listing's fields (its page count); else its status too.
   const listingOnly = bookText.status === 'processing';
@@ -125,42 +130,10 @@ export interface ResultAnswer {
   usageInfo: UsageInfo | null;
 }
 
-/** The whole result body checked before anything is written: a bad field fails the call with nothing stored. */
-function readResult(body: Body) {
-  const status = body.status;
-  if (status !== undefined && !isOcrStatus(status)) throw internal(`Invalid status: ${String(status)}`);
-  const pages = body.pages === undefined || body.pages === null ? undefined : body.pages;
-  if (pages !== undefined && (!Array.isArray(pages) || pages.some((p) => typeof p !== 'object' || p === null))) {
-    throw internal('pages must be an array of objects');
-  }
-  // Caps are 400s (docs/decisions.md, "Maxima and caps"); a malformed field stays the spec's validation 500.
-  checkPageCount(pages?.length ?? 0, 'pages');
-  const pageItems = ((pages ?? []) as Body[]).map((p, i) => {
-    const pageNumber = checkPageRange(pageNumberOf(p.pageNumber, `pages[${i}].pageNumber`, internal), `pages[${i}].pageNumber`);
-    checkPageText(optionalString(p.text), `pages[${i}].text`);
-    return { pageNumber, fields: pageFields(p) };
-  });
-  const metadata = body.metadata;
-  if (metadata !== undefined && metadata !== null && (typeof metadata !== 'object' || Array.isArray(metadata))) {
-    throw internal('metadata must be an object');
-  }
-  return {
-    status: status as OcrStatus | undefined,
-    pages: pages === undefined ? undefined : pageItems,
-    metadata: metadata ? clientMetadata(metadata as Body, badRequest) : undefined,
-    extractedText: optionalString(body.extractedText),
-    language: optionalString(body.language) || undefined,
-    pageCount: optionalPageCount(body.pageCount),
-    error: optionalString(body.error),
-    processingTime: optionalNumber(body.processingTime),
-  };
-}
-
-export async function recordFinalResult(deps: CallbackDeps, body: Body, caller?: Caller): Promise<ResultAnswer> {
-  required(body, ['jobId', 'fileId', 'userId']);
-  const result = readResult(body);
-  checkWithinGrant(caller, body, (result.pages ?? []).map((p) => p.pageNumber), result.pageCount);
-  const bookText = await bookTextForJob(deps, body, {
+/** Records the final result, read whole before anything is written: a bad field fails the call with nothing stored. */
+export async function recordFinalResult(deps: CallbackDeps, result: FinalResult, caller?: Caller): Promise<ResultAnswer> {
+  checkWithinGrant(caller, result, (result.pages ?? []).map((p) => p.pageNumber), result.pageCount);
+  const bookText = await bookTextForJob(deps, result, {
     // An orphan is completed by applyResult below, never by its creation: that write commits the owed usage with the status.
     status: result.status === 'completed' ? 'processing' : (result.status ?? 'pending'),
     language: result.language ?? 'ar',
@@ -180,9 +153,9 @@ export async function recordFinalResult(deps: CallbackDeps, body: Body, caller?:
   if (result.extractedText !== undefined && result.metadata) update.metadata = result.metadata;
   const pages = result.pageCount || result.pages?.length || bookText.pageCount;
   if (result.status === 'completed' && pages > 0) {
-    update.owed = { jobId: bookText.jobId, bookTextId: bookText.bookTextId, userId: String(body.userId), pages, since: at };
+    update.owed = { jobId: bookText.jobId, bookTextId: bookText.bookTextId, userId: result.userId, pages, since: at };
   }
-  if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(bookText.bookTextId, p.pageNumber, p.fields, at)));
+  if (result.pages?.length) await deps.pages.putPages(result.pages.map((p) => newPage(bookText.bookTextId, p.pageNumber, p, at)));
   await writeWithText(deps, bookText.jobId, result.extractedText, (text) => deps.ocrJobs.applyResult(bookText, { ...update, text }));
   await deps.index.written([
     ...pagesWritten(bookText.bookTextId, (result.pages ?? []).map((p) => p.pageNumber)),

@@ -54,13 +54,14 @@ export interface PresignDeps extends UploadDeps {
 /** A presigned POST lives this long. */
 export const uploadUrlSeconds = 60 * 60;
 
-export async function requestUpload(deps: PresignDeps, user: User, body: Record<string, unknown>) {
-  const fileName = typeof body.fileName === 'string' ? body.fileName.trim() : '';
-  const fileType = typeof body.fileType === 'string' ? body.fileType.trim().toLowerCase() : '';
-  const fileSize = body.fileSize;
-  if (!fileName || !fileType || typeof fileSize !== 'number' || !Number.isInteger(fileSize) || fileSize < 1) {
-    throw badRequest('fileName, fileType and fileSize (bytes, a whole number above 0) are required');
-  }
+/** `POST /ocr/uploads`'s body as read (functions/ocr-api/contract.ts): a name, a type (trimmed, lower case) and a whole size above 0. */
+export interface UploadRequest {
+  fileName: string;
+  fileType: string;
+  fileSize: number;
+}
+
+export async function requestUpload(deps: PresignDeps, user: User, { fileName, fileType, fileSize }: UploadRequest) {
   const rejection = uploadRejection(fileType, fileSize);
   if (rejection) throw new UploadRejected(rejection);
 

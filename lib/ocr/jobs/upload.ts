@@ -11,7 +11,7 @@ import type { Queue } from '../../queue.ts';
 import type { Gate } from '../access.ts';
 import { newBookText, type FileRecord } from '../book-text.ts';
 import { maxPagesPerRequest } from '../pages/page.ts';
-import { parseJobFields, uploadKey, type JobFields, type RawJobFields } from './fields.ts';
+import { uploadKey, type JobFields } from './fields.ts';
 import type { OcrJobStore } from './store.ts';
 import { created, type IndexWrites } from '../../search/read-after-write.ts';
 
@@ -211,14 +211,18 @@ export interface FormFile {
 
 export const noFileUploaded = 'No file uploaded';
 
-/**
- * `POST /ocr` once the subscription gate has passed and the form is read (docs/SPEC.md 4.1): the fields
- * are checked and the usage snapshot taken before anything is stored, and the file is stored before
- * the records that point at it. The presigned path's twin is `createJobFromUpload`.
- */
-export async function createJobFromForm(deps: UploadDeps, user: User, gate: Gate, file: FormFile | undefined, rawFields: RawJobFields): Promise<CreatedJob> {
+/** The form's file: without one, `POST /ocr` is the spec's 400 (before its fields are read). */
+export function requireFile(file: FormFile | undefined): FormFile {
   if (!file) throw badRequest(noFileUploaded);
-  const fields = parseJobFields(rawFields);
+  return file;
+}
+
+/**
+ * `POST /ocr` once the subscription gate has passed and the form is read (docs/SPEC.md 4.1): the usage
+ * snapshot is taken before anything is stored, and the file is stored before the records that point
+ * at it. The presigned path's twin is `createJobFromUpload`.
+ */
+export async function createJobFromForm(deps: UploadDeps, user: User, gate: Gate, file: FormFile, fields: JobFields): Promise<CreatedJob> {
   const usageInfo = await snapshotForUpload(deps, user, gate);
   const stored = { storageKey: uploadKey(file.fileName), originalName: file.fileName, fileType: file.mimeType, fileSize: file.size };
   await deps.uploads.put(stored.storageKey, file.data, stored.fileType);

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { badRequest, type DomainError } from '../../errors.ts';
 
 /**
  * A BookText page (docs/SPEC.md 2.3), modelled once: its number range, its id, its defaults, the legacy
  * embedded form of old books, and which page images belong to the book.
  */
 
-/** Page numbers run 0..maxPageNumber: every one sorts in its fixed-width key, and a book stays bounded. */
+/**
+ * Page numbers run 0..maxPageNumber: every one sorts in its fixed-width key, and a book stays bounded.
+ * Every write reads a page number, and its caps (a 400), by its route's body schema (functions/_shared/contract/ocr-shapes.ts).
+ */
 export const maxPageNumber = 99_999;
 /** The most pages a book can count: page numbers run from 0 to maxPageNumber. */
 export const maxPageCount = maxPageNumber + 1;
@@ -43,33 +45,6 @@ export interface PageFields {
 
 /** docs/SPEC.md 2.3: text empty, no image, AI-generated. */
 export const pageDefaults = { text: '', storageKey: null, isAIGenerated: true } as const satisfies Required<PageFields>;
-
-/**
- * A page number: a whole number from 0, as a number or a numeric string; `where` names it in the
- * error. A malformed one is a 400 by default; the final result and page edits answer it with the
- * spec's validation 500 (`refuse: internal`).
- */
-export function pageNumberOf(value: unknown, where: string, refuse: (message: string) => DomainError = badRequest): number {
-  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw refuse(`${where} must be a whole number, 0 or more`);
-  return n;
-}
-
-/** A page number past maxPageNumber is a 400 on every write. */
-export function checkPageRange(pageNumber: number, where: string): number {
-  if (pageNumber > maxPageNumber) throw badRequest(`${where} must be at most ${maxPageNumber}`);
-  return pageNumber;
-}
-
-/** At most maxPagesPerRequest pages in one request, else a 400. */
-export function checkPageCount(count: number, where: string): void {
-  if (count > maxPagesPerRequest) throw badRequest(`${where} may list at most ${maxPagesPerRequest} pages in one request`);
-}
-
-/** A page text longer than maxPageTextLength is a 400. */
-export function checkPageText(text: string | undefined, where: string): void {
-  if (text !== undefined && text.length > maxPageTextLength) throw badRequest(`${where} is longer than ${maxPageTextLength} characters`);
-}
 
 /** Pages are replaced whole, so each keeps the same id across upserts: derived from (BookText, pageNumber). */
 export const pageIdOf = (bookTextId: string, pageNumber: number): string =>

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { editAs } from '../../support/bodies.ts';
 import type { User } from '../../../lib/auth/users.ts';
 import { bookFieldLimits, languageTooLong, textKey, tooManyValues, valueTooLong, type BookText } from '../../../lib/ocr/book-text.ts';
-import { bookUpdated, editBookText } from '../../../lib/ocr/pages/edit.ts';
+import { bookUpdated } from '../../../lib/ocr/pages/edit.ts';
 import { newPage, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
@@ -24,7 +25,7 @@ beforeEach(async () => {
   ]);
 });
 
-const edit = (body: Record<string, unknown>, user: User = owner) => editBookText(world.editDeps(), user, book.bookTextId, body);
+const edit = (body: Record<string, unknown>, user: User = owner) => editAs(world.editDeps(), user, book.bookTextId, body);
 const pages = async () => (await world.ocr.pages(book.bookTextId)).map(({ pageNumber, text, storageKey, isAIGenerated, updatedAt }) => ({ pageNumber, text, storageKey, isAIGenerated, updatedAt }));
 const stored = async () => (await world.ocr.get(book.bookTextId))!;
 const now = '2026-03-15T12:00:00.000Z';
@@ -82,6 +83,14 @@ describe('page edits', () => {
     [{ pages: [{ pageNumber: 1, text: 5 }] }, 'pages[0].text must be a string'],
     [{ pages: [{ pageNumber: 1, isAIGenerated: 'yes' }] }, 'pages[0].isAIGenerated must be a boolean'],
     [{ pages: 'all' }, 'pages must be an array or an object keyed by page number'],
+    [{ pages: null }, 'pages must be an array or an object keyed by page number'],
+    // An item that is not an object has no page number; a keyed page's fields must be an object (not an array).
+    [{ pages: [5] }, 'pages[0].pageNumber must be a whole number, 0 or more'],
+    [{ pages: [{ pageNumber: 1 }, []] }, 'pages[1].pageNumber must be a whole number, 0 or more'],
+    [{ pages: { 2: [] } }, 'pages.2 must be an object'],
+    [{ pages: { 2: { storageKey: 5 } } }, 'pages.2.storageKey must be a string or null'],
+    // The text's type is checked before the names, as the spec's order has it.
+    [{ fileName: ' ', extractedText: 5 }, 'extractedText must be a string'],
   ])('answers a malformed page with the validation 500: %j', async (body, message) => {
     await expect(edit(body)).rejects.toMatchObject({ kind: 'internal', message });
     expect((await pages()).map((p) => p.updatedAt)).toEqual([earlier, earlier, earlier]);
@@ -148,7 +157,7 @@ describe('book fields', () => {
 
   it('ignores an orphan’s author (there is no File to go to)', async () => {
     const { book: orphan } = await storedJob(world, owner.userId, {}, null);
-    const answer = await editBookText(world.editDeps(), owner, orphan.bookTextId, { author: 'Someone', fileName: 'Named' });
+    const answer = await editAs(world.editDeps(), owner, orphan.bookTextId, { author: 'Someone', fileName: 'Named' });
     expect(answer.book).toMatchObject({ author: null, fileName: 'Named' });
     expect((await world.ocr.get(orphan.bookTextId))?.fileName).toBe('Named');
   });
@@ -159,7 +168,7 @@ describe('who may edit', () => {
     await expect(edit({ tags: 'x' }, await storedUser(world, 'member'))).rejects.toMatchObject({ kind: 'forbidden', message: 'Unauthorized to update this book' });
     await expect(edit({ tags: 'x' }, await storedUser(world, 'editor'))).resolves.toMatchObject({ success: true });
     await expect(edit({ tags: 'y' }, await storedUser(world, 'admin'))).resolves.toMatchObject({ success: true });
-    await expect(editBookText(world.editDeps(), owner, '0123456789abcdef01234567', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Book not found' });
+    await expect(editAs(world.editDeps(), owner, '0123456789abcdef01234567', {})).rejects.toMatchObject({ kind: 'not_found', message: 'Book not found' });
   });
 });
 

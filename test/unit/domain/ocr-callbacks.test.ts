@@ -4,6 +4,7 @@ import { metadataView, ocrStatuses, textKey } from '../../../lib/ocr/book-text.t
 import { recordFinalResult, recordPageResult, usageErrorText } from '../../../lib/ocr/jobs/callbacks.ts';
 import { maxPageCount, pageIdOf } from '../../../lib/ocr/pages/page.ts';
 import { sweepHalfSavedWrites, writerGoneAfterMs } from '../../../lib/ocr/loose-texts.ts';
+import { bodyOf } from '../../support/bodies.ts';
 import { fakeWorld, type FakeWorld } from '../../support/fakes/index.ts';
 import { aFile, aSubscription, storedJob, storedUser } from './fixtures.ts';
 
@@ -13,10 +14,12 @@ beforeEach(() => {
   world = fakeWorld({ now: '2026-03-15T12:00:00.000Z' });
 });
 
+/** The callbacks as their routes call them: the body read by its contract first (its refusals are thrown as the route answers them). */
+const pageBody = async (body: Record<string, unknown>) => recordPageResult(world.callbackDeps(), bodyOf('POST /ocr/result/page', body));
 const page = (job: { jobId: string; fileId: string; userId: string }, fields: Record<string, unknown> = {}) =>
-  recordPageResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, userId: job.userId, pageNumber: 1, text: 'نص', ...fields });
-const result = (job: { jobId: string; fileId: string; userId: string }, fields: Record<string, unknown> = {}) =>
-  recordFinalResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, userId: job.userId, ...fields });
+  pageBody({ jobId: job.jobId, fileId: job.fileId, userId: job.userId, pageNumber: 1, text: 'نص', ...fields });
+const result = async (job: { jobId: string; fileId: string; userId: string }, fields: Record<string, unknown> = {}) =>
+  recordFinalResult(world.callbackDeps(), bodyOf('POST /ocr/result', { jobId: job.jobId, fileId: job.fileId, userId: job.userId, ...fields }));
 const stored = async (jobId: string) => (await world.ocr.byJobId(jobId))!;
 
 async function aJob(fields: Parameters<typeof storedJob>[2] = {}) {
@@ -84,11 +87,11 @@ describe('page callback, BookText exists', () => {
 
   it('refuses missing fields and a page past the caps with a 400, writing nothing', async () => {
     const job = await aJob();
-    await expect(recordPageResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, pageNumber: 1 })).rejects.toMatchObject({
+    await expect(pageBody({ jobId: job.jobId, fileId: job.fileId, pageNumber: 1 })).rejects.toMatchObject({
       kind: 'bad_request',
       message: 'Missing required fields: userId',
     });
-    await expect(recordPageResult(world.callbackDeps(), { jobId: job.jobId, fileId: job.fileId, userId: job.userId })).rejects.toMatchObject({
+    await expect(pageBody({ jobId: job.jobId, fileId: job.fileId, userId: job.userId })).rejects.toMatchObject({
       kind: 'bad_request',
       message: 'Missing required fields: pageNumber',
     });
@@ -149,6 +152,30 @@ describe('final result, BookText exists', () => {
     });
     expect(await stored(job.jobId)).toMatchObject({ status: 'processing', extractedText: '' });
     expect(await world.ocr.pages(job.bookTextId)).toEqual([]);
+  });
+
+  it.each([
+    [{ pages: 'all' }, 'pages must be an array of objects'],
+    [{ pages: [1] }, 'pages must be an array of objects'],
+    // An array counts as an object, and has no page number; a status is checked before the pages.
+    [{ pages: [[]] }, 'pages[0].pageNumber must be a whole number, 0 or more'],
+    [{ pages: [{ pageNumber: 1 }, { pageNumber: 'x' }] }, 'pages[1].pageNumber must be a whole number, 0 or more'],
+    [{ status: 'done', pages: 'all' }, 'Invalid status: done'],
+    [{ metadata: [] }, 'metadata must be an object'],
+  ])('answers a malformed result with the validation 500, writing nothing: %j', async (fields, message) => {
+    const job = await aJob({ status: 'processing' });
+    await expect(result(job, fields)).rejects.toMatchObject({ kind: 'internal', message });
+    expect(await world.ocr.pages(job.bookTextId)).toEqual([]);
+  });
+
+  it('answers a result past a cap, or missing ids (all of them named at once), with the 400', async () => {
+    const job = await aJob({ status: 'processing' });
+    await expect(result(job, { pages: [{ pageNumber: 100_000 }] })).rejects.toMatchObject({ kind: 'bad_request', message: 'pages[0].pageNumber must be at most 99999' });
+    await expect(result(job, { pages: [{ pageNumber: 1, text: 'x'.repeat(60_001) }] })).rejects.toMatchObject({ kind: 'bad_request', message: 'pages[0].text is longer than 60000 characters' });
+    await expect(async () => recordFinalResult(world.callbackDeps(), bodyOf('POST /ocr/result', { fileId: '', status: 'done' }))).rejects.toMatchObject({
+      kind: 'bad_request',
+      message: 'Missing required fields: jobId, fileId, userId',
+    });
   });
 
   it('merges metadata only when extractedText is also supplied, dropping the service’s own keys', async () => {

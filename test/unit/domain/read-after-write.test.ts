@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { editAs, jobFieldsOf } from '../../support/bodies.ts';
 import { jobCredentials } from '../../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../../lib/auth/local-mac.ts';
 import type { Caller } from '../../../lib/auth/caller.ts';
@@ -7,10 +8,8 @@ import { defaultTierCatalogue } from '../../../lib/billing/tiers.ts';
 import type { UsageSnapshot } from '../../../lib/billing/usage.ts';
 import type { BookText } from '../../../lib/ocr/book-text.ts';
 import { listCatalogue, type CatalogueDeps, type CatalogueListing } from '../../../lib/ocr/catalogue/listing.ts';
-import { parseJobFields } from '../../../lib/ocr/jobs/fields.ts';
 import { recordFinalResult, recordPageResult } from '../../../lib/ocr/jobs/callbacks.ts';
 import { createJob, type UploadDeps } from '../../../lib/ocr/jobs/upload.ts';
-import { editBookText } from '../../../lib/ocr/pages/edit.ts';
 import type { SearchEngine } from '../../../lib/search/engine.ts';
 import { indexChanges, type IndexChange } from '../../../lib/search/indexing.ts';
 import { indexWrites } from '../../../lib/search/read-after-write.ts';
@@ -55,15 +54,15 @@ let uploaded = 0;
  */
 async function upload(user: User, fields: Record<string, unknown> = {}, publish = true): Promise<BookText> {
   const stored = { storageKey: `ocr/${++uploaded}.pdf`, originalName: `book-${uploaded}.pdf`, fileType: 'application/pdf', fileSize: 1024 };
-  const created = await createJob(uploadDeps(), user, stored, parseJobFields(fields), snapshot, { removeObjectOnFailure: true });
+  const created = await createJob(uploadDeps(), user, stored, jobFieldsOf(fields), snapshot, { removeObjectOnFailure: true });
   const book = (await world.ocr.get(created.bookTextId))!;
   if (!publish || fields.visibility === 'private') return book;
-  await editBookText(world.editDeps(), user, book.bookTextId, { visibility: 'public' });
+  await editAs(world.editDeps(), user, book.bookTextId, { visibility: 'public' });
   return (await world.ocr.get(created.bookTextId))!;
 }
 
 const job = (b: BookText) => ({ jobId: b.jobId, fileId: b.fileId, userId: b.userId });
-const edit = (user: User, b: BookText, body: Record<string, unknown>) => editBookText(world.editDeps(), user, b.bookTextId, body);
+const edit = (user: User, b: BookText, body: Record<string, unknown>) => editAs(world.editDeps(), user, b.bookTextId, body);
 
 beforeEach(async () => {
   world = fakeWorld({ now: '2026-03-15T12:00:00.000Z' });
@@ -211,7 +210,7 @@ describe('the stream beside the write path', () => {
   it('repairs the index when the write path could not update it: the write answers, the stream catches up', async () => {
     const down = new Error('index down');
     const failing: SearchEngine = Object.assign(Object.create(world.search) as SearchEngine, { putBook: () => Promise.reject(down) });
-    const b = await createJob({ ...uploadDeps(), index: indexWrites({ engine: failing, ...world.ocr.ports() }) }, owner, { storageKey: 'ocr/x.pdf', originalName: 'x.pdf', fileType: 'application/pdf', fileSize: 1 }, parseJobFields({ tags: 'late' }), snapshot, { removeObjectOnFailure: true });
+    const b = await createJob({ ...uploadDeps(), index: indexWrites({ engine: failing, ...world.ocr.ports() }) }, owner, { storageKey: 'ocr/x.pdf', originalName: 'x.pdf', fileType: 'application/pdf', fileSize: 1 }, jobFieldsOf({ tags: 'late' }), snapshot, { removeObjectOnFailure: true });
     expect((await list(as(owner), { tags: ['late'] })).total).toBe(0);
     await indexChanges({ engine: world.search, bookTexts: world.ocr, pages: world.ocr }, [{ kind: 'bookText', bookTextId: b.bookTextId }]);
     expect((await list(as(owner), { tags: ['late'] })).total).toBe(1);
