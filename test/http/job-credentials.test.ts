@@ -4,7 +4,7 @@ import { jobCredentials } from '../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../lib/auth/local-mac.ts';
 import { outsideGrant } from '../../lib/ocr/jobs/callbacks.ts';
 import { jobPageCap } from '../../lib/ocr/jobs/upload.ts';
-import { startApi, seedAccounts, uploadPdf } from '../support/api.ts';
+import { startApi, uploadPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -14,7 +14,6 @@ import { testStores } from '../support/stores.ts';
  */
 const stores = testStores();
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let mo: Account, other: Account, ed: Account;
 
 interface Job {
@@ -35,17 +34,11 @@ const result = (job: Job, token: string, extra: object = {}) => api.call('POST',
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active' } },
-        { key: 'other', username: 'other', subscription: { tier: 'basic', status: 'active' } },
-        { key: 'ed', username: 'ed', role: 'editor' },
-      ],
-    },
-  );
-  ({ mo, other, ed } = out.users as Record<'mo' | 'other' | 'ed', Account>);
+  ({ mo, other, ed } = await seedUsers(stores, [
+    { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active' } },
+    { key: 'other', username: 'other', subscription: { tier: 'basic', status: 'active' } },
+    { key: 'ed', username: 'ed', role: 'editor' },
+  ]));
 });
 afterAll(() => api?.close());
 

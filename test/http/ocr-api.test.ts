@@ -5,14 +5,13 @@ import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
 import { s3JobFiles } from '../../ocr-worker/adapters/s3-files.ts';
-import { startApi, seedAccounts, tinyPdf } from '../support/api.ts';
+import { startApi, seedAccounts, tinyPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /** `ocr-api` through HTTP: uploads (multipart and presigned), status, text and the job list (docs/SPEC.md 4.1). */
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let ed: Account, mo: Account, nosub: Account, lapsed: Account, other: Account;
 
 function form(fields: Record<string, string> = {}, file: { name: string; type: string; data?: Buffer } | null = { name: 'كتاب الأربعين.pdf', type: 'application/pdf' }) {
@@ -27,19 +26,13 @@ const queued = async (jobId: string) =>
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', role: 'editor' },
-        { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active', pagesUsed: 30 } },
-        { key: 'nosub', username: 'nosub' },
-        { key: 'lapsed', username: 'lapsed', subscription: { tier: 'pro', status: 'past_due' } },
-        { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
-      ],
-    },
-  );
-  ({ ed, mo, nosub, lapsed, other } = out.users as Record<'ed' | 'mo' | 'nosub' | 'lapsed' | 'other', Account>);
+  ({ ed, mo, nosub, lapsed, other } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', role: 'editor' },
+    { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active', pagesUsed: 30 } },
+    { key: 'nosub', username: 'nosub' },
+    { key: 'lapsed', username: 'lapsed', subscription: { tier: 'pro', status: 'past_due' } },
+    { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
+  ]));
 });
 afterAll(() => api?.close());
 

@@ -3,7 +3,7 @@ import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { maxClientMetadataBytes } from '../../lib/ocr/book-text.ts';
 import { maxPageNumber, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
-import { startApi, seedAccounts, pdfForm, uploadPdf } from '../support/api.ts';
+import { startApi, pdfForm, uploadPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -14,7 +14,6 @@ import { testStores } from '../support/stores.ts';
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let ed: Account, victim: Account, attacker: Account;
 
 const upload = async (account: Account, fields: Record<string, string> = {}) =>
@@ -28,17 +27,11 @@ const secret = `${'سر الضحية '.repeat(1200)} نهاية النص الس�
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', role: 'editor' },
-        { key: 'victim', username: 'victim', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'attacker', username: 'attacker', subscription: { tier: 'pro', status: 'active' } },
-      ],
-    },
-  );
-  ({ ed, victim, attacker } = out.users as Record<'ed' | 'victim' | 'attacker', Account>);
+  ({ ed, victim, attacker } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', role: 'editor' },
+    { key: 'victim', username: 'victim', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'attacker', username: 'attacker', subscription: { tier: 'pro', status: 'active' } },
+  ]));
 });
 afterAll(() => api?.close());
 

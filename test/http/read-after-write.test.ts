@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainStream } from '../../infra/local/stream-poller.ts';
-import { startApi, seedAccounts, uploadPdf } from '../support/api.ts';
+import { startApi, uploadPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores, ensureTestTable } from '../support/stores.ts';
 
 /**
@@ -15,7 +15,6 @@ import { testStores, ensureTestTable } from '../support/stores.ts';
 process.env.TABLE_NAME = `raw-${randomUUID()}`;
 const stores = testStores();
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let ed: Account, mo: Account, other: Account, reader: Account;
 
 type Listed = { total: number; books: { bookTextId: string; fileName: string }[] };
@@ -52,18 +51,12 @@ const callback = async (path: '/ocr/result/page' | '/ocr/result', job: Uploaded,
 beforeAll(async () => {
   await ensureTestTable();
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', email: 'ed@example.com', role: 'editor' },
-        { key: 'mo', username: 'mo', email: 'mo@example.com', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'reader', username: 'reader', email: 'reader@example.com' },
-      ],
-    },
-  );
-  ({ ed, mo, other, reader } = out.users as Record<'ed' | 'mo' | 'other' | 'reader', Account>);
+  ({ ed, mo, other, reader } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', email: 'ed@example.com', role: 'editor' },
+    { key: 'mo', username: 'mo', email: 'mo@example.com', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'reader', username: 'reader', email: 'reader@example.com' },
+  ]));
 }, 120_000);
 afterAll(() => api?.close());
 

@@ -94,6 +94,14 @@ export async function uploadPdf(
 
 export const tokenFor = (userId: string, expiresIn = 3600) => signToken(process.env.AUTH_JWT_SECRET!, userId, expiresIn);
 
+/** A seeded user as a test calls the API as it: its id and a token. */
+export type Account = { userId: string; token: string };
+
+/** These users seeded as the seed file makes them (`seedAccounts`): each one's account, by its key. */
+export async function seedUsers<K extends string>(stores: SeedStores, users: readonly ({ key: K; username: string } & Record<string, unknown>)[]): Promise<Record<K, Account>> {
+  return (await seedAccounts(stores, { users })).users as Record<K, Account>;
+}
+
 /** What the seed file holds (infra/local/seed.ts), seeded now in the test stack's stores, each user with a token its functions accept. */
 export const seedAccounts = (stores: SeedStores, file: unknown) =>
   seed(stores, file, { now: new Date(), tierCatalogue: parseTierCatalogue(undefined), issueToken: (id) => tokenFor(id) });
