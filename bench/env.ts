@@ -138,3 +138,20 @@ export async function seedWorkerAndMember(stack: Pick<BenchStack, 'secret'>, mem
   ]);
   return { worker: seeded.worker!, member: seeded.member! };
 }
+
+/**
+ * A bench over the served stack, called as the OCR worker and a member (`seedWorkerAndMember`): `body`
+ * runs with the server's URL and the two accounts, and the stack is closed whatever happens.
+ */
+export async function withServedStack<R>(
+  name: string,
+  body: (served: { url: string } & Awaited<ReturnType<typeof seedWorkerAndMember>>) => Promise<R>,
+): Promise<R> {
+  const stack = await openBenchStack(name);
+  try {
+    const { url } = await stack.serve();
+    return await body({ url, ...(await seedWorkerAndMember(stack)) });
+  } finally {
+    await stack.close();
+  }
+}

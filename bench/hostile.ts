@@ -3,7 +3,7 @@ import { PageError } from '../ocr-worker/contract.ts';
 import * as pdfBombs from '../ocr-worker/fixtures/bombs.ts';
 import { memoryBytes } from '../ocr-worker/fixtures/bytes.ts';
 import { openPdf } from '../ocr-worker/pdf/page-source.ts';
-import { openBenchStack, seedWorkerAndMember } from './env.ts';
+import { withServedStack } from './env.ts';
 
 /**
  * `npm run bench -- hostile` (issue 27): what cheap hostile requests cost the service. For each
@@ -56,11 +56,8 @@ const mb = (bytes: number) => bytes / (1024 * 1024);
 const bomb = () => brotliCompressSync(Buffer.from(`[${'{},'.repeat(20_000_000)}{}]`), { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } });
 
 export async function hostileBench(): Promise<HostileReport> {
-  const stack = await openBenchStack('hostile');
-  const problems: string[] = [];
-  try {
-    const { url } = await stack.serve();
-    const { worker, member } = await seedWorkerAndMember(stack);
+  return withServedStack('hostile', async ({ url, worker, member }) => {
+    const problems: string[] = [];
 
     // A public book of 100 pages of 60,000 characters, the searched word only near each page's end.
     const form = new FormData();
@@ -197,9 +194,7 @@ export async function hostileBench(): Promise<HostileReport> {
       if (probeFailures > 0) problems.push(`${attack}: ${probeFailures} calls of the cheap route failed`);
     }
     return { rows, problems, ok: problems.length === 0 };
-  } finally {
-    await stack.close();
-  }
+  });
 }
 
 /** One request as a client sends it, a GET's body too (fetch refuses one); its status. */

@@ -6,46 +6,16 @@ import { runBench } from './report.ts';
  * A new benchmark is a module in bench/ plus one entry here.
  */
 const benches: Record<string, () => Promise<boolean>> = {
-  'cold-start': async () => {
-    const { coldStart, printColdStart } = await import('./cold-start.ts');
-    return runBench(coldStart, printColdStart);
-  },
-  'page-callbacks': async () => {
-    const { pageCallbacks, printPageCallbacks } = await import('./page-callbacks.ts');
-    return runBench(pageCallbacks, printPageCallbacks);
-  },
-  'audio-job': async () => {
-    const { audioJob, printAudioJob } = await import('./audio-job.ts');
-    return runBench(audioJob, printAudioJob);
-  },
-  catalogue: async () => {
-    const { catalogueBench, printCatalogue } = await import('./catalogue.ts');
-    return runBench(catalogueBench, printCatalogue);
-  },
-  ocr: async () => {
-    const { ocrBench, printOcr } = await import('./ocr.ts');
-    return runBench(ocrBench, printOcr);
-  },
-  search: async () => {
-    const { searchBench, printSearch } = await import('./search.ts');
-    return runBench(searchBench, printSearch);
-  },
-  'write-latency': async () => {
-    const { writeLatency, printWriteLatency } = await import('./write-latency.ts');
-    return runBench(writeLatency, printWriteLatency);
-  },
-  hostile: async () => {
-    const { hostileBench, printHostile } = await import('./hostile.ts');
-    return runBench(hostileBench, printHostile);
-  },
-  faults: async () => {
-    const { faultsBench, printFaults } = await import('./faults.ts');
-    return runBench(faultsBench, printFaults);
-  },
-  'big-books': async () => {
-    const { bigBooks, printBigBooks } = await import('./big-books.ts');
-    return runBench(bigBooks, printBigBooks);
-  },
+  'cold-start': () => import('./cold-start.ts').then((m) => runBench(m.coldStart, m.printColdStart)),
+  'page-callbacks': () => import('./page-callbacks.ts').then((m) => runBench(m.pageCallbacks, m.printPageCallbacks)),
+  'audio-job': () => import('./audio-job.ts').then((m) => runBench(m.audioJob, m.printAudioJob)),
+  catalogue: () => import('./catalogue.ts').then((m) => runBench(m.catalogueBench, m.printCatalogue)),
+  ocr: () => import('./ocr.ts').then((m) => runBench(m.ocrBench, m.printOcr)),
+  search: () => import('./search.ts').then((m) => runBench(m.searchBench, m.printSearch)),
+  'write-latency': () => import('./write-latency.ts').then((m) => runBench(m.writeLatency, m.printWriteLatency)),
+  hostile: () => import('./hostile.ts').then((m) => runBench(m.hostileBench, m.printHostile)),
+  faults: () => import('./faults.ts').then((m) => runBench(m.faultsBench, m.printFaults)),
+  'big-books': () => import('./big-books.ts').then((m) => runBench(m.bigBooks, m.printBigBooks)),
 };
 
 const wanted = process.argv.slice(2);

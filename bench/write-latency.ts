@@ -1,4 +1,4 @@
-import { openBenchStack, seedWorkerAndMember } from './env.ts';
+import { withServedStack } from './env.ts';
 
 /**
  * What read after write costs a write (issue 26; docs/architecture.md, "Read after write"): each write that changes
@@ -32,11 +32,8 @@ export interface WriteLatencyReport {
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 export async function writeLatency(): Promise<WriteLatencyReport> {
-  const stack = await openBenchStack('write-latency');
-  const problems: string[] = [];
-  try {
-    const { url } = await stack.serve();
-    const { worker, member } = await seedWorkerAndMember(stack);
+  return withServedStack('write-latency', async ({ url, worker, member }) => {
+    const problems: string[] = [];
 
     const send = async (method: string, route: string, token: string, body?: unknown, form?: FormData) => {
       const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -79,9 +76,7 @@ export async function writeLatency(): Promise<WriteLatencyReport> {
     await timed(`PATCH pages (${bookPages} pages' text)`, (i) => patch({ pages: pages(`edit${i}`) }));
     await timed(`POST /ocr/result (completed, ${bookPages} pages)`, (i) => send('POST', '/ocr/result', worker.token, { ...jobs[(i + 1) % jobs.length]!, status: 'completed', pageCount: bookPages, pages: pages(`final${i}`) }));
     return { rows, problems: problems.slice(0, 10), ok: problems.length === 0 };
-  } finally {
-    await stack.close();
-  }
+  });
 }
 
 export function printWriteLatency(report: WriteLatencyReport): void {

@@ -9,19 +9,28 @@ export type StallOutcome = 'requeued' | 'failed' | 'passed';
 
 const sweepBatch = 25;
 
+/** A sweep's clock: `at` is now, `before` the time a job that has not moved since is stalled. */
+export interface StallTimes {
+  at: string;
+  before: string;
+}
+
 export async function sweepOpenJobs<J>(
   what: string,
-  list: (limit: number) => Promise<J[]>,
-  visit: (job: J) => Promise<StallOutcome>,
+  now: Date,
+  stallMinutes: number,
+  list: (before: string, limit: number) => Promise<J[]>,
+  visit: (job: J, times: StallTimes) => Promise<StallOutcome>,
   idOf: (job: J) => string,
   rounds = 10,
 ): Promise<{ requeued: number; failed: number }> {
+  const times = { at: now.toISOString(), before: new Date(now.getTime() - stallMinutes * 60_000).toISOString() };
   let requeued = 0;
   let failed = 0;
   for (let round = 0; round < rounds; round++) {
-    const open = await list(sweepBatch);
+    const open = await list(times.before, sweepBatch);
     for (const job of open) {
-      const outcome = await visit(job).catch((error: unknown) => {
+      const outcome = await visit(job, times).catch((error: unknown) => {
         logger.error(`Looking after a stalled ${what} failed`, { jobId: idOf(job), error: error as Error });
         return 'passed' as const;
       });

@@ -1,6 +1,6 @@
 import { logger } from '../log.ts';
 import type { Queue } from '../queue.ts';
-import { later, sweepOpenJobs, visitOpenJob, type StallOutcome } from '../stalled-jobs.ts';
+import { later, sweepOpenJobs, visitOpenJob, type StallOutcome, type StallTimes } from '../stalled-jobs.ts';
 import { isOpen, type AudioJob } from './audio-job.ts';
 import type { AudioJobMessage } from './jobs.ts';
 
@@ -46,12 +46,11 @@ export interface StalledAudioDeps {
 
 /** One sweep over the open audio jobs: each stalled one is planned again, or failed after `maxAudioRequeues`. */
 export async function requeueStalledAudioJobs(deps: StalledAudioDeps, now: Date, rounds = 10) {
-  const at = now.toISOString();
-  const before = new Date(now.getTime() - audioStallMinutes * 60_000).toISOString();
-  return sweepOpenJobs('audio job', (limit) => deps.stalledAudioJobs.openBefore(before, limit), (job) => visit(deps, job, before, at), (job) => job._id, rounds);
+  const list = (before: string, limit: number) => deps.stalledAudioJobs.openBefore(before, limit);
+  return sweepOpenJobs('audio job', now, audioStallMinutes, list, (job, times) => visit(deps, job, times), (job) => job._id, rounds);
 }
 
-async function visit(deps: StalledAudioDeps, job: AudioJob, before: string, at: string): Promise<StallOutcome> {
+async function visit(deps: StalledAudioDeps, job: AudioJob, { before, at }: StallTimes): Promise<StallOutcome> {
   const store = deps.stalledAudioJobs;
   const movedAt = later(job.updatedAt, job.requeuedAt);
   return visitOpenJob({ open: isOpen(job.status), movedAt, requeues: job.requeues }, { before, maxRequeues: maxAudioRequeues }, {

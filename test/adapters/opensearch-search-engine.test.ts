@@ -17,7 +17,7 @@ import {
 } from '../../lib/adapters/opensearch/search-engine.ts';
 import type { BookListQuery, IndexedBookFields, IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
 import { fakeDomain, luceneLength, openSearchOverFake, type RecordedRequest } from '../support/fake-opensearch.ts';
-import { listedBook } from '../support/listing-contract.ts';
+import { list as everyBook, listedBook } from '../support/listing-contract.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
 
 const book = (bookTextId: string, fields: Partial<IndexedBookFields> = {}): IndexedBookFields & { bookTextId: string } => ({
@@ -500,15 +500,8 @@ describe('OpenSearch search engine: requests', () => {
 });
 
 describe('OpenSearch search engine: the catalogue listing', () => {
-  const list = (rest: Partial<Omit<BookListQuery, 'filter'>> & { filter?: Partial<BookListQuery['filter']> } = {}): BookListQuery => ({
-    view: { kind: 'all' },
-    order: 'date',
-    descending: false,
-    limit: 20,
-    offset: 0,
-    ...rest,
-    filter: { tags: [], categories: [], ...rest.filter },
-  });
+  /** As the contract's `list`, the first 20. */
+  const list = (rest: Parameters<typeof everyBook>[0] = {}): BookListQuery => everyBook({ limit: 20, ...rest });
   const booksRequests = (requests: RecordedRequest[], action: string) => requests.filter((r) => r.path === `/pages-books/${action}`);
   const expected = (filter: unknown[], sort: unknown, from = 0, size = 20) => ({
     query: { bool: { filter } },

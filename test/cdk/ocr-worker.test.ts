@@ -7,6 +7,7 @@ import { defaultOcrWorkerConcurrency, ocrWorkerSizing, type OcrWorkerFunction } 
 import { MaktabaStack } from '../../infra/stack.ts';
 import { workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
 import './ocr-worker-stub.ts';
+import { deadLetterAlarm } from './template.ts';
 
 /** The built-in OCR worker (infra/ocr-worker-lambda.ts): on by default, off with `-c ocrWorker=off`. */
 
@@ -111,12 +112,7 @@ describe('the built-in OCR worker', () => {
     expect(pages.VisibilityTimeout).toBe(6 * 900);
     expect(pages.RedrivePolicy.maxReceiveCount).toBe(5);
     const dlq = pages.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
-    on.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
-      Threshold: 1,
-    });
+    on.template.hasResourceProperties('AWS::CloudWatch::Alarm', deadLetterAlarm(dlq));
     for (const fn of ['job', 'pages'] as const) {
       for (const metric of ['Errors', 'Throttles']) {
         on.template.hasResourceProperties('AWS::CloudWatch::Alarm', {

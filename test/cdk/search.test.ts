@@ -22,7 +22,7 @@ import { newPage } from '../../lib/ocr/pages/page.ts';
 import { tokenFor } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 import './ocr-worker-stub.ts';
-import { actions, allStatements, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
+import { actions, allStatements, deadLetterAlarm, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
 
 /**
  * Full-text search on AWS (infra/search.ts): the OpenSearch domain, who may do what on it, the
@@ -348,14 +348,7 @@ describe('search alarms', () => {
 
   it('alarms on a message in the indexer’s dead-letter queue, and on its errors and throttles like every function', () => {
     const queue = logicalId(plain.stack, plain.stack.search.indexerDeadLetters);
-    expect(alarms(plain)).toContainEqual(
-      expect.objectContaining({
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
-        Threshold: 1,
-      }),
-    );
+    expect(alarms(plain)).toContainEqual(expect.objectContaining(deadLetterAlarm(queue)));
     for (const name of ['search-api', 'search-indexer'] as const) {
       for (const metric of ['Errors', 'Throttles']) {
         expect(alarms(plain), `${name} ${metric}`).toContainEqual(

@@ -15,7 +15,7 @@ import { uploadsPrefixes } from '../../infra/permissions.ts';
 import { recoveryWindowDays } from '../../infra/storage.ts';
 import { tableSchema } from '../../lib/adapters/dynamo/schema.ts';
 import './ocr-worker-stub.ts';
-import { actions, allStatements, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
+import { actions, allStatements, deadLetterAlarm, envOf, fn, logicalId, resources, statementsOf, synth, type Statement, type Synth } from './template.ts';
 
 /**
  * Template tests. Two synths (each bundles the functions): one with no context, as `npm run synth`
@@ -671,13 +671,7 @@ describe('audio', () => {
       expect(props).toMatchObject({ SqsManagedSseEnabled: true, VisibilityTimeout: 360, RedrivePolicy: { maxReceiveCount: 5 } });
       const dlq = props.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
       expect(dlq).toBe(logicalId(plain.stack, plain.stack.queues.audioFileEvents.deadLetterQueue!.queue));
-      plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      });
+      plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', { ...deadLetterAlarm(dlq), ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
       plain.template.hasOutput('AudioFileEventsDeadLetterQueueUrl', { Value: { Ref: dlq } });
     });
 
@@ -909,14 +903,7 @@ describe('alarms', () => {
     const deadLetterQueues = Object.values(queues).flatMap((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0] ?? []);
     expect(deadLetterQueues).toHaveLength(4);
     for (const dlq of deadLetterQueues) {
-      expect(alarms()).toContainEqual(
-        expect.objectContaining({
-          Namespace: 'AWS/SQS',
-          MetricName: 'ApproximateNumberOfMessagesVisible',
-          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlq, 'QueueName'] } }],
-          Threshold: 1,
-        }),
-      );
+      expect(alarms()).toContainEqual(expect.objectContaining(deadLetterAlarm(dlq)));
     }
   });
 

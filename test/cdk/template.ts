@@ -47,3 +47,11 @@ export const allStatements = (t: Template): Statement[] =>
   Object.values(t.findResources('AWS::IAM::Policy')).flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
 export const envOf = (s: Synth, name: DeployedFunction): Record<string, unknown> =>
   s.template.toJSON().Resources[logicalId(s.stack, fn(s.stack, name))].Properties.Environment.Variables;
+
+/** The alarm on a message in a dead-letter queue (its logical id): one is enough. */
+export const deadLetterAlarm = (queueId: string) => ({
+  Namespace: 'AWS/SQS',
+  MetricName: 'ApproximateNumberOfMessagesVisible',
+  Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+  Threshold: 1,
+});

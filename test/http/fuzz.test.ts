@@ -5,7 +5,7 @@ import { httpFunctions, routeKey, routes, type FunctionName } from '../../functi
 import { matchRoute } from '../../infra/local/router.ts';
 import type { SeedOutput } from '../../infra/local/seed.ts';
 import { signToken } from '../../lib/auth/tokens.ts';
-import { rawTokenFor, startApi, seedAccounts } from '../support/api.ts';
+import { rawTokenFor, startApi, seedAccounts, uploadPdf } from '../support/api.ts';
 import { pagingRequests, requestFor, type FuzzPool, type FuzzRequest } from '../support/fuzz-inputs.ts';
 import { allowed500, leaks, type Seen } from '../support/fuzz-oracle.ts';
 import { rawRequest, type RawResponse } from '../support/raw-http.ts';
@@ -31,19 +31,12 @@ let api: Awaited<ReturnType<typeof startApi>>;
 let fx: SeedOutput;
 let pool: FuzzPool;
 const token = (key: string) => fx.users[key]!.token;
-const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 
 /** A token with `alg: none`: whatever it claims, it must not authenticate. */
 const unsigned = (sub: string) =>
   `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ sub, exp: Math.floor(Date.now() / 1000) + 3600 })).toString('base64url')}.`;
 
-const upload = async (userToken: string) => {
-  const form = new FormData();
-  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'fuzz.pdf');
-  const res = await api.call('POST', '/ocr', { token: userToken, form });
-  expect(res.status).toBe(201);
-  return res.body as { jobId: string; bookTextId: string; fileId: string };
-};
+const upload = (userToken: string) => uploadPdf(api, userToken, { name: 'fuzz.pdf' });
 
 beforeAll(async () => {
   api = await startApi();

@@ -4,7 +4,7 @@ import { jobCredentials } from '../../lib/auth/job-credentials.ts';
 import { localMacKey } from '../../lib/auth/local-mac.ts';
 import { outsideGrant } from '../../lib/ocr/jobs/callbacks.ts';
 import { jobPageCap } from '../../lib/ocr/jobs/upload.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, uploadPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -14,10 +14,8 @@ import { testStores } from '../support/stores.ts';
  */
 const stores = testStores();
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let mo: Account, other: Account, ed: Account;
 
-const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 interface Job {
   jobId: string;
   fileId: string;
@@ -26,12 +24,9 @@ interface Job {
   credential: string;
 }
 async function uploadAs(account: Account): Promise<Job> {
-  const form = new FormData();
-  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'kitab.pdf');
-  const res = await api.call('POST', '/ocr', { token: account.token, form });
-  expect(res.status).toBe(201);
+  const { jobId } = await uploadPdf(api, account.token, { name: 'kitab.pdf' });
   const messages = (await peekQueue(process.env.AWS_ENDPOINT_URL_SQS!, process.env.OCR_QUEUE_URL!)).map((b) => JSON.parse(b) as Job);
-  return messages.find((m) => m.jobId === res.body.jobId)!;
+  return messages.find((m) => m.jobId === jobId)!;
 }
 const ids = (job: Job) => ({ jobId: job.jobId, fileId: job.fileId, userId: job.userId });
 const page = (job: Job, token: string, extra: object = {}) => api.call('POST', '/ocr/result/page', { token, body: { ...ids(job), pageNumber: 1, text: 'نص', ...extra } });
@@ -39,17 +34,11 @@ const result = (job: Job, token: string, extra: object = {}) => api.call('POST',
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active' } },
-        { key: 'other', username: 'other', subscription: { tier: 'basic', status: 'active' } },
-        { key: 'ed', username: 'ed', role: 'editor' },
-      ],
-    },
-  );
-  ({ mo, other, ed } = out.users as Record<'mo' | 'other' | 'ed', Account>);
+  ({ mo, other, ed } = await seedUsers(stores, [
+    { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active' } },
+    { key: 'other', username: 'other', subscription: { tier: 'basic', status: 'active' } },
+    { key: 'ed', username: 'ed', role: 'editor' },
+  ]));
 });
 afterAll(() => api?.close());
 

@@ -5,21 +5,19 @@ import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { newObjectId } from '../../lib/ids.ts';
 import { peekQueue } from '../../infra/local/embedded/sqs.ts';
 import { s3JobFiles } from '../../ocr-worker/adapters/s3-files.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, seedAccounts, tinyPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /** `ocr-api` through HTTP: uploads (multipart and presigned), status, text and the job list (docs/SPEC.md 4.1). */
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let ed: Account, mo: Account, nosub: Account, lapsed: Account, other: Account;
 
-const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 function form(fields: Record<string, string> = {}, file: { name: string; type: string; data?: Buffer } | null = { name: 'كتاب الأربعين.pdf', type: 'application/pdf' }) {
   const f = new FormData();
   for (const [name, value] of Object.entries(fields)) f.append(name, value);
-  if (file) f.append('file', new Blob([file.data ?? pdf], { type: file.type }), file.name);
+  if (file) f.append('file', new Blob([file.data ?? tinyPdf], { type: file.type }), file.name);
   return f;
 }
 const upload = (account: Account, f: FormData) => api.call('POST', '/ocr', { token: account.token, form: f });
@@ -28,19 +26,13 @@ const queued = async (jobId: string) =>
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', role: 'editor' },
-        { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active', pagesUsed: 30 } },
-        { key: 'nosub', username: 'nosub' },
-        { key: 'lapsed', username: 'lapsed', subscription: { tier: 'pro', status: 'past_due' } },
-        { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
-      ],
-    },
-  );
-  ({ ed, mo, nosub, lapsed, other } = out.users as Record<'ed' | 'mo' | 'nosub' | 'lapsed' | 'other', Account>);
+  ({ ed, mo, nosub, lapsed, other } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', role: 'editor' },
+    { key: 'mo', username: 'mo', subscription: { tier: 'basic', status: 'active', pagesUsed: 30 } },
+    { key: 'nosub', username: 'nosub' },
+    { key: 'lapsed', username: 'lapsed', subscription: { tier: 'pro', status: 'past_due' } },
+    { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
+  ]));
 });
 afterAll(() => api?.close());
 
@@ -60,10 +52,10 @@ describe('POST /ocr (multipart)', () => {
       status: 'pending',
       usageInfo: { remainingCredits: 70, tierCredits: 100, pagesUsed: 30, billingPeriodEnd: expect.any(String) },
     });
-    expect(await uploads.head(body.storageKey)).toMatchObject({ size: pdf.length, contentType: 'application/pdf' });
+    expect(await uploads.head(body.storageKey)).toMatchObject({ size: tinyPdf.length, contentType: 'application/pdf' });
 
     const file = await stores.ocr.getFile(body.fileId);
-    expect(file).toMatchObject({ author: 'Unknown', visibility: 'private', categories: ['ocr'], tags: ['hadith', 'fiqh'], fileSize: pdf.length });
+    expect(file).toMatchObject({ author: 'Unknown', visibility: 'private', categories: ['ocr'], tags: ['hadith', 'fiqh'], fileSize: tinyPdf.length });
     const book = await stores.ocr.get(body.bookTextId);
     expect(book).toMatchObject({ status: 'pending', visibility: 'private', language: 'ar', categories: [], tags: ['hadith', 'fiqh'], metadata: { edition: 2 } });
 
@@ -75,7 +67,7 @@ describe('POST /ocr (multipart)', () => {
       storage: { bucket: process.env.UPLOADS_BUCKET, key: body.storageKey },
       fileName: 'كتاب الأربعين.pdf',
       fileType: 'application/pdf',
-      fileSize: pdf.length,
+      fileSize: tinyPdf.length,
       language: 'ar',
       customPrompt: 'keep diacritics',
       metadata: { edition: 2 },

@@ -7,7 +7,7 @@ import { bookFieldLimits, newBookText, tooManyValues, type BookText, type OcrSta
 import { maxImportPages } from '../../lib/ocr/export/import.ts';
 import { newPage as pageRecord } from '../../lib/ocr/pages/page.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, seedUsers, type Account } from '../support/api.ts';
 import { testStores, ensureTestTable } from '../support/stores.ts';
 
 /**
@@ -19,7 +19,6 @@ process.env.TABLE_NAME = `books-${randomUUID()}`;
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let ed: Account, ad: Account, mo: Account, basic: Account, other: Account;
 
 let made = 0;
@@ -77,19 +76,13 @@ const ids = (books: Record<string, unknown>[]) => books.map((b) => b.bookTextId)
 beforeAll(async () => {
   await ensureTestTable();
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', email: 'ed@example.com', role: 'editor' },
-        { key: 'ad', username: 'ad', email: 'ad@example.com', role: 'admin' },
-        { key: 'mo', username: 'mo', email: 'mo@example.com', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'basic', username: 'basic', email: 'basic@example.com', subscription: { tier: 'basic', status: 'active' } },
-        { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
-      ],
-    },
-  );
-  ({ ed, ad, mo, basic, other } = out.users as Record<'ed' | 'ad' | 'mo' | 'basic' | 'other', Account>);
+  ({ ed, ad, mo, basic, other } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', email: 'ed@example.com', role: 'editor' },
+    { key: 'ad', username: 'ad', email: 'ad@example.com', role: 'admin' },
+    { key: 'mo', username: 'mo', email: 'mo@example.com', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'basic', username: 'basic', email: 'basic@example.com', subscription: { tier: 'basic', status: 'active' } },
+    { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
+  ]));
 }, 120_000);
 afterAll(() => api?.close());
 

@@ -7,7 +7,7 @@ import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, textKey, type BookText, type FileRecord } from '../../lib/ocr/book-text.ts';
 import { pageIdOf } from '../../lib/ocr/pages/page.ts';
 import { maxInlineBytes } from '../../lib/ocr/export/rules.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /** `ocr-export` through HTTP: `GET /ocr/books/:bookTextId/export/docx` (docs/SPEC.md 4.1). */
@@ -15,7 +15,6 @@ const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 const docxType = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let owner: Account, ed: Account, nosub: Account, lapsed: Account, other: Account;
 
 async function makeBook(
@@ -69,19 +68,13 @@ const documentXml = (bytes: Uint8Array) => strFromU8(unzipSync(bytes)['word/docu
 let arabicBook: string, publicBook: string;
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'owner', username: 'owner', subscription: { tier: 'basic', status: 'active' } },
-        { key: 'ed', username: 'ed', role: 'editor' },
-        { key: 'nosub', username: 'nosub' },
-        { key: 'lapsed', username: 'lapsed', subscription: { tier: 'pro', status: 'past_due' } },
-        { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
-      ],
-    },
-  );
-  ({ owner, ed, nosub, lapsed, other } = out.users as Record<'owner' | 'ed' | 'nosub' | 'lapsed' | 'other', Account>);
+  ({ owner, ed, nosub, lapsed, other } = await seedUsers(stores, [
+    { key: 'owner', username: 'owner', subscription: { tier: 'basic', status: 'active' } },
+    { key: 'ed', username: 'ed', role: 'editor' },
+    { key: 'nosub', username: 'nosub' },
+    { key: 'lapsed', username: 'lapsed', subscription: { tier: 'pro', status: 'past_due' } },
+    { key: 'other', username: 'other', subscription: { tier: 'pro', status: 'active' } },
+  ]));
   arabicBook = await makeBook(owner.userId, { fileName: 'كتاب الأربعين (الجزء ١).pdf', author: 'النووي', language: 'ar', pageCount: 2 }, [
     'الصفحة الثانية',
     'بسم الله الرحمن الرحيم\nالحمد لله',

@@ -3,7 +3,7 @@ import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { maxClientMetadataBytes } from '../../lib/ocr/book-text.ts';
 import { maxPageNumber, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, pdfForm, uploadPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -14,21 +14,10 @@ import { testStores } from '../support/stores.ts';
 const stores = testStores();
 const uploads = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let ed: Account, victim: Account, attacker: Account;
 
-const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
-function form(fields: Record<string, string>) {
-  const f = new FormData();
-  for (const [name, value] of Object.entries(fields)) f.append(name, value);
-  f.append('file', new Blob([pdf], { type: 'application/pdf' }), 'scan.pdf');
-  return f;
-}
-const upload = async (account: Account, fields: Record<string, string> = {}) => {
-  const res = await api.call('POST', '/ocr', { token: account.token, form: form(fields) });
-  expect(res.status).toBe(201);
-  return res.body as { jobId: string; bookTextId: string; fileId: string; storageKey: string };
-};
+const upload = async (account: Account, fields: Record<string, string> = {}) =>
+  (await uploadPdf(api, account.token, { fields, name: 'scan.pdf' })) as { jobId: string; bookTextId: string; fileId: string; storageKey: string };
 const result = (body: object) => api.call('POST', '/ocr/result', { token: ed.token, body });
 const patch = (account: Account, id: string, body: object) => api.call('PATCH', `/ocr/books/${id}`, { token: account.token, body });
 const text = async (account: Account, jobId: string) => (await api.call('GET', `/ocr/text/${jobId}`, { token: account.token })).body.data.extractedText as string;
@@ -38,17 +27,11 @@ const secret = `${'سر الضحية '.repeat(1200)} نهاية النص الس�
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', role: 'editor' },
-        { key: 'victim', username: 'victim', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'attacker', username: 'attacker', subscription: { tier: 'pro', status: 'active' } },
-      ],
-    },
-  );
-  ({ ed, victim, attacker } = out.users as Record<'ed' | 'victim' | 'attacker', Account>);
+  ({ ed, victim, attacker } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', role: 'editor' },
+    { key: 'victim', username: 'victim', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'attacker', username: 'attacker', subscription: { tier: 'pro', status: 'active' } },
+  ]));
 });
 afterAll(() => api?.close());
 
@@ -77,7 +60,7 @@ describe('where a text lives is the service’s own fact (finding 1)', () => {
 
   it('answers a 400 for client metadata over the cap, and stores nothing', async () => {
     const huge = JSON.stringify({ blob: 'x'.repeat(maxClientMetadataBytes) });
-    const res = await api.call('POST', '/ocr', { token: attacker.token, form: form({ jobMetadata: huge }) });
+    const res = await api.call('POST', '/ocr', { token: attacker.token, form: pdfForm({ jobMetadata: huge }, 'scan.pdf') });
     expect(res.status).toBe(400);
     expect(res.body.error ?? res.body.message).toMatch(/jobMetadata/);
   });

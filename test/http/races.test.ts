@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newObjectId } from '../../lib/ids.ts';
 import { storeNotification } from '../../lib/notifications/notify.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, seedAccounts, uploadPdf } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -29,13 +29,8 @@ async function user(options: { role?: string; subscription?: { tier: string; sta
   return out.users[key]!;
 }
 
-const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 async function upload(account: Account) {
-  const form = new FormData();
-  form.append('file', new Blob([pdf], { type: 'application/pdf' }), 'race.pdf');
-  const res = await api.call('POST', '/ocr', { token: account.token, form });
-  expect(res.status).toBe(201);
-  return res.body as { jobId: string; bookTextId: string; fileId: string; usageInfo: { pagesUsed: number; remainingCredits: number } };
+  return (await uploadPdf(api, account.token, { name: 'race.pdf' })) as { jobId: string; bookTextId: string; fileId: string; usageInfo: { pagesUsed: number; remainingCredits: number } };
 }
 
 const statuses = (answers: { status: number }[]) => answers.map((a) => a.status);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drainStream } from '../../infra/local/stream-poller.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, uploadPdf, seedUsers, type Account } from '../support/api.ts';
 import { testStores, ensureTestTable } from '../support/stores.ts';
 
 /**
@@ -15,7 +15,6 @@ import { testStores, ensureTestTable } from '../support/stores.ts';
 process.env.TABLE_NAME = `raw-${randomUUID()}`;
 const stores = testStores();
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let ed: Account, mo: Account, other: Account, reader: Account;
 
 type Listed = { total: number; books: { bookTextId: string; fileName: string }[] };
@@ -33,7 +32,6 @@ const search = async (query: string, account?: Account): Promise<{ total: number
 const patch = async (bookTextId: string, body: Record<string, unknown>, account: Account) =>
   expect((await api.call('PATCH', `/ocr/books/${bookTextId}`, { token: account.token, body })).status).toBe(200);
 
-const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 interface Uploaded {
   bookTextId: string;
   jobId: string;
@@ -42,12 +40,8 @@ interface Uploaded {
 }
 /** `POST /ocr` with these form fields; `public` then publishes it with a PATCH (a BookText starts private). */
 async function upload(account: Account, fields: Record<string, string>, options: { public?: boolean; name?: string } = {}): Promise<Uploaded> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) form.append(name, value);
-  form.append('file', new Blob([pdf], { type: 'application/pdf' }), options.name ?? 'book.pdf');
-  const res = await api.call('POST', '/ocr', { token: account.token, form });
-  expect(res.status).toBe(201);
-  const made = { bookTextId: res.body.bookTextId as string, jobId: res.body.jobId as string, fileId: res.body.fileId as string, userId: account.userId };
+  const { bookTextId, jobId, fileId } = await uploadPdf(api, account.token, { fields, name: options.name });
+  const made = { bookTextId, jobId, fileId, userId: account.userId };
   if (options.public !== false) await patch(made.bookTextId, { visibility: 'public' }, account);
   return made;
 }
@@ -57,18 +51,12 @@ const callback = async (path: '/ocr/result/page' | '/ocr/result', job: Uploaded,
 beforeAll(async () => {
   await ensureTestTable();
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', email: 'ed@example.com', role: 'editor' },
-        { key: 'mo', username: 'mo', email: 'mo@example.com', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'reader', username: 'reader', email: 'reader@example.com' },
-      ],
-    },
-  );
-  ({ ed, mo, other, reader } = out.users as Record<'ed' | 'mo' | 'other' | 'reader', Account>);
+  ({ ed, mo, other, reader } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', email: 'ed@example.com', role: 'editor' },
+    { key: 'mo', username: 'mo', email: 'mo@example.com', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'other', username: 'other', email: 'other@example.com', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'reader', username: 'reader', email: 'reader@example.com' },
+  ]));
 }, 120_000);
 afterAll(() => api?.close());
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newObjectId } from '../../lib/ids.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
@@ -11,7 +11,6 @@ import { testStores } from '../support/stores.ts';
  */
 const stores = testStores();
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let editor: Account;
 let owner: Account;
 let other: Account;
@@ -45,17 +44,11 @@ let closed: string;
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'ed', username: 'ed', role: 'editor' },
-        { key: 'owner', username: 'owner', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'other', username: 'other' },
-      ],
-    },
-  );
-  ({ ed: editor, owner, other } = out.users as Record<'ed' | 'owner' | 'other', Account>);
+  ({ ed: editor, owner, other } = await seedUsers(stores, [
+    { key: 'ed', username: 'ed', role: 'editor' },
+    { key: 'owner', username: 'owner', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'other', username: 'other' },
+  ]));
   // A word of its own, so other test files' books (the same table) never match.
   open = await digitized(['إِنَّمَا الأَعْمَالُ بِالنِّيَّاتِ زمرّدةٌ', 'بُنِيَ الإِسْلامُ عَلَى خَمْسٍ زمرّدةٌ']);
   closed = await digitized(['الأعمال الصالحة في السر زمرّدة']);

@@ -5,7 +5,7 @@ import { dynamoUploadStore } from '../../lib/adapters/dynamo/uploads.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { sweepUploads } from '../../lib/ocr/jobs/presigned-upload.ts';
 import { maxOpenUploads } from '../../lib/ocr/jobs/upload-rules.ts';
-import { startApi, seedAccounts } from '../support/api.ts';
+import { startApi, seedAccounts, seedUsers, type Account } from '../support/api.ts';
 import { testDb, testStores, ensureTestTable } from '../support/stores.ts';
 
 /**
@@ -19,22 +19,15 @@ const stores = testStores();
 const objects = s3Objects(s3Client(), process.env.UPLOADS_BUCKET!);
 const pendingUploads = dynamoUploadStore(testDb());
 let api: Awaited<ReturnType<typeof startApi>>;
-type Account = { userId: string; token: string };
 let mo: Account, ann: Account;
 
 beforeAll(async () => {
   await ensureTestTable();
   api = await startApi();
-  const out = await seedAccounts(
-    stores,
-    {
-      users: [
-        { key: 'mo', username: 'mo', subscription: { tier: 'pro', status: 'active' } },
-        { key: 'ann', username: 'ann', subscription: { tier: 'pro', status: 'active' } },
-      ],
-    },
-  );
-  ({ mo, ann } = out.users as Record<'mo' | 'ann', Account>);
+  ({ mo, ann } = await seedUsers(stores, [
+    { key: 'mo', username: 'mo', subscription: { tier: 'pro', status: 'active' } },
+    { key: 'ann', username: 'ann', subscription: { tier: 'pro', status: 'active' } },
+  ]));
 }, 120_000);
 afterAll(() => api?.close());
 

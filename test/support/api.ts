@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { SignJWT } from 'jose';
+import { expect } from 'vitest';
 import { signToken } from '../../lib/auth/tokens.ts';
 import { parseTierCatalogue } from '../../lib/billing/tiers.ts';
 import { seed, type SeedStores } from '../../infra/local/seed.ts';
@@ -69,7 +70,37 @@ export async function checkedFetch(url: string, init?: RequestInit): Promise<Res
   return res;
 }
 
+/** The smallest file `POST /ocr` takes: a PDF's header and trailer. */
+export const tinyPdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+
+/** A `POST /ocr` form: the fields, then the tiny PDF as `name`. */
+export function pdfForm(fields: Record<string, string> = {}, name = 'book.pdf'): FormData {
+  const form = new FormData();
+  for (const [field, value] of Object.entries(fields)) form.append(field, value);
+  form.append('file', new Blob([tinyPdf], { type: 'application/pdf' }), name);
+  return form;
+}
+
+/** `POST /ocr` of the tiny PDF as `token`, which must answer 201: the new job's answer. */
+export async function uploadPdf(
+  api: Pick<Awaited<ReturnType<typeof startApi>>, 'call'>,
+  token: string,
+  options: { fields?: Record<string, string>; name?: string } = {},
+): Promise<{ jobId: string; bookTextId: string; fileId: string; [field: string]: unknown }> {
+  const res = await api.call('POST', '/ocr', { token, form: pdfForm(options.fields, options.name) });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
 export const tokenFor = (userId: string, expiresIn = 3600) => signToken(process.env.AUTH_JWT_SECRET!, userId, expiresIn);
+
+/** A seeded user as a test calls the API as it: its id and a token. */
+export type Account = { userId: string; token: string };
+
+/** These users seeded as the seed file makes them (`seedAccounts`): each one's account, by its key. */
+export async function seedUsers<K extends string>(stores: SeedStores, users: readonly ({ key: K; username: string } & Record<string, unknown>)[]): Promise<Record<K, Account>> {
+  return (await seedAccounts(stores, { users })).users as Record<K, Account>;
+}
 
 /** What the seed file holds (infra/local/seed.ts), seeded now in the test stack's stores, each user with a token its functions accept. */
 export const seedAccounts = (stores: SeedStores, file: unknown) =>

@@ -40,7 +40,7 @@ export function listedBook(made: Made): IndexedBook {
 }
 
 /** Every book, date order, the first 100, unless `rest` says otherwise. */
-const list = (rest: Partial<Omit<BookListQuery, 'filter'>> & { filter?: Partial<BookListQuery['filter']> } = {}): BookListQuery => ({
+export const list = (rest: Partial<Omit<BookListQuery, 'filter'>> & { filter?: Partial<BookListQuery['filter']> } = {}): BookListQuery => ({
   view: { kind: 'all' },
   order: 'date',
   descending: false,

@@ -1,7 +1,7 @@
 import type { JobCredentials } from '../../auth/job-credentials.ts';
 import type { Queue } from '../../queue.ts';
 import { logger } from '../../log.ts';
-import { later, sweepOpenJobs, visitOpenJob, type StallOutcome } from '../../stalled-jobs.ts';
+import { later, sweepOpenJobs, visitOpenJob, type StallOutcome, type StallTimes } from '../../stalled-jobs.ts';
 import type { BookText } from '../book-text.ts';
 import { jobPageCap, type OcrJobMessage, type QueuedOcrJob } from './upload.ts';
 
@@ -70,12 +70,11 @@ export interface StalledOcrDeps {
 const openStatuses: readonly string[] = ['pending', 'processing'];
 /** One sweep over the open OCR jobs: each ended one leaves the list, each stalled one is queued again. */
 export async function requeueStalledOcrJobs(deps: StalledOcrDeps, now: Date, rounds = 10) {
-  const at = now.toISOString();
-  const before = new Date(now.getTime() - ocrStallMinutes * 60_000).toISOString();
-  return sweepOpenJobs('OCR job', (limit) => deps.stalledOcrJobs.openBefore(before, limit), (job) => visit(deps, job, before, at), (job) => job.jobId, rounds);
+  const list = (before: string, limit: number) => deps.stalledOcrJobs.openBefore(before, limit);
+  return sweepOpenJobs('OCR job', now, ocrStallMinutes, list, (job, times) => visit(deps, job, times), (job) => job.jobId, rounds);
 }
 
-async function visit(deps: StalledOcrDeps, job: OpenOcrJob, before: string, at: string): Promise<StallOutcome> {
+async function visit(deps: StalledOcrDeps, job: OpenOcrJob, { before, at }: StallTimes): Promise<StallOutcome> {
   const store = deps.stalledOcrJobs;
   const bookText = await store.bookText(job.bookTextId);
   if (!bookText || !openStatuses.includes(bookText.status)) {

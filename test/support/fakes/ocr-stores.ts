@@ -5,7 +5,7 @@ import type { OcrJobStore, PageProgress, ResultUpdate, UsageOutcome } from '../.
 import { changedPage, type PageChange, type PageStore } from '../../../lib/ocr/pages/store.ts';
 import type { BookTextPage } from '../../../lib/ocr/pages/page.ts';
 import { maxWindow } from '../../../lib/paging.ts';
-import { copy } from './copy.ts';
+import { copiesOf, copy } from './copy.ts';
 import { FakeOwedUsage } from './owed-usage.ts';
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -173,12 +173,7 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   }
 
   async getFiles(fileIds: readonly string[]) {
-    const found = new Map<string, FileRecord>();
-    for (const id of new Set(fileIds)) {
-      const file = this.files.get(id);
-      if (file) found.set(id, copy(file));
-    }
-    return found;
+    return copiesOf(this.files, fileIds);
   }
 
   async pageWindow(bookTextId: string, offset: number, limit: number) {

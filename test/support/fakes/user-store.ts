@@ -1,5 +1,5 @@
 import type { User, UserStore } from '../../../lib/auth/users.ts';
-import { copy } from './copy.ts';
+import { copiesOf, copy } from './copy.ts';
 
 /** UserStore in memory (lib/adapters/dynamo/users.ts): profiles by id. */
 export class FakeUserStore implements UserStore {
@@ -15,12 +15,7 @@ export class FakeUserStore implements UserStore {
   }
 
   async getMany(userIds: readonly string[]) {
-    const found = new Map<string, User>();
-    for (const id of new Set(userIds)) {
-      const user = this.users.get(id);
-      if (user) found.set(id, copy(user));
-    }
-    return found;
+    return copiesOf(this.users, userIds);
   }
 
   async put(user: User) {
