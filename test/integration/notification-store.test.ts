@@ -37,6 +37,13 @@ async function fillInbox(recipientId: string, count: number) {
   }
 }
 
+/**
+ * Filling an inbox of hundreds is hundreds of numbered writes, slow on DynamoDB Local when the suite's
+ * other files share two cores (a second CI run on Node 22 timed out at 30 s): these tests check
+ * counts and calls, not speed (the benches do), so they may take longer.
+ */
+const fillingTimeout = 120_000;
+
 describe('notification store', () => {
   it('numbers concurrent notifications without gaps or duplicates and counts every unread one', async () => {
     const recipientId = newObjectId();
@@ -78,7 +85,7 @@ describe('notification store', () => {
     await markAllRead(deps, recipientId);
     expect((await unreadCount(deps, recipientId)).unreadCount).toBe(0);
     expect((await notifications.range(recipientId, 1, 125)).every((n) => n.isRead && n.readAt)).toBe(true);
-  });
+  }, fillingTimeout);
 
   it('reads a page and the unread count with the same number of calls for a small and a large inbox', async () => {
     const small = newObjectId();
@@ -96,7 +103,7 @@ describe('notification store', () => {
     expect(await cost(large)).toBe(await cost(small));
     // One counter read and one range query per page; actors batched; one read for the count.
     expect(await cost(large)).toBeLessThanOrEqual(7);
-  });
+  }, fillingTimeout);
 });
 
 describe('notify', () => {
