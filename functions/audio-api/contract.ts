@@ -26,6 +26,8 @@ const storageKey = v.pipe(
   v.examples(['66f1c2a9e4b0a1b2c3d4e5f6/66f1c2a9e4b0a1b2c3d4e601/arabic/alloy_a3f9c2e17b4d5e6f8091a2b3c4d5e6f7.mp3']),
 );
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
+/** What a field's audio answer starts with (generation and the URL): lib/audio/generate.ts fieldAnswerHead. */
+const fieldAnswerHead = { success: v.literal(true), bookId: objectId, lineId: objectId, field: fieldName, voice: voiceId };
 const byField = <S extends v.GenericSchema>(schema: S) => v.strictObject({ arabic: schema, english: schema, commentary: schema });
 const someFields = <S extends v.GenericSchema>(schema: S) => v.strictObject({ arabic: v.optional(schema), english: v.optional(schema), commentary: v.optional(schema) });
 
@@ -452,11 +454,7 @@ export const audioContracts = contracts({
       200: jsonAnswer(
         'The field’s audio.',
         v.strictObject({
-          success: v.literal(true),
-          bookId: objectId,
-          lineId: objectId,
-          field: fieldName,
-          voice: voiceId,
+          ...fieldAnswerHead,
           storageKey,
           audioUrl: url(lifetime(urlSeconds.generated)),
           cached: v.boolean(),
@@ -510,11 +508,7 @@ export const audioContracts = contracts({
       200: jsonAnswer(
         'The URL.',
         v.strictObject({
-          success: v.literal(true),
-          bookId: objectId,
-          lineId: objectId,
-          field: fieldName,
-          voice: voiceId,
+          ...fieldAnswerHead,
           audioUrl: url('`expiresIn` seconds'),
           expiresIn: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(maxExpires)),
           cached: v.boolean(),

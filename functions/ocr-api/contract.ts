@@ -53,6 +53,7 @@ const done = '2026-11-23T09:34:12.000Z';
 const MiB = 1024 * 1024;
 /** A form's file, base64 in Lambda's request event (4 bytes sent for 3), at most: about this many MB. */
 const formFileMb = Math.floor(((platformLimits.lambdaRequestBytes * 3) / 4 / MiB) * 10) / 10;
+const jobPath = v.object({ jobId: pathId('The job’s UUID.') });
 const subscriptionNote = 'Needs an active subscription (editors and admins pass without one), checked before the file or body is read.';
 const refusedFile = textAnswer(
   `A refused file, in plain text (SPEC.md 7, as the spec’s upload parser answered): \`Invalid file type: <type>. Allowed types: ...\` or \`${tooLargeMessage()}\`.`,
@@ -425,7 +426,7 @@ export const ocrApiContracts = contracts({
     summary: 'Follow a job',
     failure: statusFailed,
     description: 'The job’s creator, editors and admins, and the OCR worker with the job’s own credential (its message’s `credential`). No text is returned.',
-    params: v.object({ jobId: pathId('The job’s UUID.') }),
+    params: jobPath,
     responses: {
       200: jsonAnswer(
         'The job.',
@@ -445,7 +446,7 @@ export const ocrApiContracts = contracts({
     summary: 'Read a job’s whole text',
     failure: textFailed,
     description: 'The creator, editors and admins. Every page, unpaginated, in page order; the status is not checked, so the text may be empty or partial while the job runs.',
-    params: v.object({ jobId: pathId('The job’s UUID.') }),
+    params: jobPath,
     responses: {
       200: jsonAnswer(
         'The text.',

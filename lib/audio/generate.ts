@@ -16,6 +16,9 @@ export interface GenerateDeps {
 /** Presigned URL lifetimes of docs/SPEC.md section 8. */
 export const urlSeconds = { generated: 3600, all: 7200, defaultExpires: 3600 } as const;
 
+/** What a field's audio answer starts with, for its generation and its URL alike (docs/SPEC.md 4.2). */
+export const fieldAnswerHead = (book: Book, line: Line, field: AudioField, voice: string) => ({ success: true as const, bookId: book.bookId, lineId: line.lineId, field, voice });
+
 export interface FieldAudio {
   storageKey: string;
   cached: boolean;

@@ -4,7 +4,7 @@ import { logger } from '../log.ts';
 import { VoiceRejected } from './speech.ts';
 import { findBook, findLine } from './access.ts';
 import type { AudioDeps } from './deps.ts';
-import { fieldAudio, knownFields, presignAudio, urlSeconds, type FieldAudio } from './generate.ts';
+import { fieldAnswerHead, fieldAudio, knownFields, presignAudio, urlSeconds, type FieldAudio } from './generate.ts';
 import type { AudioField, VoiceId } from './voices.ts';
 
 /**
@@ -16,11 +16,7 @@ export async function generateOne(deps: AudioDeps, params: Record<string, string
   const line = await findLine(deps, book, params.lineId);
   const audio = await fieldAudio(deps, book, line, field, voice);
   return {
-    success: true,
-    bookId: book.bookId,
-    lineId: line.lineId,
-    field,
-    voice,
+    ...fieldAnswerHead(book, line, field, voice),
     storageKey: audio.storageKey,
     audioUrl: await presignAudio(deps, audio.storageKey, urlSeconds.generated),
     cached: audio.cached,

@@ -3,7 +3,7 @@ import type { Book, Line } from '../books/book.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { findBook, findLine, requireReadAccess } from './access.ts';
 import type { AudioDeps } from './deps.ts';
-import { fieldAudio, fieldFrom, presignAudio, storedAudio } from './generate.ts';
+import { fieldAnswerHead, fieldAudio, fieldFrom, presignAudio, storedAudio } from './generate.ts';
 import { generatesOnDemand } from './generation.ts';
 import type { AudioField, VoiceId } from './voices.ts';
 
@@ -43,11 +43,7 @@ export async function audioUrl(deps: AudioDeps, caller: Caller, params: Record<s
   const line = await findLine(deps, book, params.lineId);
   const audio = await audioFor(deps, caller, book, line, field, voice);
   return {
-    success: true,
-    bookId: book.bookId,
-    lineId: line.lineId,
-    field,
-    voice,
+    ...fieldAnswerHead(book, line, field, voice),
     audioUrl: await presignAudio(deps, audio.storageKey, expiresIn),
     expiresIn,
     cached: audio.cached,
