@@ -16,13 +16,13 @@ import { audioErrorAnswer, handedOverAnswer, lifetime, objectId, pathId, sharedS
 
 // Shapes
 
-const fieldName = v.pipe(v.picklist(audioFields), v.description('An audio field (SPEC.md 2.9).'));
-const voiceId = v.pipe(v.picklist(voiceIds), v.description('A voice id (SPEC.md 2.9).'));
+const fieldName = v.pipe(v.picklist(audioFields), v.description('An audio field (docs/SPEC.md 2.9).'));
+const voiceId = v.pipe(v.picklist(voiceIds), v.description('A voice id (docs/SPEC.md 2.9).'));
 const anyVoice = v.pipe(v.string(), v.description('A voice as the request named it (not validated here).'), v.examples([defaultVoice]));
 const url = (lifetime: string) => v.pipe(v.string(), v.url(), v.description(`A presigned GET URL of the MP3, valid ${lifetime}.`));
 const storageKey = v.pipe(
   v.string(),
-  v.description('The object key `<bookId>/<lineId>/<field>/<voice>_<contentHash>.mp3` (SPEC.md 2.8).'),
+  v.description('The object key `<bookId>/<lineId>/<field>/<voice>_<contentHash>.mp3` (docs/SPEC.md 2.8).'),
   v.examples(['66f1c2a9e4b0a1b2c3d4e5f6/66f1c2a9e4b0a1b2c3d4e601/arabic/alloy_a3f9c2e17b4d5e6f8091a2b3c4d5e6f7.mp3']),
 );
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -31,7 +31,7 @@ const fieldAnswerHead = { success: v.literal(true), bookId: objectId, lineId: ob
 const byField = <S extends v.GenericSchema>(schema: S) => v.strictObject({ arabic: schema, english: schema, commentary: schema });
 const someFields = <S extends v.GenericSchema>(schema: S) => v.strictObject({ arabic: v.optional(schema), english: v.optional(schema), commentary: v.optional(schema) });
 
-const Voice = v.pipe(v.strictObject({ id: voiceId, name: v.string(), description: v.string() }), v.description('A text-to-speech voice (SPEC.md 2.9).'));
+const Voice = v.pipe(v.strictObject({ id: voiceId, name: v.string(), description: v.string() }), v.description('A text-to-speech voice (docs/SPEC.md 2.9).'));
 
 const jobFields = {
   _id: objectId,
@@ -43,11 +43,11 @@ const jobFields = {
   updatedAt: timestamp,
   __v: v.pipe(v.number(), v.integer()),
 };
-const AudioJob = v.pipe(v.strictObject({ ...jobFields, bookId: objectId }), v.description('A whole-book generation job (SPEC.md 2.7).'));
+const AudioJob = v.pipe(v.strictObject({ ...jobFields, bookId: objectId }), v.description('A whole-book generation job (docs/SPEC.md 2.7).'));
 const metadataValue = (name: string) => v.pipe(v.unknown(), v.description(`The book’s metadata \`${name}\`; null when it has none.`));
 const JobBook = v.pipe(
   v.strictObject({ _id: objectId, title: v.string(), author: v.string(), category: metadataValue('category'), progress: metadataValue('progress'), difficulty: metadataValue('difficulty') }),
-  v.description('The job’s book, populated (SPEC.md 2.7).'),
+  v.description('The job’s book, populated (docs/SPEC.md 2.7).'),
 );
 const ListedAudioJob = v.pipe(
   v.strictObject({ ...jobFields, bookId: v.pipe(v.nullable(JobBook), v.description('The book; null when it no longer exists.')) }),
@@ -76,7 +76,7 @@ const LineFieldAudio = v.pipe(
 );
 const LineContent = v.pipe(
   v.strictObject({ arabic: v.string(), english: v.string(), commentary: v.string(), rootwords: v.string() }),
-  v.description('The line’s text (SPEC.md 2.6).'),
+  v.description('The line’s text (docs/SPEC.md 2.6).'),
 );
 const LineAudioFile = v.pipe(
   v.strictObject({ storageKey, field: fieldName, voice: anyVoice, contentHash: v.string(), size: count, lastModified: timestamp, url: url(lifetime(urlSeconds.generated)) }),
@@ -104,7 +104,7 @@ const fieldsRefused = v.strictObject({ error: v.literal(invalidFields), invalidF
 const refused = (description: string, ...own: v.GenericSchema[]): Record<number, Answer> =>
   own.length ? { 400: jsonAnswer(description, own.length > 1 ? v.union(own) : own[0]!) } : {};
 const missing = <const T extends readonly [string, ...string[]]>(description: string, texts: T) => jsonAnswer(description, errorOf(texts));
-const subscription = jsonAnswer('The book is for its creator’s subscribers (SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
+const subscription = jsonAnswer('The book is for its creator’s subscribers (docs/SPEC.md 4.2), and the caller is not one at the tier.', SubscriptionRequired);
 
 /** Each route's operation text, the `error` of its 500 (functions/audio-api/handler.ts's handlers use them). */
 /** How long a client may keep a streamed MP3: a year. */
@@ -132,7 +132,7 @@ const tooLarge = handedOverAnswer;
 
 // Parameters
 
-const bookId = v.object({ bookId: pathId('The book’s ObjectId; a malformed one is a 500 (SPEC.md 4.2).') });
+const bookId = v.object({ bookId: pathId('The book’s ObjectId; a malformed one is a 500 (docs/SPEC.md 4.2).') });
 const lineParams = { ...bookId.entries, lineId: pathId('The line’s ObjectId; a malformed one is a 500.') };
 const fieldParam = pathId('`arabic`, `english` or `commentary`, in any case.');
 
@@ -154,7 +154,7 @@ const expires = v.pipe(
   v.minValue(1),
   v.maxValue(maxExpires),
   v.description(
-    `The URL’s lifetime in seconds (SPEC.md 8). Anything but digits reads as ${urlSeconds.defaultExpires}; 0 reads as 1 and more than ${maxExpires} (7 days, the longest a signed URL lives) as ${maxExpires}.`,
+    `The URL’s lifetime in seconds (docs/SPEC.md 8). Anything but digits reads as ${urlSeconds.defaultExpires}; 0 reads as 1 and more than ${maxExpires} (7 days, the longest a signed URL lives) as ${maxExpires}.`,
   ),
   v.metadata({ default: urlSeconds.defaultExpires }),
 );
@@ -202,7 +202,7 @@ export const audioContracts = contracts({
     tag: 'Audio',
     summary: 'List the voices',
     failure: audioFailures['GET /audio/voices'],
-    description: `The six voices (SPEC.md 2.9); \`${defaultVoice}\` is the default everywhere.`,
+    description: `The six voices (docs/SPEC.md 2.9); \`${defaultVoice}\` is the default everywhere.`,
     responses: {
       200: jsonAnswer('The voices.', v.strictObject({ voices: v.array(Voice) }), { voices: { summary: 'The six voices', value: { voices } } }),
     },
@@ -211,7 +211,7 @@ export const audioContracts = contracts({
     tag: 'Audio',
     summary: 'List the audio fields',
     failure: audioFailures['GET /audio/fields'],
-    description: 'The line fields that can have audio (SPEC.md 2.9).',
+    description: 'The line fields that can have audio (docs/SPEC.md 2.9).',
     responses: {
       200: jsonAnswer('The fields.', v.strictObject({ fields: v.array(fieldName) }), { fields: { summary: 'The three fields', value: { fields: audioFields } } }),
     },
@@ -221,7 +221,7 @@ export const audioContracts = contracts({
     summary: 'Generate a whole book’s audio',
     failure: audioFailures['POST /audio/{bookId}/generate'],
     description:
-      'Stores a `pending` AudioJob and answers at once; the job then speaks every line’s fields in the background (cached audio is kept). The voice is not validated (SPEC.md 4.2): a voice the provider lacks fails each field, which the job logs and counts. Only the role is checked, not ownership. A malformed book id is a 500.',
+      'Stores a `pending` AudioJob and answers at once; the job then speaks every line’s fields in the background (cached audio is kept). The voice is not validated (docs/SPEC.md 4.2): a voice the provider lacks fails each field, which the job logs and counts. Only the role is checked, not ownership. A malformed book id is a 500.',
     params: bookId,
     body: {
       kind: 'json',
@@ -254,7 +254,7 @@ export const audioContracts = contracts({
     tag: 'Audio jobs',
     summary: 'Read a job',
     failure: audioFailures['GET /audio/jobs/{jobId}'],
-    description: 'The raw AudioJob (SPEC.md 2.7). Any editor or admin may read any job. A malformed job id is a 500.',
+    description: 'The raw AudioJob (docs/SPEC.md 2.7). Any editor or admin may read any job. A malformed job id is a 500.',
     params: v.object({ jobId: pathId('The job’s ObjectId; a malformed one is a 500.') }),
     responses: {
       200: jsonAnswer('The job.', AudioJob, {
@@ -275,7 +275,7 @@ export const audioContracts = contracts({
     tag: 'Audio jobs',
     summary: 'List the jobs',
     failure: audioFailures['GET /audio/jobs'],
-    description: 'Every user’s jobs, newest first, each with its book populated; no paging (SPEC.md 8).',
+    description: 'Every user’s jobs, newest first, each with its book populated; no paging (docs/SPEC.md 8).',
     responses: {
       200: jsonAnswer('The jobs.', v.strictObject({ success: v.literal(true), jobs: v.array(ListedAudioJob) }), {
         jobs: {
@@ -306,7 +306,7 @@ export const audioContracts = contracts({
     summary: 'List a book’s lines with their audio in a voice',
     failure: audioFailures['GET /audio/{bookId}/lines-with-audio'],
     description:
-      'Every line of the book, each field with its text and whether it has audio for the current content in the voice; never generates. Book read access (SPEC.md 4.2); an invalid token is read as no token.',
+      'Every line of the book, each field with its text and whether it has audio for the current content in the voice; never generates. Book read access (docs/SPEC.md 4.2); an invalid token is read as no token.',
     params: bookId,
     query: v.object({
       voice: v.pipe(
@@ -352,7 +352,7 @@ export const audioContracts = contracts({
     summary: 'Generate several fields of a line',
     failure: audioFailures['POST /audio/{bookId}/lines/{lineId}/batch'],
     description:
-      'Each field from the cache or spoken now, each on its own: a field that fails (no text, a voice the provider lacks) is listed in `errors` and fails only itself. The voice is not validated up front (SPEC.md 4.2). Fields that are not an array of strings, or a malformed id, are a 500.',
+      'Each field from the cache or spoken now, each on its own: a field that fails (no text, a voice the provider lacks) is listed in `errors` and fails only itself. The voice is not validated up front (docs/SPEC.md 4.2). Fields that are not an array of strings, or a malformed id, are a 500.',
     params: v.object(lineParams),
     body: {
       kind: 'json',
@@ -485,7 +485,7 @@ export const audioContracts = contracts({
     summary: 'Stream a line field’s MP3',
     failure: audioFailures['GET /audio/{bookId}/lines/{lineId}/{field}/stream'],
     description:
-      'The whole MP3, always 200 (Range is not honoured), cached for a year. Anyone gets audio already made for the line’s current content; for an editor or admin missing audio is made on demand. No read-access check (SPEC.md 4.2); an invalid token is read as no token.',
+      'The whole MP3, always 200 (Range is not honoured), cached for a year. Anyone gets audio already made for the line’s current content; for an editor or admin missing audio is made on demand. No read-access check (docs/SPEC.md 4.2); an invalid token is read as no token.',
     params: v.object({ ...lineParams, field: fieldParam }),
     query: v.object({ voice: playbackVoice }),
     responses: {
@@ -559,7 +559,7 @@ export const audioContracts = contracts({
     summary: 'Delete a line field’s audio',
     failure: audioFailures['DELETE /audio/{bookId}/lines/{lineId}/{field}'],
     description:
-      'With `voice`: that voice’s file for the line’s current content (`deletedFiles` is always 1). Without: the field’s audio in every voice (`deletedFiles` is `"all"`). The field is not validated (SPEC.md 4.2).',
+      'With `voice`: that voice’s file for the line’s current content (`deletedFiles` is always 1). Without: the field’s audio in every voice (`deletedFiles` is `"all"`). The field is not validated (docs/SPEC.md 4.2).',
     params: v.object({ ...lineParams, field: pathId('The field; not validated.') }),
     query: v.object({ voice: optionalText('A voice: delete only its file. Empty or absent: every voice.') }),
     responses: {

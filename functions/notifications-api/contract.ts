@@ -30,7 +30,7 @@ const notificationFields = {
 };
 
 /** In the list the actor is the user (null for system notifications, docs/SPEC.md 6). */
-const Notification = v.pipe(v.strictObject({ ...notificationFields, actor: v.nullable(actor) }), v.description('A notification as the inbox lists it (SPEC.md 2.10).'));
+const Notification = v.pipe(v.strictObject({ ...notificationFields, actor: v.nullable(actor) }), v.description('A notification as the inbox lists it (docs/SPEC.md 2.10).'));
 /** In the mark-read answer the actor is an unpopulated id. */
 const MarkedNotification = v.pipe(v.strictObject({ ...notificationFields, actor: v.nullable(objectId) }), v.description('A notification with its actor as an id.'));
 
@@ -131,7 +131,7 @@ export const notificationContracts = contracts({
     tag: 'Notifications',
     summary: 'Mark one notification read',
     failure: markFailed,
-    description: 'Only the recipient’s own notification; another user’s is answered as missing. A malformed id is a 500 (SPEC.md 7).',
+    description: 'Only the recipient’s own notification; another user’s is answered as missing. A malformed id is a 500 (docs/SPEC.md 7).',
     params: v.object({ id: pathId('The notification’s ObjectId.') }),
     responses: {
       200: jsonAnswer('The notification, read.', v.strictObject({ notification: MarkedNotification })),

@@ -56,9 +56,9 @@ const formFileMb = Math.floor(((platformLimits.lambdaRequestBytes * 3) / 4 / MiB
 const jobPath = v.object({ jobId: pathId('The job’s UUID.') });
 const subscriptionNote = 'Needs an active subscription (editors and admins pass without one), checked before the file or body is read.';
 const refusedFile = textAnswer(
-  `A refused file, in plain text (SPEC.md 7, as the spec’s upload parser answered): \`Invalid file type: <type>. Allowed types: ...\` or \`${tooLargeMessage()}\`.`,
+  `A refused file, in plain text (docs/SPEC.md 7, as the spec’s upload parser answered): \`Invalid file type: <type>. Allowed types: ...\` or \`${tooLargeMessage()}\`.`,
 );
-const subscriptionRequired = ocrErrorAnswer('No active subscription: `error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true` (SPEC.md 7).');
+const subscriptionRequired = ocrErrorAnswer('No active subscription: `error: "SUBSCRIPTION_REQUIRED"`, `subscriptionRequired: true` (docs/SPEC.md 7).');
 
 /** A listing filter's values: at most as many as a book may carry (400 past it). */
 const filterList = (name: 'tags' | 'categories', description: string) =>
@@ -126,7 +126,7 @@ const jobFieldEntries = (list: v.GenericSchema<string | string[]>, metadata: v.G
     v.pipe(
       readAs((value) => (value === null || value === '' ? undefined : value), v.optional(v.pipe(v.unknown(), jobMetadataSent, metadata, keptJobMetadata))),
       v.transform((value) => value ?? {}),
-      v.description(`A JSON object, kept as the book’s metadata and forwarded (SPEC.md 2.2; the service’s own keys are dropped). Not an object: the 500 \`${invalidJobMetadata}\`.`),
+      v.description(`A JSON object, kept as the book’s metadata and forwarded (docs/SPEC.md 2.2; the service’s own keys are dropped). Not an object: the 500 \`${invalidJobMetadata}\`.`),
     ),
     {},
   ),
@@ -356,7 +356,7 @@ export const ocrApiContracts = contracts({
     tag: 'OCR jobs',
     summary: 'Upload a scan and start its OCR job',
     failure: jobCreationFailed,
-    description: `A multipart form with one file and the job’s optional fields; answers at once with the queued job. ${subscriptionNote} When only the queue send fails, the File and the pending BookText already exist (SPEC.md 4.1).`,
+    description: `A multipart form with one file and the job’s optional fields; answers at once with the queued job. ${subscriptionNote} When only the queue send fails, the File and the pending BookText already exist (docs/SPEC.md 4.1).`,
     body: { kind: 'multipart', schema: uploadForm, fields: jobFields, invalid: jobFieldsRefusal },
     responses: {
       201: jsonAnswer('The job, queued.', s.CreatedJob, bothLanguages(createdJob)),
@@ -372,7 +372,7 @@ export const ocrApiContracts = contracts({
     tag: 'OCR jobs',
     summary: 'Ask for a presigned upload (files too large for a request)',
     failure: uploadFailed,
-    description: `Not in SPEC.md (docs/interface.md, "Large files: the presigned upload"): a request carries about ${formFileMb} MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after ${lifetime(unclaimedUploadSeconds)}.`,
+    description: `Not in docs/SPEC.md (docs/interface.md, "Large files: the presigned upload"): a request carries about ${formFileMb} MB of file at most, so larger files go straight to the bucket. Send the file with the answer’s presigned POST, then create the job with \`POST /ocr/uploads/{uploadId}/job\`. The type and size rules are \`POST /ocr\`’s. ${subscriptionNote} At most ${maxOpenUploads} uploads not yet made into jobs; an unused one is removed after ${lifetime(unclaimedUploadSeconds)}.`,
     body: {
       kind: 'json',
       schema: presignRequest,
@@ -416,7 +416,7 @@ export const ocrApiContracts = contracts({
       403: [subscriptionRequired, ocrErrorAnswer('`Unauthorized to use this upload`: another user’s.')],
       404: ocrErrorAnswer('`Upload not found` (also for an id that cannot be one).'),
       500: [
-        textAnswer('The stored file is refused, in plain text (SPEC.md 7): its type or size, or it does not match what was declared (the object is removed).'),
+        textAnswer('The stored file is refused, in plain text (docs/SPEC.md 7): its type or size, or it does not match what was declared (the object is removed).'),
         ocrErrorAnswer(`\`${jobCreationFailed}\`: the subscription could not be verified, \`jobMetadata\` is not a JSON object, or storing or queueing failed.`),
       ],
     },
@@ -537,7 +537,7 @@ export const ocrApiContracts = contracts({
     summary: 'Read a digitized book',
     failure: bookFailed,
     description:
-      'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order, each with a signed image URL. A malformed id is a 500 (SPEC.md 7).',
+      'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order, each with a signed image URL. A malformed id is a 500 (docs/SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     query: v.object({
       pageLimit: queryNumber('pageLimit', {
@@ -564,7 +564,7 @@ export const ocrApiContracts = contracts({
     summary: 'Edit a digitized book',
     failure: editFailed,
     description:
-      'The owner, editors and admins. Every field is optional; only those sent change. The body is checked whole before anything is written: a malformed field is the 500 with the reason (the spec lists no 400 here); past a cap, a 400 (docs/decisions.md, "`PATCH /ocr/books/:bookTextId`"). A malformed id is a 500 (SPEC.md 7).',
+      'The owner, editors and admins. Every field is optional; only those sent change. The body is checked whole before anything is written: a malformed field is the 500 with the reason (the spec lists no 400 here); past a cap, a 400 (docs/decisions.md, "`PATCH /ocr/books/:bookTextId`"). A malformed id is a 500 (docs/SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     body: {
       kind: 'json',
@@ -614,7 +614,7 @@ export const ocrApiContracts = contracts({
     summary: 'Import a digitized book as a Book',
     failure: importFailed,
     description:
-      'One line per page (the page text in `arabic`); the new Book is the caller’s, private. The owner, editors and admins; members also need an active subscription on the import tier. All or nothing, and a retry answers the same Book (docs/decisions.md, "import"). A malformed id is a 500 (SPEC.md 7).',
+      'One line per page (the page text in `arabic`); the new Book is the caller’s, private. The owner, editors and admins; members also need an active subscription on the import tier. All or nothing, and a retry answers the same Book (docs/decisions.md, "import"). A malformed id is a 500 (docs/SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     responses: {
       201: jsonAnswer('The new Book.', v.strictObject({ success: v.literal(true), message: v.string(), bookId: v.string() }), {

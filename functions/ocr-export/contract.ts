@@ -35,7 +35,7 @@ export const ocrExportContracts = contracts({
     summary: 'Export a digitized book to Word',
     failure: exportFailed,
     description:
-      'The owner, editors and admins (a public book is not exported by others); members also need an active subscription, checked before the book is looked up. Pages in page order, right to left for `ar`, `ur`, `fa` and `he`. The file is named after the book (`Content-Disposition: attachment`). A malformed id is a 500 (SPEC.md 7). Both answers carry `Cache-Control: private, no-store`.',
+      'The owner, editors and admins (a public book is not exported by others); members also need an active subscription, checked before the book is looked up. Pages in page order, right to left for `ar`, `ur`, `fa` and `he`. The file is named after the book (`Content-Disposition: attachment`). A malformed id is a 500 (docs/SPEC.md 7). Both answers carry `Cache-Control: private, no-store`.',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     query: v.object({
       includeTitlePage: queryFlag('A title page (file name, author, language, page count, creation date); only the value `true` keeps it.'),

@@ -90,7 +90,7 @@ export const searchContracts = contracts({
     summary: 'Search one digitized book',
     failure: bookSearchFailed,
     description:
-      'Pages of one book, best first. Readable as `GET /ocr/books/{bookTextId}` is: public books by anyone, private ones by the owner, editors and admins. A malformed id is a 500 (SPEC.md 7).',
+      'Pages of one book, best first. Readable as `GET /ocr/books/{bookTextId}` is: public books by anyone, private ones by the owner, editors and admins. A malformed id is a 500 (docs/SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     query: v.object(searchQuery),
     responses: {

@@ -16,7 +16,7 @@ describe('GET /health', () => {
     expect(res.body).toEqual({ status: 'ok', stores: { table: 'ok', uploads: 'ok', audio: 'ok', ocrQueue: 'ok', audioQueue: 'ok' } });
   });
 
-  it('is marked in the document as outside SPEC.md’s API', () => {
+  it('is marked in the document as outside docs/SPEC.md’s API', () => {
     const operation = (openApiDocument() as { paths: Record<string, Record<string, { tags: string[]; security: unknown[] }>> }).paths['/health']!.get!;
     expect(operation.tags).toEqual(['Operations']);
     expect(operation.security).toEqual([]);

@@ -95,7 +95,7 @@ describe('a job credential', () => {
     }
   });
 
-  it('leaves editors and admins reporting on any job with their own token, as SPEC.md says', async () => {
+  it('leaves editors and admins reporting on any job with their own token, as docs/SPEC.md says', async () => {
     const job = await uploadAs(other);
     expect((await page(job, ed.token, { pageNumber: 5_000 })).status).toBe(200);
     expect((await result(job, ed.token)).status).toBe(201);

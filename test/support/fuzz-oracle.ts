@@ -88,23 +88,23 @@ const refusedFile = /^(Invalid file type: |File too large: |Unexpected field: |F
 const plainTextRefusal = (response: RawResponse) => /^text\/plain/.test(response.contentType) && refusedFile.test(response.text);
 const invalidJobMetadata = /^Invalid jobMetadata: must be a JSON object$/;
 
-const ocrBookId = malformedId('ocr', 'SPEC.md 7: "Malformed ObjectId values in OCR book paths produce 500" (and 4.1 GET /ocr/books/:bookTextId); docs/decisions.md "malformed `bookTextId`"');
+const ocrBookId = malformedId('ocr', 'docs/SPEC.md 7: "Malformed ObjectId values in OCR book paths produce 500" (and 4.1 GET /ocr/books/:bookTextId); docs/decisions.md "malformed `bookTextId`"');
 /** docs/SPEC.md 4.2 states the malformed-id 500 for generate, GET /audio/jobs/:jobId, batch and single field. */
-const audioIdBySpec = malformedId('audio', 'SPEC.md 4.2: 500 "includes malformed id" on this route');
+const audioIdBySpec = malformedId('audio', 'docs/SPEC.md 4.2: 500 "includes malformed id" on this route');
 /** The other audio routes list a bare 500; docs/decisions.md "malformed ids (audio)" makes a malformed id that 500 everywhere. */
-const audioId = malformedId('audio', 'SPEC.md 4.2 lists a 500 here; docs/decisions.md "malformed ids (audio)": a malformed id is that 500 on every audio route');
+const audioId = malformedId('audio', 'docs/SPEC.md 4.2 lists a 500 here; docs/decisions.md "malformed ids (audio)": a malformed id is that 500 on every audio route');
 
 /** A callback for an unknown job whose ids cannot key an orphan BookText (docs/SPEC.md 4.1: jobId a UUID, fileId and userId ObjectIds). */
 const orphanIds: Allowance = {
-  why: 'SPEC.md 4.1 POST /ocr/result: 500 on validation; POST /ocr/result/page: 500 processing failure; the ids are typed UUID and ObjectId',
+  why: 'docs/SPEC.md 4.1 POST /ocr/result: 500 on validation; POST /ocr/result/page: 500 processing failure; the ids are typed UUID and ObjectId',
   applies: (s, r) => json(s) && matches(detail.ocr(r), /^(jobId must be a UUID|fileId must be an ObjectId|userId must be an ObjectId)$/),
 };
 
 /** Per route key: the 500s docs/SPEC.md states for an input, each with where it says so. Routes not listed may never answer 5xx. */
 export const allowed500: Record<string, Allowance[]> = {
   'POST /ocr': [
-    { why: 'SPEC.md 4.1 POST /ocr and 7: unsupported type or too large is a plain-text 500; docs/decisions.md "refused files"', applies: (s, r) => multipart(s) && plainTextRefusal(r) },
-    { why: 'SPEC.md 4.1 POST /ocr: invalid jobMetadata JSON is a 500; docs/decisions.md "upload fields"', applies: (s, r) => multipart(s) && matches(detail.ocr(r), invalidJobMetadata) },
+    { why: 'docs/SPEC.md 4.1 POST /ocr and 7: unsupported type or too large is a plain-text 500; docs/decisions.md "refused files"', applies: (s, r) => multipart(s) && plainTextRefusal(r) },
+    { why: 'docs/SPEC.md 4.1 POST /ocr: invalid jobMetadata JSON is a 500; docs/decisions.md "upload fields"', applies: (s, r) => multipart(s) && matches(detail.ocr(r), invalidJobMetadata) },
   ],
   'POST /ocr/uploads': [
     { why: 'docs/interface.md "Large files: the presigned upload": the same type and size rules as POST /ocr (plain-text 500)', applies: (_s, r) => plainTextRefusal(r) },
@@ -124,7 +124,7 @@ export const allowed500: Record<string, Allowance[]> = {
   'GET /ocr/books/{bookTextId}/export/docx': [ocrBookId],
   'POST /ocr/result': [
     {
-      why: 'SPEC.md 4.1 POST /ocr/result: 500 on validation; docs/decisions.md "state moves": bad status, pages or metadata',
+      why: 'docs/SPEC.md 4.1 POST /ocr/result: 500 on validation; docs/decisions.md "state moves": bad status, pages or metadata',
       applies: (s, r) => json(s) && matches(detail.ocr(r), /^(Invalid status: |pages must be |pages\[\d+\]\.pageNumber must be |metadata must be )/),
     },
     orphanIds,
@@ -135,11 +135,11 @@ export const allowed500: Record<string, Allowance[]> = {
   'GET /audio/{bookId}/lines-with-audio': [audioId],
   'POST /audio/{bookId}/lines/{lineId}/batch': [
     audioIdBySpec,
-    { why: 'SPEC.md 4.2 batch: 500 for fields not an array of strings', applies: (s, r) => json(s) && matches(detail.audio(r), /^fields must be an array of strings$/) },
+    { why: 'docs/SPEC.md 4.2 batch: 500 for fields not an array of strings', applies: (s, r) => json(s) && matches(detail.audio(r), /^fields must be an array of strings$/) },
   ],
   'POST /audio/{bookId}/lines/{lineId}/{field}': [
     audioIdBySpec,
-    { why: 'SPEC.md 4.2 single field: 500 for an empty field; docs/decisions.md "empty fields"', applies: (_s, r) => matches(detail.audio(r), /^The (arabic|english|commentary) text of this line is empty$/) },
+    { why: 'docs/SPEC.md 4.2 single field: 500 for an empty field; docs/decisions.md "empty fields"', applies: (_s, r) => matches(detail.audio(r), /^The (arabic|english|commentary) text of this line is empty$/) },
   ],
   'GET /audio/{bookId}/lines/{lineId}/{field}/stream': [audioId],
   'GET /audio/{bookId}/lines/{lineId}/{field}/url': [audioId],
@@ -148,5 +148,5 @@ export const allowed500: Record<string, Allowance[]> = {
   'DELETE /audio/{bookId}/lines/{lineId}': [audioId],
   'DELETE /audio/{bookId}': [audioId],
   'GET /audio/{bookId}/all': [audioId],
-  'PUT /notifications/{id}/read': [malformedId('notifications', 'SPEC.md 7: 500 `Error marking notification as read` (also for malformed id)')],
+  'PUT /notifications/{id}/read': [malformedId('notifications', 'docs/SPEC.md 7: 500 `Error marking notification as read` (also for malformed id)')],
 };

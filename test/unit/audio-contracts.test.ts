@@ -66,7 +66,7 @@ describe('audio query parameters', () => {
 });
 
 describe('the whole-book job body', () => {
-  it('takes any voice, and alloy for one that is missing, empty or not text (SPEC.md 4.2: not validated)', () => {
+  it('takes any voice, and alloy for one that is missing, empty or not text (docs/SPEC.md 4.2: not validated)', () => {
     const body = (value: Record<string, unknown>) => v.parse(c['POST /audio/{bookId}/generate'].body.schema, value);
     expect(body({ voice: 'robot' })).toEqual({ voice: 'robot' });
     for (const voice of [undefined, '', null, 5, ['nova']]) expect(body({ voice })).toEqual({ voice: 'alloy' });

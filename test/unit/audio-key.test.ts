@@ -3,7 +3,7 @@ import { audioKey, contentHash, isCurrent, parseAudioKey } from '../../lib/audio
 
 const line = { bookId: 'b', lineId: 'l', arabic: 'نص', english: 'text', commentary: '', rootwords: 'ن ص ص' };
 
-describe('audio keys (SPEC.md 2.8)', () => {
+describe('audio keys (docs/SPEC.md 2.8)', () => {
   it('hashes every text field of the line and the voice', () => {
     const base = contentHash(line, 'alloy');
     for (const field of ['arabic', 'english', 'commentary', 'rootwords'] as const) {

@@ -21,7 +21,7 @@ function files(path: string): string[] {
 
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const docs = ['README.md', ...files('docs').filter((f) => f.endsWith('.md'))];
-const code = walked.flatMap(files).filter((f) => /\.(ts|mjs|js)$/.test(f) && f !== self);
+const code = [...walked.flatMap(files), ...files('redocly.yaml')].filter((f) => /\.(ts|mjs|js|yaml)$/.test(f) && f !== self);
 
 /** Outside fenced blocks: what Markdown shows as text. */
 function prose(markdown: string): string {
@@ -89,7 +89,7 @@ describe('the docs', () => {
 
   it('names the docs in code by their place in the clone (docs/)', () => {
     const names = files('docs')
-      .filter((f) => f.endsWith('.md') && !/\/(SPEC|README)\.md$/.test(f))
+      .filter((f) => f.endsWith('.md') && !/\/README\.md$/.test(f))
       .map((f) => f.slice('docs/'.length).replace(/^walkthroughs\//, '').replace('.md', '').replaceAll('.', '\\.'));
     const bareName = new RegExp(`(?<![/\\w-])(${names.join('|')})\\.md`);
     const bare = code.filter((f) => bareName.test(read(f)));

@@ -37,7 +37,7 @@ async function documentXml(book: DocxBook, options: Partial<typeof all> = {}): P
 const count = (xml: string, s: string) => xml.split(s).length - 1;
 const texts = (xml: string) => [...xml.matchAll(/<w:t[^>]*>([^<]*)<\/w:t>/g)].map((m) => m[1]);
 
-describe('docx layout (SPEC.md 4.1 export)', () => {
+describe('docx layout (docs/SPEC.md 4.1 export)', () => {
   it('lays out Arabic right to left: bidi paragraphs, rtl runs, a complex-script font and size', async () => {
     const xml = await documentXml(arabic, { fontSize: 32 });
     const paragraphs = count(xml, '<w:p>');
@@ -134,7 +134,7 @@ describe('docx layout (SPEC.md 4.1 export)', () => {
   });
 });
 
-describe('export query (SPEC.md 4.1)', () => {
+describe('export query (docs/SPEC.md 4.1)', () => {
   it('defaults every flag on and fontSize to 24', () => {
     expect(exportOptions({})).toEqual(all);
   });

@@ -5,7 +5,7 @@ import { splitList } from '../../lib/ocr/book-text.ts';
 import { uploadKey } from '../../lib/ocr/jobs/fields.ts';
 import { bookFieldLimits, languageTooLong, tooManyValues, valueTooLong } from '../../lib/ocr/book-text.ts';
 
-describe('page credits (SPEC.md section 1)', () => {
+describe('page credits (docs/SPEC.md section 1)', () => {
   it.each([
     // credits, used before, pages -> free, overage
     [100, 0, 10, 10, 0],
@@ -23,7 +23,7 @@ describe('page credits (SPEC.md section 1)', () => {
   });
 });
 
-describe('upload fields (SPEC.md 4.1 POST /ocr)', () => {
+describe('upload fields (docs/SPEC.md 4.1 POST /ocr)', () => {
   it('applies the defaults', () => {
     expect(jobFieldsOf({})).toEqual({
       fileName: undefined,

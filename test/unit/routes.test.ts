@@ -14,7 +14,7 @@ function expectedAuth(r: SpecRoute): AuthMode {
 }
 
 describe('route table', () => {
-  it('has every endpoint of SPEC.md section 4 (the copy in test/unit/spec-routes.ts), each with its auth', () => {
+  it('has every endpoint of docs/SPEC.md section 4 (the copy in test/unit/spec-routes.ts), each with its auth', () => {
     expect(specRoutes).toHaveLength(11 + 15 + 6);
     for (const spec of specRoutes) {
       const route = routes.find((r) => routeKey(r) === keyOf(spec));
@@ -23,7 +23,7 @@ describe('route table', () => {
     }
   });
 
-  it('adds to SPEC.md only the presigned upload routes, search, the Stripe webhook, the API document with its reference page, and the health check', () => {
+  it('adds to docs/SPEC.md only the presigned upload routes, search, the Stripe webhook, the API document with its reference page, and the health check', () => {
     const spec = new Set(specRoutes.map(keyOf));
     expect(routes.map(routeKey).filter((key) => !spec.has(key))).toEqual([
       'POST /ocr/uploads',

@@ -98,14 +98,14 @@ export interface Contract {
 export const tags = {
   'OCR jobs': 'Upload a scanned book (a PDF or page images), then follow its OCR job and read its text.',
   'Digitized books': 'Digitized books (BookTexts): the catalogue, reading, editing, importing as a Book and exporting to Word.',
-  Search: 'Full-text search of digitized books, Arabic-aware: across the catalogue, or within one book (beyond SPEC.md).',
+  Search: 'Full-text search of digitized books, Arabic-aware: across the catalogue, or within one book (beyond docs/SPEC.md).',
   'OCR worker callbacks': 'How the OCR worker reports pages and the final result. Editor or admin token (the worker account).',
   Audio: 'Text-to-speech MP3 audio for the fields of book lines: voices, generation, playback, listings and deletion.',
   'Audio jobs': 'Background generation of a whole book in one voice. Editor or admin.',
   Notifications: 'Push device tokens and the in-app inbox. Every route needs a token.',
   Billing: 'The payment provider’s webhook.',
   Reference: 'This document and its reference page.',
-  Operations: 'Not part of the product’s API (not in SPEC.md): the service’s own health, for monitors and load balancers.',
+  Operations: 'Not part of the product’s API (not in docs/SPEC.md): the service’s own health, for monitors and load balancers.',
 } as const;
 export type Tag = keyof typeof tags;
 

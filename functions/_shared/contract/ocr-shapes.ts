@@ -18,7 +18,7 @@ const jobTimes = { createdAt: timestamp, updatedAt: timestamp, completedAt: null
  * editors and admins see is optional (absent for everyone else), a value that can be null nullable.
  */
 
-const OcrStatus = v.pipe(v.picklist(ocrStatuses), v.description('A job’s state (SPEC.md 3.1).'));
+const OcrStatus = v.pipe(v.picklist(ocrStatuses), v.description('A job’s state (docs/SPEC.md 3.1).'));
 const Visibility = v.pipe(v.picklist(visibilities), v.description('`private` on creation; `public` books are readable by anyone.'));
 const words = v.array(v.string());
 const count = v.pipe(v.number(), v.integer(), v.minValue(0));
@@ -31,7 +31,7 @@ const UsageSnapshot = v.pipe(
     pagesUsed: v.number(),
     billingPeriodEnd: timestamp,
   }),
-  v.description('Page credits at upload time (SPEC.md 2.4): `null` credits mean unlimited (editors and admins).'),
+  v.description('Page credits at upload time (docs/SPEC.md 2.4): `null` credits mean unlimited (editors and admins).'),
 );
 
 /** A completion's usage (docs/SPEC.md 2.4, final-result shape; docs/decisions.md, "usage on completion"). */
@@ -66,7 +66,7 @@ const BookMetadata = v.pipe(
     },
     v.unknown(),
   ),
-  v.description('The book’s metadata (SPEC.md 2.2): the keys the client sent (`jobMetadata`, a result’s `metadata`) and the service’s own, which are shown when set.'),
+  v.description('The book’s metadata (docs/SPEC.md 2.2): the keys the client sent (`jobMetadata`, a result’s `metadata`) and the service’s own, which are shown when set.'),
 );
 
 /** `POST /ocr`'s answer, and the presigned path's. */
@@ -82,7 +82,7 @@ const CreatedJob = v.pipe(
     status: v.literal('pending'),
     usageInfo: UsageSnapshot,
   }),
-  v.description('The job, queued: it starts `pending` (SPEC.md 3.1).'),
+  v.description('The job, queued: it starts `pending` (docs/SPEC.md 3.1).'),
 );
 
 const PresignedUpload = v.pipe(
@@ -114,7 +114,7 @@ const JobStatus = v.pipe(
 
 const JobPage = v.pipe(
   v.strictObject({ _id: v.string(), pageNumber: count, text: v.string(), storageKey: v.nullable(v.string()), isAIGenerated: v.boolean() }),
-  v.description('One page of a job’s text (SPEC.md 2.3).'),
+  v.description('One page of a job’s text (docs/SPEC.md 2.3).'),
 );
 
 const JobText = v.pipe(
@@ -167,7 +167,7 @@ const BookListItem = v.pipe(
     hasFullText: v.boolean(),
     ...jobTimes,
   }),
-  v.description('A digitized book in the catalogue (SPEC.md 4.1 `GET /ocr/books`).'),
+  v.description('A digitized book in the catalogue (docs/SPEC.md 4.1 `GET /ocr/books`).'),
 );
 
 const BookPage = v.pipe(
@@ -204,7 +204,7 @@ const BookTextView = v.pipe(
     ...jobTimes,
     visibility: Visibility,
   }),
-  v.description('A digitized book with one window of its pages (SPEC.md 4.1 `GET /ocr/books/:bookTextId`).'),
+  v.description('A digitized book with one window of its pages (docs/SPEC.md 4.1 `GET /ocr/books/:bookTextId`).'),
 );
 
 const EditedBook = v.pipe(
