@@ -278,7 +278,8 @@ const createdJob = (x: Sample) => ({
   usageInfo: { remainingCredits: 88, tierCredits: 100, pagesUsed: 12, billingPeriodEnd: '2026-12-01T00:00:00.000Z' },
 });
 const common = (x: Sample) => ({ jobId: ids.jobId, fileId: ids.fileId, fileName: x.fileName, language: x.language, pageCount: x.pages.length });
-const listItem = (x: Sample) => ({
+/** What a listed book and a read one begin with, in the samples. */
+const sampleFile = (x: Sample) => ({
   bookTextId: ids.bookTextId,
   jobId: ids.jobId,
   fileId: ids.fileId,
@@ -286,6 +287,9 @@ const listItem = (x: Sample) => ({
   author: x.author,
   fileType: 'application/pdf',
   fileSize: 734_003,
+});
+const listItem = (x: Sample) => ({
+  ...sampleFile(x),
   userId: ids.userId,
   username: x.username,
   status: 'completed',
@@ -301,13 +305,7 @@ const listItem = (x: Sample) => ({
   completedAt: done,
 });
 const bookView = (x: Sample) => ({
-  bookTextId: ids.bookTextId,
-  jobId: ids.jobId,
-  fileId: ids.fileId,
-  fileName: x.fileName,
-  author: x.author,
-  fileType: 'application/pdf',
-  fileSize: 734_003,
+  ...sampleFile(x),
   storageKey: x.storageKey,
   userId: ids.userId,
   username: x.username,
