@@ -10,7 +10,7 @@ const domain = ['test/unit/domain/**/*.test.ts'];
  * Tests that time the stores under load of their own: they run after every other file, alone, on a
  * stack of their own, so that a bound they check is this code's, not the rest of the suite's.
  */
-const alone = ['test/http/audio-bucket-events.test.ts'];
+const alone = ['test/http/audio-bucket-events.test.ts', 'test/http/page-caps.test.ts'];
 const embeddedStores = ['test/setup/embedded-stack.ts'];
 /** Each file takes its own project's stack's environment (test/setup/stack-env.ts). */
 const stackEnv = ['test/setup/stack-env.ts'];

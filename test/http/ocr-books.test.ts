@@ -4,7 +4,6 @@ import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { bookFieldLimits, newBookText, tooManyValues, type BookText, type OcrStatus, type Visibility } from '../../lib/ocr/book-text.ts';
-import { maxImportPages } from '../../lib/ocr/export/import.ts';
 import { newPage as pageRecord } from '../../lib/ocr/pages/page.ts';
 import { drainStream } from '../../infra/local/stream-poller.ts';
 import { startApi, seedUsers, type Account } from '../support/api.ts';
@@ -391,17 +390,6 @@ describe('POST /ocr/books/:bookTextId/import', () => {
     expect((await importBook(newObjectId(), mo)).status).toBe(404);
     expect((await importBook('123', mo)).status).toBe(500);
   });
-
-  it(`imports a book of thousands of pages, up to the import cap (${maxImportPages})`, async () => {
-    const b = await book(mo);
-    const pages = Array.from({ length: maxImportPages }, (_, i) => pageRecord(b.bookTextId, i, { text: `صفحة ${i}` }, b.createdAt));
-    await stores.ocr.putPages(pages);
-    const res = await importBook(b.bookTextId, mo);
-    expect(res.status).toBe(201);
-    const lines = await stores.books.lines(res.body.bookId);
-    expect(lines.map((l) => l.arabic)).toEqual(pages.map((p) => p.text));
-    expect((await stores.books.get(res.body.bookId))!.lineCount).toBe(maxImportPages);
-  }, 120_000);
 });
 
 describe('GET /ocr/books filtered, as books change (docs/data-model.md, "The catalogue")', () => {
