@@ -134,17 +134,20 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'ocr-api': ['table', 'upload-files', 'incoming-uploads', 'text-reads', 'text-writes', 'ocr-queue', 'write-path', 'job-credentials-issue', 'job-credentials-check', ...httpAnswers],
   // Stores the final text (and removes the one it replaced); it never reads files, texts or images,
   // and never calls Stripe (the billing worker invoices).
-  'ocr-callbacks': ['table', 'text-writes', 'write-path', 'job-credentials-check', ...httpAnswers],
+  // and tells a job's outcome to its owner (the inbox, and push).
+  'ocr-callbacks': ['table', 'text-writes', 'write-path', 'job-credentials-check', 'push', ...httpAnswers],
   'ocr-export': ['table', 'text-reads', 'exports', ...httpAnswers],
   'billing-webhook': ['table', 'stripe', ...httpAnswers],
   'audio-api': ['table', 'audio', 'audio-queue', 'speech', ...httpAnswers],
-  'audio-worker': ['table', 'audio', 'audio-queue', 'speech'],
+  // Tells a job's outcome to its starter (the inbox, and push).
+  'audio-worker': ['table', 'audio', 'audio-queue', 'speech', 'push'],
   // HEADs the keys its events name (a missing one must read as 404) and records or forgets them.
   'audio-files-sync': ['audio-files-record', 'audio-heads'],
   'billing-worker': ['billing-outbox', 'stripe'],
   // Sends stalled jobs again (functions/_shared/stalled-jobs.ts): an OCR job's message with a fresh credential;
   // removes text objects no record names (text-sweep).
-  sweeper: ['table', 'upload-sweep', 'text-sweep', 'ocr-queue', 'audio-queue', 'job-credentials-issue'],
+  // A job it gives up is told to its owner or starter (push).
+  sweeper: ['table', 'upload-sweep', 'text-sweep', 'ocr-queue', 'audio-queue', 'job-credentials-issue', 'push'],
   // The document and the reference page (selfContained, below): it touches nothing.
   'api-docs': [],
   // Searches the index and reads the books and pages of the hits; it can neither write nor create the index.

@@ -6,6 +6,7 @@ import { deps as coreDeps } from './deps.ts';
 import { bucketObjects } from './buckets.ts';
 import { sqsQueueAt } from './queues.ts';
 import { speechAdapter } from './adapters/speech.ts';
+import { notifyDeps } from './notify-deps.ts';
 
 /** What audio-api and audio-worker work with: books, audio jobs, the audio bucket, speech and the audio queue. */
 export const audioDeps = once(() => {
@@ -18,5 +19,6 @@ export const audioDeps = once(() => {
     audioFiles: dynamoAudioFiles(core.db),
     speech: speechAdapter,
     audioQueue: sqsQueueAt(core.config.audioQueueUrl),
+    inbox: notifyDeps(),
   };
 });

@@ -6,6 +6,8 @@ import { once, onFirstUse } from '../../lib/lazy.ts';
 import { requeueStalledOcrJobs } from '../../lib/ocr/jobs/stalled.ts';
 import { deps as coreDeps } from './deps.ts';
 import { sqsQueueAt } from './queues.ts';
+import { notifyDeps } from './notify-deps.ts';
+import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
 
 /**
  * The sweeper's part for jobs accepted but stalled (issue 29): OCR jobs and audio jobs that have not
@@ -20,6 +22,9 @@ const deps = once(() => {
     jobCredentials: onFirstUse<JobCredentials>(async () => (await import('./job-credentials.ts')).jobCredentialsOf(core.config)),
     ocrQueue: sqsQueueAt(core.config.ocrQueueUrl),
     audioQueue: sqsQueueAt(core.config.audioQueueUrl),
+    // Given-up jobs are told to their owners and starters.
+    books: dynamoBookStore(core.db),
+    inbox: notifyDeps(),
   };
 });
 

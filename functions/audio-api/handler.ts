@@ -7,7 +7,7 @@ import { audioUrl, streamAudio } from '../../lib/audio/playback.ts';
 import { audioFields, voices } from '../../lib/audio/voices.ts';
 import { audioDeps } from '../_shared/audio-deps.ts';
 import { audioContracts, mp3CacheControl } from './contract.ts';
-import { httpFunction } from '../_shared/http/handler.ts';
+import { httpFunction, signedIn } from '../_shared/http/handler.ts';
 import type { HttpResult } from '../_shared/http/responses.ts';
 
 /** `/audio/*` (docs/SPEC.md 4.2): text-to-speech for book lines, its files and whole-book jobs. */
@@ -29,7 +29,7 @@ export const handler = httpFunction({
     'GET /audio/voices': { run: async () => ({ voices }) },
     'GET /audio/fields': { run: async () => ({ fields: audioFields }) },
     'POST /audio/{bookId}/generate': {
-      run: (request) => startBookJob(deps(), request.params.bookId, request.body().voice),
+      run: (request) => startBookJob(deps(), signedIn(request).userId, request.params.bookId, request.body().voice),
     },
     'GET /audio/jobs/{jobId}': { run: (request) => readJob(deps(), request.params.jobId) },
     'GET /audio/jobs': { run: () => listJobs(deps()) },

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { notificationTypes } from '../../lib/notifications/notification.ts';
+import { jobOutcomeTypes, notificationTypes } from '../../lib/notifications/notification.ts';
 import { platforms, tokenRequired, unknownPlatform } from '../../lib/notifications/devices.ts';
 import { maxOffset } from '../../lib/paging.ts';
 import { contracts, jsonAnswer } from '../_shared/contract/contract.ts';
@@ -22,6 +22,12 @@ const notificationFields = {
   body: v.string(),
   post: v.optional(objectId),
   comment: v.optional(objectId),
+  data: v.pipe(
+    v.optional(v.record(v.string(), v.string())),
+    v.description(
+      `Only on the job outcome types (${jobOutcomeTypes.map((t) => `\`${t}\``).join(', ')}; added by this service, docs/decisions.md): \`{jobId, bookTextId}\` for OCR, \`{audioJobId, bookId}\` for audio. Other types have no \`data\` key.`,
+    ),
+  ),
   isRead: v.boolean(),
   readAt: nullableTimestamp,
   createdAt: timestamp,
@@ -48,7 +54,23 @@ const example = {
   __v: 0,
   post: '66f1c2a9e4b0a1b2c3d4e5f9',
 };
-const listExample = (title: string, body: string) => ({ notifications: [{ ...example, title, body }], currentPage: 1, totalPages: 1, total: 1 });
+/** A job outcome: a system notification (no actor) with the job's ids in `data`. */
+const { post: _post, ...withoutPost } = example;
+const outcomeExample = (title: string, body: string) => ({
+  ...withoutPost,
+  _id: '66f1c2a9e4b0a1b2c3d4e5fa',
+  actor: null,
+  type: 'ocr_completed',
+  title,
+  body,
+  data: { jobId: '0b6f3c1e-8a2d-4c55-9e0f-3a7b2c1d4e5f', bookTextId: '66f1c2a9e4b0a1b2c3d4e5fb' },
+});
+const listExample = (title: string, body: string, outcome: [string, string]) => ({
+  notifications: [outcomeExample(...outcome), { ...example, title, body }],
+  currentPage: 1,
+  totalPages: 1,
+  total: 2,
+});
 
 /** A token of only spaces is no token (docs/SPEC.md 7: `Token is required`). */
 const token = v.pipe(
@@ -107,8 +129,8 @@ export const notificationContracts = contracts({
         'One page of the inbox.',
         v.strictObject({ notifications: v.array(Notification), currentPage: v.number(), totalPages: v.number(), total: v.number() }),
         {
-          english: { summary: 'English', value: listExample('New comment', 'Layla commented on your post.') },
-          arabic: { summary: 'Arabic', value: listExample('تعليق جديد', 'علّقت ليلى على منشورك.') },
+          english: { summary: 'English', value: listExample('New comment', 'Layla commented on your post.', ['Text ready', '“Forty Hadith.pdf” is digitized: 42 pages.']) },
+          arabic: { summary: 'Arabic', value: listExample('تعليق جديد', 'علّقت ليلى على منشورك.', ['النص جاهز', 'اكتمل استخراج نص «الأربعون النووية.pdf»: 42 صفحة.']) },
         },
       ),
       400: messageErrorAnswer('The page starts past the listing window.'),

@@ -1,9 +1,7 @@
 import { httpFunction, signedIn, type Request } from '../_shared/http/handler.ts';
 import { once } from '../../lib/lazy.ts';
-import { pushAdapter } from '../_shared/adapters/push.ts';
 import { deps as coreDeps } from '../_shared/deps.ts';
-import { dynamoDeviceStore } from '../../lib/adapters/dynamo/devices.ts';
-import { dynamoNotificationStore } from '../../lib/adapters/dynamo/notifications.ts';
+import { notifyDeps } from '../_shared/notify-deps.ts';
 import { registerDevice, unregisterDevice } from '../../lib/notifications/devices.ts';
 import { listNotifications, markAllRead, markRead, unreadCount } from '../../lib/notifications/inbox.ts';
 import { notificationContracts } from './contract.ts';
@@ -11,12 +9,7 @@ import { notificationContracts } from './contract.ts';
 /** `/notifications/*` (docs/SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
 const deps = once(() => {
   const core = coreDeps();
-  return {
-    ...core,
-    notifications: dynamoNotificationStore(core.db),
-    devices: dynamoDeviceStore(core.db),
-    push: pushAdapter(),
-  };
+  return { ...core, ...notifyDeps() };
 });
 
 const userId = (request: Pick<Request, 'caller'>) => signedIn(request).userId;

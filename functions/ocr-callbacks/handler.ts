@@ -5,6 +5,7 @@ import { recordFinalResult, recordPageResult } from '../../lib/ocr/jobs/callback
 import { once } from '../../lib/lazy.ts';
 import { deps as coreDeps } from '../_shared/deps.ts';
 import { bucketObjects } from '../_shared/buckets.ts';
+import { notifyDeps } from '../_shared/notify-deps.ts';
 import { writePathIndex } from '../_shared/adapters/search.ts';
 import { ocrCallbackContracts } from './contract.ts';
 import { httpFunction } from '../_shared/http/handler.ts';
@@ -27,6 +28,8 @@ const deps = once(() => {
     usage: dynamoUsageStore(core.db),
     // A completion's usage, owed with its status until recorded (the billing worker records what a callback could not).
     owedUsage: dynamoOwedUsageStore(core.db),
+    // A job's outcome is told to its owner (inbox and push).
+    inbox: notifyDeps(),
   };
 });
 

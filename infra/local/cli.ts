@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { dynamoDocumentClient } from '../../lib/adapters/aws/clients.ts';
 import { ledgerBilling } from '../../lib/adapters/billing/ledger.ts';
+import { ledgerPush } from '../../lib/adapters/push/ledger.ts';
 import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { dynamoAudioFiles } from '../../lib/adapters/dynamo/audio-files.ts';
 import { dynamoBookStore } from '../../lib/adapters/dynamo/books.ts';
@@ -29,6 +30,7 @@ const usage = `usage: npm run --silent cli -- COMMAND
   book show BOOK_ID
   queue peek ocr
   billing invoices USER_ID
+  push sent USER_ID
   ${reconcileUsage}`;
 
 const dayInSeconds = 24 * 60 * 60;
@@ -126,7 +128,10 @@ async function run(argv: string[]): Promise<unknown> {
   if (words === 'billing invoices' && rest.length === 2) {
     return ledgerBilling(db()).invoices(rest[1]!);
   }
-  const known = ['seed', 'token', 'user delete', 'book show', 'queue peek', 'billing invoices'];
+  if (words === 'push sent' && rest.length === 2) {
+    return ledgerPush(db()).sent(rest[1]!);
+  }
+  const known = ['seed', 'token', 'user delete', 'book show', 'queue peek', 'billing invoices', 'push sent'];
   const named = known.find((k) => k === command || k === words);
   throw new UsageError(named ? `${named}: wrong or missing arguments` : `unknown command: ${argv.join(' ')}`);
 }

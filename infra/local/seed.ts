@@ -198,7 +198,7 @@ export async function seed(
   const byTime = [...notifications].sort((a, b) => a.input.createdAt.getTime() - b.input.createdAt.getTime());
   for (const { key, input } of byTime) {
     const stored = await storeNotification({ notifications: stores.notifications, now: () => options.now }, input);
-    notificationIds[key] = stored.notificationId;
+    notificationIds[key] = stored.notification.notificationId;
   }
 
   const output: SeedOutput = { users: {}, books: {}, notifications: {} };

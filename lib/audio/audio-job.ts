@@ -18,6 +18,8 @@ export interface AudioJob {
   totalLines?: number;
   totalChunks?: number;
   doneLines?: number;
+  /** Who started it (POST /audio/:bookId/generate): told its outcome (lib/audio/outcome.ts). Absent on jobs started before. */
+  startedBy?: string;
   /** Times the sweeper sent the job again after it stalled, and the last time (lib/audio/stalled.ts). */
   requeues?: number;
   requeuedAt?: string;

@@ -9,6 +9,8 @@ import { findBook } from './access.ts';
 import { jobView, type AudioJob, type AudioJobStore } from './audio-job.ts';
 import { fieldAudio, type GenerateDeps } from './generate.ts';
 import { VoiceRejected } from './speech.ts';
+import { endedAs, tellAudioOutcome } from './outcome.ts';
+import type { NotifyDeps } from '../notifications/notify.ts';
 import { audioFields } from './voices.ts';
 
 /**
@@ -21,6 +23,8 @@ export interface JobDeps extends GenerateDeps {
   books: BookStore;
   audioJobs: AudioJobStore;
   audioQueue: Queue;
+  /** The starter's inbox and devices: the job's outcome is told there (lib/audio/outcome.ts). */
+  inbox: NotifyDeps;
   now: () => Date;
   /** How the in-job retries wait (tests pass one that does not). */
   retryClock?: RetryClock;
@@ -55,10 +59,10 @@ export type AudioJobMessage =
  * `POST /audio/:bookId/generate`: stores a pending job and answers at once. The voice is any text
  * (docs/SPEC.md 4.2: "not validated"); its contract reads a missing, empty or non-string one as `alloy`.
  */
-export async function startBookJob(deps: JobDeps, bookId: string | undefined, voice: string) {
+export async function startBookJob(deps: Pick<JobDeps, 'books' | 'audioJobs' | 'audioQueue' | 'now'>, startedBy: string, bookId: string | undefined, voice: string) {
   const book = await findBook(deps, bookId);
   const at = deps.now().toISOString();
-  const job: AudioJob = { _id: newObjectId(), bookId: book.bookId, voice, status: 'pending', progress: 0, createdAt: at, updatedAt: at, __v: 0 };
+  const job: AudioJob = { _id: newObjectId(), bookId: book.bookId, voice, status: 'pending', progress: 0, createdAt: at, updatedAt: at, __v: 0, startedBy };
   await deps.audioJobs.create(job);
   await deps.audioQueue.send({ kind: 'plan', jobId: job._id } satisfies AudioJobMessage);
   return { success: true, jobId: job._id };
@@ -99,7 +103,9 @@ const bookSummary = (bookId: string, book: Book | undefined) => {
 /** Plans the job: its size first (so counting can tell when it is done), then one message per chunk. */
 export async function planJob(deps: JobDeps, jobId: string): Promise<void> {
   const job = await steady(deps, () => deps.audioJobs.get(jobId));
-  if (!job || job.status === 'completed' || job.status === 'failed') return;
+  if (!job) return;
+  const ended = endedAs(job);
+  if (ended) return tellAudioOutcome(deps, job, ended);
   const lines = await steady(deps, () => deps.books.lines(job.bookId));
   const chunks: string[][] = [];
   for (let i = 0; i < lines.length; i += linesPerChunk) chunks.push(lines.slice(i, i + linesPerChunk).map((l) => l.lineId));
@@ -109,7 +115,7 @@ export async function planJob(deps: JobDeps, jobId: string): Promise<void> {
   const counted = await steady(deps, () => deps.audioJobs.countedChunks(jobId));
   if (chunks.every((_, chunk) => counted.has(chunk))) {
     await steady(deps, () => deps.audioJobs.finish(jobId, { status: 'completed' }, at));
-    return;
+    return tellAudioOutcome(deps, job, { status: 'completed' });
   }
   const toSend = chunks.flatMap((lineIds, chunk) => (counted.has(chunk) ? [] : [{ lineIds, chunk }]));
   // Ten sends at a time: a 6,236-line book is 312 messages, and the plan must finish well inside its visibility timeout.
@@ -128,7 +134,9 @@ const isLineFailure = (error: unknown) => error instanceof DomainError || error 
 /** Speaks one chunk's lines (cache hits cost a HEAD), then counts the chunk once. */
 export async function runChunk(deps: JobDeps, message: Extract<AudioJobMessage, { kind: 'chunk' }>): Promise<void> {
   const job = await steady(deps, () => deps.audioJobs.get(message.jobId));
-  if (!job || job.status === 'completed' || job.status === 'failed') return;
+  if (!job) return;
+  const ended = endedAs(job);
+  if (ended) return tellAudioOutcome(deps, job, ended);
   const book = await steady(deps, () => deps.books.get(message.bookId));
   if (!book) throw internal(`Book ${message.bookId} no longer exists`);
 
@@ -160,14 +168,19 @@ export async function runChunk(deps: JobDeps, message: Extract<AudioJobMessage, 
   if (!counted) return;
   const total = counted.totalLines ?? 0;
   const done = counted.doneLines ?? 0;
-  if (done >= total) await steady(deps, () => deps.audioJobs.finish(job._id, { status: 'completed' }, at));
-  else await steady(deps, () => deps.audioJobs.setProgress(job._id, Math.floor((done / total) * 100), at));
+  if (done >= total) {
+    await steady(deps, () => deps.audioJobs.finish(job._id, { status: 'completed' }, at));
+    await tellAudioOutcome(deps, job, { status: 'completed' });
+  } else await steady(deps, () => deps.audioJobs.setProgress(job._id, Math.floor((done / total) * 100), at));
 }
 
 /**
  * A failure no retry can fix (`cannotRetry`): the job fails with the error (state table 3.2), in our
  * own words: callers read it, and an SDK's message can name the account and role.
  */
-export async function failJob(deps: Pick<JobDeps, 'audioJobs' | 'now'>, jobId: string, error: unknown): Promise<void> {
-  await deps.audioJobs.finish(jobId, { status: 'failed', error: shownMessage(error) }, deps.now().toISOString());
+export async function failJob(deps: Pick<JobDeps, 'audioJobs' | 'books' | 'inbox' | 'now'>, jobId: string, error: unknown): Promise<void> {
+  const ended = { status: 'failed', error: shownMessage(error) } as const;
+  if (!(await deps.audioJobs.finish(jobId, ended, deps.now().toISOString()))) return;
+  const job = await deps.audioJobs.get(jobId);
+  if (job) await tellAudioOutcome(deps, job, ended);
 }

@@ -3,6 +3,7 @@ import type { Queue } from '../queue.ts';
 import { later, sweepOpenJobs, visitOpenJob, type StallOutcome, type StallTimes } from '../stalled-jobs.ts';
 import { isOpen, type AudioJob } from './audio-job.ts';
 import type { AudioJobMessage } from './jobs.ts';
+import { tellAudioOutcome, type AudioOutcomeDeps } from './outcome.ts';
 
 /**
  * Stalled audio jobs (issue 29): a job accepted (200) whose plan or chunk messages were lost (a local
@@ -39,7 +40,7 @@ export interface StalledAudioJobStore {
   giveUp(job: AudioJob, error: string, at: string): Promise<boolean>;
 }
 
-export interface StalledAudioDeps {
+export interface StalledAudioDeps extends AudioOutcomeDeps {
   stalledAudioJobs: StalledAudioJobStore;
   audioQueue: Queue;
 }
@@ -59,6 +60,7 @@ async function visit(deps: StalledAudioDeps, job: AudioJob, { before, at }: Stal
     async giveUp() {
       if (!(await store.giveUp(job, audioJobStalled, at))) return false;
       logger.error('Gave up a stalled audio job', { jobId: job._id, requeues: job.requeues });
+      await tellAudioOutcome(deps, job, { status: 'failed', error: audioJobStalled });
       return true;
     },
     async requeue() {

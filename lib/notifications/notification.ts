@@ -7,11 +7,23 @@ export const notificationTypes = [
   'new_post',
   'admin_message',
   'announcement',
+  // Added by this service (docs/decisions.md, "Job outcomes in the inbox"): the outcome of a user's long job.
+  'ocr_completed',
+  'ocr_failed',
+  'audio_completed',
+  'audio_failed',
 ] as const;
 export type NotificationType = (typeof notificationTypes)[number];
 
+/** The types that tell a job's outcome; only they carry `data` (the job's ids). */
+export const jobOutcomeTypes = ['ocr_completed', 'ocr_failed', 'audio_completed', 'audio_failed'] as const satisfies readonly NotificationType[];
+export type JobOutcomeType = (typeof jobOutcomeTypes)[number];
+
 /** System notifications have no actor (docs/SPEC.md section 6). */
-export const systemTypes: readonly NotificationType[] = ['admin_message', 'announcement'];
+export const systemTypes: readonly NotificationType[] = ['admin_message', 'announcement', ...jobOutcomeTypes];
+
+/** What a job outcome's notification points at: `{jobId, bookTextId}` for OCR, `{audioJobId, bookId}` for audio. */
+export type NotificationData = Record<string, string>;
 
 export interface Notification {
   notificationId: string;
@@ -30,6 +42,8 @@ export interface Notification {
   version: number;
   /** Position in the recipient's inbox, 1-based in creation order; paging works on it. */
   seq: number;
+  /** Only on the job outcome types. */
+  data?: NotificationData;
 }
 
 export interface ActorView {
@@ -50,6 +64,7 @@ export function toView(n: Notification, actor: ActorView | string | null) {
     body: n.body,
     ...(n.post ? { post: n.post } : {}),
     ...(n.comment ? { comment: n.comment } : {}),
+    ...(n.data ? { data: n.data } : {}),
     isRead: n.isRead,
     readAt: n.readAt,
     createdAt: n.createdAt,

@@ -2,7 +2,7 @@ import { badRequest } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
 import { logger } from '../log.ts';
 import type { DeviceStore } from './devices.ts';
-import { notificationTypes, systemTypes, type Notification, type NotificationType } from './notification.ts';
+import { jobOutcomeTypes, notificationTypes, systemTypes, type Notification, type NotificationData, type NotificationType } from './notification.ts';
 import type { Push } from './push.ts';
 import type { NotificationStore } from './store.ts';
 
@@ -16,24 +16,30 @@ export interface NotifyDeps {
 export interface NotifyInput {
   recipientId: string;
   type: NotificationType;
-  /** Null (or omitted) for system notifications; always null for admin_message and announcement. */
+  /** Null (or omitted) for system notifications; always null for them. */
   actorId?: string | null;
   title: string;
   body: string;
   post?: string | null;
   comment?: string | null;
+  /** The job outcome types' ids (and only theirs). */
+  data?: NotificationData;
+  /** A fixed id for an event that may be told more than once (a retried callback): the inbox keeps one. */
+  notificationId?: string;
   isRead?: boolean;
   /** For records of past events (the seed file); defaults to now. */
   createdAt?: Date;
 }
 
-/** Stores a notification in the recipient's inbox without pushing it. */
+const outcomeTypes: readonly NotificationType[] = jobOutcomeTypes;
+
+/** Stores a notification in the recipient's inbox without pushing it; `created` is false when its id was there already. */
 export async function storeNotification(deps: Pick<NotifyDeps, 'notifications' | 'now'>, input: NotifyInput) {
   if (!(notificationTypes as readonly string[]).includes(input.type)) throw badRequest(`Unknown notification type: ${input.type}`);
   const createdAt = (input.createdAt ?? deps.now()).toISOString();
   const isRead = input.isRead ?? false;
   return deps.notifications.create({
-    notificationId: newObjectId(),
+    notificationId: input.notificationId ?? newObjectId(),
     recipientId: input.recipientId,
     actorId: systemTypes.includes(input.type) ? null : (input.actorId ?? null),
     type: input.type,
@@ -41,6 +47,7 @@ export async function storeNotification(deps: Pick<NotifyDeps, 'notifications' |
     body: input.body,
     post: input.post ?? null,
     comment: input.comment ?? null,
+    ...(outcomeTypes.includes(input.type) && input.data ? { data: input.data } : {}),
     isRead,
     readAt: isRead ? createdAt : null,
     createdAt,
@@ -48,28 +55,36 @@ export async function storeNotification(deps: Pick<NotifyDeps, 'notifications' |
 }
 
 /**
- * Creates a notification for a recipient and pushes it to the recipient's active devices. Push is
- * best effort: the notification is stored first, and a device the provider reports disabled is
- * marked inactive. Called by the platform's other services, not by a route here (docs/architecture.md, "Push").
+ * Creates a notification for a recipient and pushes it to the recipient's active devices, once: a
+ * notification whose id was already in the inbox is not pushed again. Push is best effort: the
+ * notification is stored first, a failed push is logged, and a device the provider reports disabled
+ * is marked inactive (docs/architecture.md, "Notifications and push").
  */
-export async function notify(deps: NotifyDeps, input: NotifyInput): Promise<Notification> {
-  const notification = await storeNotification(deps, input);
-  const devices = await deps.devices.listActive(input.recipientId);
+export async function notify(deps: NotifyDeps, input: NotifyInput): Promise<{ notification: Notification; created: boolean }> {
+  const stored = await storeNotification(deps, input);
+  if (stored.created) await pushToDevices(deps, stored.notification);
+  return stored;
+}
+
+/** Pushes one notification to each active device of its recipient. */
+export async function pushToDevices(deps: NotifyDeps, notification: Notification): Promise<void> {
+  const devices = await deps.devices.listActive(notification.recipientId);
   const message = {
+    notificationId: notification.notificationId,
+    type: notification.type,
     title: notification.title,
     body: notification.body,
-    data: { notificationId: notification.notificationId, type: notification.type },
+    data: notification.data ?? null,
   };
   await Promise.all(
     devices.map(async (device) => {
       if (!device.endpointId) return;
       try {
-        const outcome = await deps.push.send(device.endpointId, device.platform, message);
+        const outcome = await deps.push.send(device, message);
         if (outcome === 'disabled') await deps.devices.deactivate(device.userId, device.token, deps.now().toISOString());
       } catch (error) {
         logger.warn('push failed', { notificationId: notification.notificationId, error: (error as Error).name });
       }
     }),
   );
-  return notification;
 }

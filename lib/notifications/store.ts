@@ -9,8 +9,12 @@ export interface InboxCounters {
 
 /** Notification persistence. Every call costs a bounded number of reads, whatever the inbox size. */
 export interface NotificationStore {
-  /** Stores the notification at the next inbox position, counting it atomically. */
-  create(notification: NewNotification): Promise<Notification>;
+  /**
+   * Stores the notification at the next inbox position, counting it atomically. A notification of
+   * the same id already in the recipient's inbox is answered as it is (`created: false`), and
+   * nothing is written: a fixed id makes a repeated event notify once.
+   */
+  create(notification: NewNotification): Promise<{ notification: Notification; created: boolean }>;
   counters(recipientId: string): Promise<InboxCounters>;
   /** The notifications at positions `fromSeq..toSeq` (inclusive), highest first. */
   range(recipientId: string, fromSeq: number, toSeq: number): Promise<Notification[]>;

@@ -69,18 +69,25 @@ describe('SNS push adapter', () => {
     expect(sns.calls()).toHaveLength(0);
   });
 
-  it('publishes an APNS payload and reports a disabled endpoint', async () => {
-    sns.on(PublishCommand).resolvesOnce({ MessageId: 'm1' }).rejects(new EndpointDisabledException({ message: 'Endpoint is disabled', $metadata: {} }));
-    const message = { title: 'New comment', body: 'Hi', data: { notificationId: 'n1', type: 'comment_on_post' } };
-    await expect(push.send(endpoint, 'ios', message)).resolves.toBe('sent');
+  it('publishes an APNS payload with the type and data, and reports a disabled or deleted endpoint', async () => {
+    sns
+      .on(PublishCommand)
+      .resolvesOnce({ MessageId: 'm1' })
+      .rejectsOnce(new EndpointDisabledException({ message: 'Endpoint is disabled', $metadata: {} }))
+      .rejects(new NotFoundException({ message: 'Endpoint does not exist', $metadata: {} }));
+    const phone = { ...device, endpointId: endpoint, active: true, createdAt: '', updatedAt: '' };
+    const message = { notificationId: 'n1', type: 'ocr_completed' as const, title: 'Text ready', body: 'Done', data: { jobId: 'j1', bookTextId: 'b1' } };
+    await expect(push.send(phone, message)).resolves.toBe('sent');
     const sent = JSON.parse(sns.commandCalls(PublishCommand)[0]!.args[0].input.Message!);
-    expect(JSON.parse(sent.APNS)).toMatchObject({ aps: { alert: { title: 'New comment', body: 'Hi' } }, notificationId: 'n1' });
-    await expect(push.send(endpoint, 'ios', message)).resolves.toBe('disabled');
+    expect(JSON.parse(sent.APNS)).toEqual({ aps: { alert: { title: 'Text ready', body: 'Done' }, sound: 'default' }, notificationId: 'n1', type: 'ocr_completed', jobId: 'j1', bookTextId: 'b1' });
+    expect(sent.APNS_SANDBOX).toBe(sent.APNS);
+    await expect(push.send(phone, message)).resolves.toBe('disabled');
+    await expect(push.send(phone, message)).resolves.toBe('disabled');
   });
 
-  it('builds an FCM payload for android', () => {
-    const body = JSON.parse(payload('android', { title: 't', body: 'b', data: { notificationId: 'n1' } }));
-    expect(JSON.parse(body.GCM).fcmV1Message.message).toEqual({ notification: { title: 't', body: 'b' }, data: { notificationId: 'n1' } });
+  it('builds an FCM payload for android: string data only', () => {
+    const body = JSON.parse(payload('android', { notificationId: 'n1', type: 'announcement', title: 't', body: 'b', data: null }));
+    expect(JSON.parse(body.GCM).fcmV1Message.message).toEqual({ notification: { title: 't', body: 'b' }, data: { notificationId: 'n1', type: 'announcement' } });
     expect(body.APNS).toBeUndefined();
   });
 });

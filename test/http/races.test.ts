@@ -150,7 +150,7 @@ describe('text edits', () => {
 
 describe('notifications', () => {
   const notify = (recipientId: string, n: number) =>
-    storeNotification({ notifications: stores.notifications, now: () => new Date() }, { recipientId, type: 'announcement', title: `n${n}`, body: 'race' });
+    storeNotification({ notifications: stores.notifications, now: () => new Date() }, { recipientId, type: 'announcement', title: `n${n}`, body: 'race' }).then((s) => s.notification);
   const unread = async (account: Account) => (await api.call('GET', '/notifications/unread-count', { token: account.token })).body.unreadCount as number;
   type Listed = { _id: string; isRead: boolean; readAt: string | null; __v: number };
   const inbox = async (account: Account) => (await api.call('GET', '/notifications?limit=100', { token: account.token })).body.notifications as Listed[];

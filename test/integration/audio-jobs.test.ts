@@ -23,6 +23,7 @@ async function setUp(lineCount: number) {
     audioFiles: dynamoAudioFiles(testDb()),
     speech: async () => speech,
     audioQueue: { send: async (body) => (sent.push(body as AudioJobMessage), { messageId: String(sent.length) }) },
+    inbox: stores.inbox,
     now: () => new Date(),
   };
   const at = new Date().toISOString();

@@ -60,7 +60,7 @@ describe('notification store', () => {
   it('counts a notification read once when several requests mark it at the same time', async () => {
     const recipientId = newObjectId();
     const { notifications } = testStores();
-    const stored = await storeNotification({ notifications, now }, announcement(recipientId, 1));
+    const { notification: stored } = await storeNotification({ notifications, now }, announcement(recipientId, 1));
     await storeNotification({ notifications, now }, announcement(recipientId, 2));
     const results = await Promise.all(
       Array.from({ length: 6 }, () => notifications.markRead(recipientId, stored.notificationId, new Date().toISOString())),
@@ -110,12 +110,12 @@ describe('notify', () => {
   it('stores the notification, pushes to active devices only, and deactivates a device the provider disabled', async () => {
     const recipientId = newObjectId();
     const stores = testStores();
-    const sent: { endpointId: string; message: PushMessage }[] = [];
+    const sent: { endpointId: string | null; message: PushMessage }[] = [];
     const push: Push = {
       register: async ({ token }) => `endpoint-${token}`,
-      send: async (endpointId, _platform, message) => {
-        sent.push({ endpointId, message });
-        return endpointId === 'endpoint-stale' ? 'disabled' : 'sent';
+      send: async (device, message) => {
+        sent.push({ endpointId: device.endpointId, message });
+        return device.endpointId === 'endpoint-stale' ? 'disabled' : 'sent';
       },
     };
     const at = new Date().toISOString();
@@ -133,16 +133,31 @@ describe('notify', () => {
     await stores.devices.put(device('old', false));
 
     const deps = { notifications: stores.notifications, devices: stores.devices, push, now };
-    const notification = await notify(deps, { recipientId, type: 'admin_message', actorId: newObjectId(), title: 'Hello', body: 'Welcome' });
+    const { notification, created } = await notify(deps, { recipientId, type: 'admin_message', actorId: newObjectId(), title: 'Hello', body: 'Welcome' });
 
+    expect(created).toBe(true);
     expect(notification.actorId).toBeNull();
     expect(sent.map((s) => s.endpointId).sort()).toEqual(['endpoint-phone', 'endpoint-stale']);
-    expect(sent[0]!.message).toEqual({
-      title: 'Hello',
-      body: 'Welcome',
-      data: { notificationId: notification.notificationId, type: 'admin_message' },
-    });
+    expect(sent[0]!.message).toEqual({ notificationId: notification.notificationId, type: 'admin_message', title: 'Hello', body: 'Welcome', data: null });
     expect((await stores.devices.listActive(recipientId)).map((d) => d.token)).toEqual(['phone']);
     expect(await stores.notifications.counters(recipientId)).toEqual({ total: 1, unread: 1 });
+  });
+
+  it('stores and pushes a notification of a fixed id once, however many times and at once it is told', async () => {
+    const recipientId = newObjectId();
+    const stores = testStores();
+    const sent: string[] = [];
+    const push: Push = { register: async () => 'endpoint', send: async (d) => (sent.push(d.token), 'sent') };
+    const at = new Date().toISOString();
+    await stores.devices.put({ userId: recipientId, token: 'phone', platform: 'android', active: true, endpointId: 'endpoint', createdAt: at, updatedAt: at });
+    const deps = { notifications: stores.notifications, devices: stores.devices, push, now };
+    const input = { recipientId, type: 'ocr_completed' as const, title: 'Text ready', body: 'Done', data: { jobId: 'j', bookTextId: 'b' }, notificationId: newObjectId() };
+
+    const told = await Promise.all(Array.from({ length: 6 }, () => notify(deps, input)));
+    expect(told.filter((t) => t.created)).toHaveLength(1);
+    expect(new Set(told.map((t) => t.notification.notificationId))).toEqual(new Set([input.notificationId]));
+    expect(sent).toEqual(['phone']);
+    expect(await stores.notifications.counters(recipientId)).toEqual({ total: 1, unread: 1 });
+    expect((await stores.notifications.range(recipientId, 1, 1))[0]).toMatchObject({ data: { jobId: 'j', bookTextId: 'b' }, actorId: null, seq: 1 });
   });
 });

@@ -53,7 +53,7 @@ async function lostOcrJob(at: Date) {
   return (await stores.ocr.byJobId(jobId))!;
 }
 
-const ocrSweep = (queue: FakeQueue) => requeueStalledOcrJobs({ stalledOcrJobs: dynamoStalledOcrJobs(db), ocrQueue: queue, jobCredentials: credentials }, new Date());
+const ocrSweep = (queue: FakeQueue) => requeueStalledOcrJobs({ stalledOcrJobs: dynamoStalledOcrJobs(db), ocrQueue: queue, jobCredentials: credentials, inbox: stores.inbox }, new Date());
 const sentFor = (queue: FakeQueue, jobId: string) => queue.sent.map((m) => m.body as { jobId: string }).filter((b) => b.jobId === jobId);
 
 describe('stalled OCR jobs', () => {
@@ -102,6 +102,8 @@ describe('stalled OCR jobs', () => {
 
 const speech: Speech = { synthesize: async () => new Uint8Array([0xff, 0xfb, 0x90, 0x00]) };
 const audioJobs = dynamoAudioJobStore(db);
+/** Who starts the audio jobs here: told their outcomes. */
+const starter = newObjectId();
 
 /** A book of `lineCount` lines and audio deps over the embedded stores, at `at`, with the queue given. */
 async function audioWorld(lineCount: number, at: Date, audioQueue: JobDeps['audioQueue']) {
@@ -112,6 +114,7 @@ async function audioWorld(lineCount: number, at: Date, audioQueue: JobDeps['audi
     audioFiles: dynamoAudioFiles(db),
     speech: async () => speech,
     audioQueue,
+    inbox: stores.inbox,
     now: () => at,
   };
   const bookId = newObjectId();
@@ -133,14 +136,14 @@ async function drain(deps: JobDeps, queue: FakeQueue) {
   }
 }
 
-const audioSweep = (queue: FakeQueue) => requeueStalledAudioJobs({ stalledAudioJobs: dynamoStalledAudioJobs(db), audioQueue: queue }, new Date());
+const audioSweep = (queue: FakeQueue) => requeueStalledAudioJobs({ stalledAudioJobs: dynamoStalledAudioJobs(db), audioQueue: queue, books: stores.books, inbox: stores.inbox }, new Date());
 const plansFor = (queue: FakeQueue, jobId: string) => queue.sent.filter((m) => (m.body as AudioJobMessage).jobId === jobId);
 
 describe('stalled audio jobs', () => {
   it('plans a job whose messages were lost (pending, and in progress at 0%) again, once, and it completes', async () => {
     const lost = new FakeQueue();
     const { deps, bookId } = await audioWorld(25, hoursAgo(2), lost);
-    const { jobId } = await startBookJob(deps, bookId, 'alloy');
+    const { jobId } = await startBookJob(deps, starter, bookId, 'alloy');
     await planJob(deps, jobId); // in progress at 0%: the chunks' messages were lost with the queue
     expect(await audioJobs.get(jobId)).toMatchObject({ status: 'in_progress', progress: 0 });
 
@@ -159,11 +162,11 @@ describe('stalled audio jobs', () => {
   it('leaves alone a job whose chunks are being counted, and one that ended', async () => {
     const sent = new FakeQueue();
     const { deps, bookId } = await audioWorld(45, hoursAgo(3), sent);
-    const { jobId: moving } = await startBookJob(deps, bookId, 'alloy');
+    const { jobId: moving } = await startBookJob(deps, starter, bookId, 'alloy');
     await planJob(deps, moving);
     const chunk = sent.sent.map((m) => m.body as AudioJobMessage).find((m) => m.kind === 'chunk')!;
     await runChunk({ ...deps, now: () => new Date(Date.now() - (audioStallMinutes / 2) * 60_000) }, chunk as Extract<AudioJobMessage, { kind: 'chunk' }>);
-    const { jobId: ended } = await startBookJob(deps, bookId, 'nova');
+    const { jobId: ended } = await startBookJob(deps, starter, bookId, 'nova');
     await audioJobs.finish(ended, { status: 'failed', error: 'x' }, hoursAgo(2.5).toISOString());
 
     const queue = new FakeQueue();
@@ -174,7 +177,7 @@ describe('stalled audio jobs', () => {
 
   it('fails, in our words, a job that never moves after every requeue', async () => {
     const { deps, bookId } = await audioWorld(5, hoursAgo(2), new FakeQueue());
-    const { jobId } = await startBookJob(deps, bookId, 'alloy');
+    const { jobId } = await startBookJob(deps, starter, bookId, 'alloy');
     const stalled = dynamoStalledAudioJobs(db);
     const job = (await audioJobs.get(jobId))!;
     // As if each requeue's plan was lost too, the last one two hours ago.

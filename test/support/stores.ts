@@ -9,6 +9,7 @@ import { dynamoUserStore } from '../../lib/adapters/dynamo/users.ts';
 import { dynamoOcrStores } from '../../lib/adapters/dynamo/ocr-stores.ts';
 import type { Db } from '../../lib/adapters/dynamo/table.ts';
 import { indexWrites } from '../../lib/search/read-after-write.ts';
+import { FakePush } from './fakes/notifications.ts';
 import { FakeSearchEngine } from './fakes/search-engine.ts';
 
 /** Stores over the embedded DynamoDB that the global setup started (TABLE_NAME and endpoint from env). */
@@ -39,6 +40,8 @@ export function testStores(db: Db = testDb()) {
     books: dynamoBookStore(db),
     notifications: dynamoNotificationStore(db),
     devices: dynamoDeviceStore(db),
+    /** The inbox and devices in the table, pushes kept in memory (`push.sent`). */
+    inbox: { notifications: dynamoNotificationStore(db), devices: dynamoDeviceStore(db), push: new FakePush(), now: () => new Date() },
     /** All of lib/ocr's ports in one handle, for a test's setup and its look at what was stored. */
     ocr: { ...ocr.bookTexts, ...ocr.ocrJobs, ...ocr.pages, ...ocr.catalogue },
   };

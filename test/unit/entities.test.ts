@@ -37,6 +37,7 @@ const samples: { [E in keyof typeof entities]: Parameters<(typeof entities)[E]['
   usageLog: { jobId: 'j1', createdAt: at, paymentStatus: 'pending' } as never,
   owedUsage: { jobId: 'j1', bookTextId: 'bt1', userId: 'u1', pages: 4, since: at },
   invoice: { usageId: 'us1', userId: 'u1', jobId: 'j1', pages: 2, amountCents: 5, description: 'd', createdAt: at, invoiceId: 'in1', status: 'open' },
+  pushRecord: { userId: 'u1', token: 'tok', platform: 'android', notificationId: 'n1', type: 'ocr_completed', title: 't', body: 'b', data: { jobId: 'j1', bookTextId: 'bt1' }, sentAt: at },
   stripeEvent: { eventId: 'ev1', type: 't', processedAt: at, ttl: 1 },
   audioJob: { _id: 'a1', createdAt: at } as never,
   audioJobChunk: { jobId: 'a1', chunk: 2, lines: 20, ttl: 1 },

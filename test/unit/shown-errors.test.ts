@@ -3,6 +3,7 @@ import { audioStyle, errorResponse, messageStyle, ocrStyle } from '../../functio
 import type { AudioJob, AudioJobStore } from '../../lib/audio/audio-job.ts';
 import { failJob } from '../../lib/audio/jobs.ts';
 import { badRequest, internal } from '../../lib/errors.ts';
+import { FakeBookStore, fakeInbox } from '../support/fakes/index.ts';
 
 /** Issue 12, finding 8: provider text (an AccessDenied names the account and role) goes to logs only. */
 const providerError = Object.assign(
@@ -16,16 +17,17 @@ describe('what callers read of a failure', () => {
     let stored: string | undefined;
     const audioJobs = {
       finish: async (_id: string, outcome: { status: string; error?: string }) => ((stored = outcome.error), true),
+      get: async () => undefined,
     } as unknown as AudioJobStore;
-    await failJob({ audioJobs, now: () => new Date() }, 'job-1', providerError);
+    await failJob({ audioJobs, books: new FakeBookStore(), inbox: fakeInbox(() => new Date()).deps, now: () => new Date() }, 'job-1', providerError);
     expect(stored).toEqual(expect.any(String));
     expect(stored).not.toMatch(leaks);
   });
 
   it('keeps our own message when the domain failed the job', async () => {
     let stored: AudioJob['error'];
-    const audioJobs = { finish: async (_id: string, o: { error?: string }) => ((stored = o.error), true) } as unknown as AudioJobStore;
-    await failJob({ audioJobs, now: () => new Date() }, 'job-1', internal('Book 1 no longer exists'));
+    const audioJobs = { finish: async (_id: string, o: { error?: string }) => ((stored = o.error), true), get: async () => undefined } as unknown as AudioJobStore;
+    await failJob({ audioJobs, books: new FakeBookStore(), inbox: fakeInbox(() => new Date()).deps, now: () => new Date() }, 'job-1', internal('Book 1 no longer exists'));
     expect(stored).toBe('Book 1 no longer exists');
   });
 

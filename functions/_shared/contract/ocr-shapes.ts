@@ -7,10 +7,19 @@ import { inlineTextLimit } from '../../../lib/ocr/text-storage.ts';
 import { here, type Answer } from './contract.ts';
 import { lifetime, nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
 import { imageUrlSeconds } from '../../../lib/ocr/pages/read.ts';
+import { noReasonGiven } from '../../../lib/ocr/jobs/outcome.ts';
 
 /** A job's identity and its file, and its times, as every job and book view shows them. */
 const jobFile = { jobId: uuid, fileId: objectId, fileName: v.nullable(v.string()) };
 const jobTimes = { createdAt: timestamp, updatedAt: timestamp, completedAt: nullableTimestamp };
+/** How far a job has got, and why it failed (added by this service: docs/decisions.md, "Job outcomes in the inbox"). */
+const jobProgress = {
+  pagesProcessed: v.pipe(v.number(), v.description('Pages the worker has reported so far (its highest `pagesProcessed`); 0 before the first.')),
+  error: v.pipe(
+    v.optional(v.string()),
+    v.description(`Only when \`status\` is \`failed\`: why, in our words (the worker's job-level reason when it is a short plain sentence, else \`${noReasonGiven}\`).`),
+  ),
+};
 
 /**
  * The shapes the OCR contracts share (docs/SPEC.md 2.1-2.5, 4.1), each a component of the document.
@@ -106,6 +115,7 @@ const JobStatus = v.pipe(
     language: v.string(),
     pageCount: v.number(),
     processingTime: v.nullable(v.number()),
+    ...jobProgress,
     ...jobTimes,
     hasFullText: v.pipe(v.boolean(), v.description(`Whether the whole text is in object storage (over ${inlineTextLimit.toLocaleString('en-US')} characters).`)),
   }),
@@ -140,6 +150,7 @@ const JobListItem = v.pipe(
     fileId: objectId,
     fileName: v.nullable(v.string()),
     ...listed,
+    ...jobProgress,
     ...jobTimes,
   }),
   v.description('One of the caller’s jobs.'),

@@ -5,8 +5,8 @@ import type { CreatorSubscription, Subscription } from '../../billing/subscripti
 import type { OwedUsage } from '../../billing/owed-usage.ts';
 import type { UsageLog } from '../../billing/usage.ts';
 import type { Book, BookImport, Line } from '../../books/book.ts';
-import { tokenHash, type DeviceToken } from '../../notifications/devices.ts';
-import type { Notification } from '../../notifications/notification.ts';
+import { tokenHash, type DeviceToken, type Platform } from '../../notifications/devices.ts';
+import type { Notification, NotificationData, NotificationType } from '../../notifications/notification.ts';
 import type { BookText, FileRecord, LooseText } from '../../ocr/book-text.ts';
 import type { BookTextPage } from '../../ocr/pages/page.ts';
 import type { PendingUpload } from '../../ocr/jobs/presigned-upload.ts';
@@ -33,6 +33,19 @@ export interface OpenPageEdit {
 
 /** The ledger's invoice item (adapters/billing/ledger.ts): the charge without its customer, and the invoice. */
 export type StoredInvoice = Invoice & Omit<OverageCharge, 'customerId'>;
+
+/** A push the local ledger recorded in place of sending it (adapters/push/ledger.ts). */
+export interface PushRecord {
+  userId: string;
+  token: string;
+  platform: Platform;
+  notificationId: string;
+  type: NotificationType;
+  title: string;
+  body: string;
+  data: NotificationData | null;
+  sentAt: string;
+}
 
 /**
  * Each record type of the table, declared once: its key, the index attributes derived from it, and
@@ -115,6 +128,7 @@ export const entities = {
     indexes: (o) => keys.owedUsageListed(o.since, o.jobId),
   }),
   invoice: entity('Invoice', { key: (i: StoredInvoice) => keys.invoice(i.userId, i.createdAt, i.usageId) }),
+  pushRecord: entity('PushRecord', { key: (p: PushRecord) => keys.pushRecord(p.userId, p.sentAt, p.notificationId, tokenHash(p.token)) }),
   stripeEvent: entity('StripeEvent', {
     key: (e: { eventId: string; type: string; processedAt: string; ttl: number }) => keys.stripeEvent(e.eventId),
   }),

@@ -25,6 +25,7 @@ export const entityNames = [
   'UsageLog',
   'OwedUsage',
   'Invoice',
+  'PushRecord',
   'StripeEvent',
   'AudioJob',
   'AudioJobChunk',

@@ -122,6 +122,12 @@ export const keys = {
   ocrJobPrefix,
   invoice: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `INVOICE#${createdAt}#${usageId}` }),
   invoicePrefix: 'INVOICE#',
+  /** The local push ledger's record of one push (adapters/push/ledger.ts), in the recipient's partition, oldest first. */
+  pushRecord: (userId: string, sentAt: string, notificationId: string, tokenHash: string): Key => ({
+    pk: user(userId),
+    sk: `PUSH#${sentAt}#${notificationId}#${tokenHash}`,
+  }),
+  pushRecordPrefix: 'PUSH#',
   userPartition: user,
   stripeEvent: (eventId: string): Key => ({ pk: `STRIPEEVENT#${eventId}`, sk: 'EVENT' }),
 

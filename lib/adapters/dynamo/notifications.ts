@@ -68,8 +68,18 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
             ],
           }),
         );
-        return notification;
-      }, { ...inboxContention, retryable: isContention, gaveUp: 'Inbox is too busy: could not store the notification' }),
+        return { notification, created: true };
+      }, {
+        ...inboxContention,
+        // A notification of this id is there already (its Put's condition failed): nothing to retry.
+        retryable: (error) => isContention(error) && !failedConditions(error)?.includes(1),
+        gaveUp: 'Inbox is too busy: could not store the notification',
+      }).catch(async (error: unknown) => {
+        if (!failedConditions(error)?.includes(1)) throw error;
+        const existing = await get(input.recipientId, input.notificationId);
+        if (!existing) throw error;
+        return { notification: existing, created: false };
+      }),
 
     range: (recipientId, fromSeq, toSeq) =>
       queryAll<Notification>(db, {

@@ -51,25 +51,31 @@ export function snsPush(client: SNSClient, applicationArns: Partial<Record<Platf
       return arn;
     },
 
-    async send(endpointId, platform, message) {
+    async send(device, message) {
+      if (!device.endpointId) return 'sent';
       try {
         await client.send(
-          new PublishCommand({ TargetArn: endpointId, MessageStructure: 'json', Message: payload(platform, message) }),
+          new PublishCommand({ TargetArn: device.endpointId, MessageStructure: 'json', Message: payload(device.platform, message) }),
         );
         return 'sent';
       } catch (error) {
-        if (error instanceof EndpointDisabledException) return 'disabled';
+        // SNS disables an endpoint whose token the platform rejected; a deleted endpoint has no device behind it either.
+        if (error instanceof EndpointDisabledException || error instanceof NotFoundException) return 'disabled';
         throw error;
       }
     },
   };
 }
 
-/** One message per transport, as SNS expects with MessageStructure json. */
+/**
+ * One message per transport, as SNS expects with MessageStructure json: the alert (title and body),
+ * and the notification's id, type and `data` as the app's keys (FCM takes string values only; ours are).
+ */
 export function payload(platform: Platform, message: PushMessage): string {
   const alert = { title: message.title, body: message.body };
-  const apns = JSON.stringify({ aps: { alert, sound: 'default' }, ...message.data });
-  const gcm = JSON.stringify({ fcmV1Message: { message: { notification: alert, data: message.data } } });
+  const data: Record<string, string> = { notificationId: message.notificationId, type: message.type, ...message.data };
+  const apns = JSON.stringify({ aps: { alert, sound: 'default' }, ...data });
+  const gcm = JSON.stringify({ fcmV1Message: { message: { notification: alert, data } } });
   return JSON.stringify({
     default: message.body,
     ...(platform === 'ios' ? { APNS: apns, APNS_SANDBOX: apns } : { GCM: gcm }),

@@ -10,6 +10,9 @@ import { newBookText, type BookText, type BookTextStore, type OcrStatus } from '
 import { newPage, type PageFields } from '../pages/page.ts';
 import type { PageStore } from '../pages/store.ts';
 import type { OcrJobStore, ResultUpdate } from './store.ts';
+import { ocrOutcome } from './outcome.ts';
+import { tellOutcome } from '../../notifications/job-outcomes.ts';
+import type { NotifyDeps } from '../../notifications/notify.ts';
 import { pagesWritten, type IndexWrites } from '../../search/read-after-write.ts';
 
 /** The OCR worker's callbacks (docs/SPEC.md 4.1 `POST /ocr/result/page`, `POST /ocr/result`; state table 3.1). */
@@ -22,6 +25,8 @@ export interface CallbackDeps extends UsageDeps {
   uploads: Objects;
   /** What a callback wrote is in the index before it answers (lib/search/read-after-write.ts). */
   index: IndexWrites;
+  /** The owner's inbox and devices: a job's outcome is told there (lib/notifications/job-outcomes.ts). */
+  inbox: NotifyDeps;
   now: () => Date;
 }
 
@@ -164,6 +169,9 @@ export async function recordFinalResult(deps: CallbackDeps, result: FinalResult,
 
   const status = result.status ?? bookText.status;
   const usageInfo = update.owed ? await chargePages(deps, update.owed, at) : null;
+  // Told once per job and outcome, however often the result is posted (the notification's id is fixed).
+  const outcome = ocrOutcome({ ...bookText, status, language: result.language ?? bookText.language, error: result.error ?? bookText.error, pageCount: pages });
+  if (outcome) await tellOutcome(deps.inbox, outcome);
   return { message: resultSaved, bookTextId: bookText.bookTextId, status, usageInfo };
 }
 

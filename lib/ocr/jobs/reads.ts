@@ -3,7 +3,8 @@ import type { User } from '../../auth/users.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import type { Objects } from '../../objects.ts';
 import { canManage } from '../access.ts';
-import type { BookTextStore, OcrStatus } from '../book-text.ts';
+import type { BookText, BookTextStore, OcrStatus } from '../book-text.ts';
+import { failureReason } from './outcome.ts';
 import { pagesOf } from '../pages/page-list.ts';
 import type { PageStore } from '../pages/store.ts';
 import { fullText, hasFullText } from '../text-storage.ts';
@@ -32,13 +33,19 @@ async function grantedJob(deps: JobReadDeps, grant: JobGrant, jobId: string, tex
   return bookText;
 }
 
+/** How far the job has got and, once it failed, why (in our words): fields this service adds to the spec's job views. */
+const progressOf = (bookText: BookText) => ({
+  pagesProcessed: bookText.pagesProcessed ?? 0,
+  ...(bookText.status === 'failed' ? { error: failureReason(bookText.error) } : {}),
+});
+
 export async function jobStatus(deps: JobReadDeps, viewer: User | { grant: JobGrant }, jobId: string) {
   const texts = { missing: 'Job not found', denied: 'Unauthorized to view this job' };
   const bookText = 'grant' in viewer ? await grantedJob(deps, viewer.grant, jobId, texts) : await ownJob(deps, viewer, jobId, texts);
   const { fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt } = bookText;
   return {
     success: true,
-    job: { jobId: bookText.jobId, fileId, fileName, status, language, pageCount, processingTime, createdAt, updatedAt, completedAt, hasFullText: hasFullText(bookText) },
+    job: { jobId: bookText.jobId, fileId, fileName, status, language, pageCount, processingTime, ...progressOf(bookText), createdAt, updatedAt, completedAt, hasFullText: hasFullText(bookText) },
   };
 }
 
@@ -75,6 +82,7 @@ export async function listJobs(deps: JobReadDeps, user: User, { status, limit, o
       categories: b.categories,
       pageCount: b.pageCount,
       processingTime: b.processingTime,
+      ...progressOf(b),
       createdAt: b.createdAt,
       updatedAt: b.updatedAt,
       completedAt: b.completedAt,

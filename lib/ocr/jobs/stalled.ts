@@ -4,6 +4,9 @@ import { logger } from '../../log.ts';
 import { later, sweepOpenJobs, visitOpenJob, type StallOutcome, type StallTimes } from '../../stalled-jobs.ts';
 import type { BookText } from '../book-text.ts';
 import { jobPageCap, type OcrJobMessage, type QueuedOcrJob } from './upload.ts';
+import { ocrOutcome } from './outcome.ts';
+import { tellOutcome } from '../../notifications/job-outcomes.ts';
+import type { NotifyDeps } from '../../notifications/notify.ts';
 
 /**
  * Stalled OCR jobs (issue 29): a job accepted (201) whose message never reached a worker (the send
@@ -65,6 +68,8 @@ export interface StalledOcrDeps {
   stalledOcrJobs: StalledOcrJobStore;
   ocrQueue: Queue;
   jobCredentials: JobCredentials;
+  /** A job given up is told to its owner (lib/notifications/job-outcomes.ts). */
+  inbox: NotifyDeps;
 }
 
 const openStatuses: readonly string[] = ['pending', 'processing'];
@@ -88,6 +93,7 @@ async function visit(deps: StalledOcrDeps, job: OpenOcrJob, { before, at }: Stal
     async giveUp() {
       if (!(await store.giveUp(job, bookText, ocrJobStalled, at))) return false;
       logger.error('Gave up a stalled OCR job', { jobId: job.jobId, requeues: job.requeues });
+      await tellOutcome(deps.inbox, ocrOutcome({ ...bookText, status: 'failed', error: ocrJobStalled })!);
       return true;
     },
     async requeue() {

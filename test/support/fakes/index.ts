@@ -12,6 +12,7 @@ import { fixedClock } from './clock.ts';
 import { FakeObjects } from './objects.ts';
 import { FakeOcrStores } from './ocr-stores.ts';
 import { FakeOwedUsage } from './owed-usage.ts';
+import { FakeDeviceStore, FakeNotificationStore, FakePush, fakeInbox } from './notifications.ts';
 import { FakeQueue } from './queue.ts';
 import { FakeSearchEngine } from './search-engine.ts';
 import { indexWrites } from '../../../lib/search/read-after-write.ts';
@@ -28,6 +29,7 @@ import { FakeUserStore } from './user-store.ts';
  */
 export { FakeAudioFiles, FakeAudioJobs, FakeBilling, FakeBookStore, FakeInvoiceOutbox, FakeObjects, FakeOcrStores, FakeOwedUsage, FakeQueue, FakeSpeech };
 export { FakeSubscriptionStore, FakeUsageStore, FakeUserStore, UsagePeriods, fixedClock };
+export { FakeDeviceStore, FakeNotificationStore, FakePush, fakeInbox };
 export type { FixedClock } from './clock.ts';
 
 /** Every fake, wired as the functions wire the adapters (one table: the page counters are shared). */
@@ -54,6 +56,7 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
     queue: new FakeQueue(),
     speech: new FakeSpeech(),
     search: new FakeSearchEngine(),
+    inbox: fakeInbox(clock.now),
   };
   // The write path's index (read after write) over the world's engine and stores.
   const index = () => indexWrites({ engine: world.search, ...world.ocr.ports() });
@@ -61,7 +64,7 @@ export function fakeWorld(options: { now?: string; tierCatalogue?: TierCatalogue
     ...world,
     index,
     /** The deps of the OCR callbacks (lib/ocr/jobs/callbacks.ts). */
-    callbackDeps: (): CallbackDeps => ({ ...world.ocr.ports(), owedUsage, uploads: world.uploads, index: index(), now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
+    callbackDeps: (): CallbackDeps => ({ ...world.ocr.ports(), owedUsage, uploads: world.uploads, index: index(), inbox: world.inbox.deps, now: clock.now, users: world.users, subscriptions: world.subscriptions, usage, tierCatalogue: world.tierCatalogue }),
     /** The deps of PATCH /ocr/books/:bookTextId (lib/ocr/pages/edit.ts). */
     editDeps: (): BookEditDeps => ({ ...world.ocr.ports(), uploads: world.uploads, index: index(), now: clock.now }),
     /** The deps of the audio read rule (lib/audio/access.ts). */

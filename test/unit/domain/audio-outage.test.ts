@@ -8,6 +8,7 @@ import { sequentialObjectIds } from '../../../lib/ids.ts';
 import type { Objects } from '../../../lib/objects.ts';
 import { maxReceives } from '../../../lib/queue.ts';
 import { policies, type RetryClock } from '../../../lib/retry.ts';
+import { fakeInbox } from '../../support/fakes/notifications.ts';
 import { FakeAudioFiles, FakeAudioJobs, FakeBookStore, FakeObjects, FakeQueue, FakeSpeech } from '../../support/fakes/index.ts';
 import { aBook } from './fixtures.ts';
 
@@ -73,6 +74,7 @@ async function aJob(lineCount: number) {
     audioFiles: new FakeAudioFiles(),
     speech: async () => new FakeSpeech(),
     audioQueue: queue,
+    inbox: fakeInbox(() => new Date()).deps,
     now: () => new Date(at),
     retryClock: clock,
   };
