@@ -12,8 +12,9 @@ export type FunctionName = 'notifications-api' | 'ocr-api' | 'ocr-callbacks' | '
  * - `optional`: anonymous without a token; an invalid token is 403.
  * - `optional-lenient`: anonymous without a token or with an invalid one.
  * - `editor`: `required`, then 403 unless the stored role is editor or admin.
+ * - `admin`: `required`, then 403 unless the stored role is admin (an editor too is refused).
  */
-export type AuthMode = 'none' | 'required' | 'optional' | 'optional-lenient' | 'editor';
+export type AuthMode = 'none' | 'required' | 'optional' | 'optional-lenient' | 'editor' | 'admin';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -66,6 +67,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/notifications/unread-count', function: 'notifications-api', auth: 'required' },
   { method: 'PUT', path: '/notifications/read-all', function: 'notifications-api', auth: 'required' },
   { method: 'PUT', path: '/notifications/{id}/read', function: 'notifications-api', auth: 'required' },
+  // Not in docs/SPEC.md: how admin messages and announcements are made (docs/interface.md, "Admin messages and announcements").
+  { method: 'POST', path: '/notifications/announcements', function: 'notifications-api', auth: 'admin' },
   { method: 'POST', path: '/billing/webhook', function: 'billing-webhook', auth: 'none' },
   // Not in docs/SPEC.md: the API describes itself (issue 15; docs/interface.md, "The API document").
   { method: 'GET', path: '/openapi.json', function: 'api-docs', auth: 'none' },

@@ -8,11 +8,11 @@ import type { ObjectAccess, SearchAccess } from './permissions.ts';
  */
 
 /**
- * Functions with a non-HTTP trigger (`audio-worker` and `audio-files-sync` on SQS, `billing-worker`
+ * Functions with a non-HTTP trigger (`audio-worker`, `announcement-worker` and `audio-files-sync` on SQS, `billing-worker`
  * and `sweeper` on a schedule, `search-indexer` on the table's stream); each also needs its trigger in
  * the stack.
  */
-export const backgroundFunctions = ['audio-worker', 'audio-files-sync', 'billing-worker', 'sweeper', 'search-indexer'] as const satisfies readonly string[];
+export const backgroundFunctions = ['audio-worker', 'announcement-worker', 'audio-files-sync', 'billing-worker', 'sweeper', 'search-indexer'] as const satisfies readonly string[];
 
 export type DeployedFunction = FunctionName | (typeof backgroundFunctions)[number];
 
@@ -45,6 +45,8 @@ export const sizing: Partial<Record<DeployedFunction, Partial<Sizing>>> = {
   'billing-worker': { timeoutSeconds: 180 },
   // One chunk of lines per message; the queue's visibility timeout is set well above this.
   'audio-worker': { memoryMb: 1024, timeoutSeconds: 300 },
+  // One step of an announcement per message: 500 users' notifications (10 transactions) and their pushes.
+  'announcement-worker': { timeoutSeconds: 120 },
   // A sweep removes at most 10 batches of uploads and of imports, and looks at 10 batches of open jobs of each kind; the next one takes the rest.
   sweeper: { timeoutSeconds: 300 },
   // Builds a whole book's document in memory (text, XML, zip at once) and CPU scales with memory; 29 s is API Gateway's limit.
@@ -70,6 +72,7 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  *   owed usage: the billing worker's only table work: users, usage logs, the job's BookText); put and
  *   delete only items of a job's partition (`OCRJOB#…`: an owed usage's log and its marker); no batch.
  * - `audio-queue`: send to the audio job queue; `speech`: Polly SynthesizeSpeech.
+ * - `announcement-queue`: send to the announcements' fan-out queue (an announcement's steps).
  * - `job-credentials-issue`, `job-credentials-check`: GenerateMac and VerifyMac with the KMS key that
  *   signs job credentials (lib/auth/job-credentials.ts): issued when a job is queued, checked on the
  *   OCR worker's calls (the callbacks and the job's status).
@@ -103,6 +106,7 @@ export type Access =
   | 'stripe'
   | 'billing-outbox'
   | 'audio-queue'
+  | 'announcement-queue'
   | 'job-credentials-issue'
   | 'job-credentials-check'
   | 'audio-files-record'
@@ -128,7 +132,8 @@ export const httpAnswers = ['media-urls', 'responses'] as const satisfies readon
 export const selfContained: readonly DeployedFunction[] = ['api-docs', 'health'];
 
 export const access: Record<DeployedFunction, readonly Access[]> = {
-  'notifications-api': ['table', 'push', ...httpAnswers],
+  // Sends an announcement's first steps to its fan-out queue.
+  'notifications-api': ['table', 'push', 'announcement-queue', ...httpAnswers],
   // The search index: GET /ocr/books filtered and past its first pages, and read after write (its writes put into it).
   // Issues each job's credential, and checks it on the job's status (the worker asks it).
   'ocr-api': ['table', 'upload-files', 'incoming-uploads', 'text-reads', 'text-writes', 'ocr-queue', 'write-path', 'job-credentials-issue', 'job-credentials-check', ...httpAnswers],
@@ -141,13 +146,16 @@ export const access: Record<DeployedFunction, readonly Access[]> = {
   'audio-api': ['table', 'audio', 'audio-queue', 'speech', ...httpAnswers],
   // Tells a job's outcome to its starter (the inbox, and push).
   'audio-worker': ['table', 'audio', 'audio-queue', 'speech', 'push'],
+  // An announcement's fan-out: each step stores a page of users' notifications, pushes them and sends the next step.
+  'announcement-worker': ['table', 'push', 'announcement-queue'],
   // HEADs the keys its events name (a missing one must read as 404) and records or forgets them.
   'audio-files-sync': ['audio-files-record', 'audio-heads'],
   'billing-worker': ['billing-outbox', 'stripe'],
   // Sends stalled jobs again (functions/_shared/stalled-jobs.ts): an OCR job's message with a fresh credential;
   // removes text objects no record names (text-sweep).
   // A job it gives up is told to its owner or starter (push).
-  sweeper: ['table', 'upload-sweep', 'text-sweep', 'ocr-queue', 'audio-queue', 'job-credentials-issue', 'push'],
+  // and sends a stalled announcement's step again.
+  sweeper: ['table', 'upload-sweep', 'text-sweep', 'ocr-queue', 'audio-queue', 'announcement-queue', 'job-credentials-issue', 'push'],
   // The document and the reference page (selfContained, below): it touches nothing.
   'api-docs': [],
   // Searches the index and reads the books and pages of the hits; it can neither write nor create the index.
@@ -181,6 +189,9 @@ export const sweepEveryMinutes = 60;
  * fields at a time, so 5 stay near Polly's neural rate (8 requests a second) with throttles retried.
  */
 export const audioWorkerConcurrency = 5;
+
+/** Steps of announcements at once: one per user partition of an announcement (keys.ts userListShards). */
+export const announcementWorkerConcurrency = 16;
 
 /**
  * The search indexer's trigger on the table's stream (search.ts), which passes it BookText and

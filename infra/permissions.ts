@@ -30,6 +30,7 @@ export interface Grantable {
   stripeSecret: secretsmanager.ISecret;
   audio: s3.IBucket;
   audioQueue: sqs.IQueue;
+  announcementQueue: sqs.IQueue;
   /** The private key that signs media URLs (media.ts). */
   mediaSigningKey: secretsmanager.ISecret;
   /** The OpenSearch domain's ARN and the index of pages in it (search.ts); the listing's index is `<index>-books`. */
@@ -306,6 +307,7 @@ const statements: Record<Exclude<Access, ObjectAccess>, (on: Grantable) => iam.P
     new iam.PolicyStatement({ actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'], resources: [on.stripeSecret.secretArn] }),
   ],
   'audio-queue': (on) => sendTo(on.audioQueue),
+  'announcement-queue': (on) => sendTo(on.announcementQueue),
   // Job credentials: issued when a job is queued (GenerateMac), checked on the worker's calls (VerifyMac).
   'job-credentials-issue': (on) => [new iam.PolicyStatement({ actions: ['kms:GenerateMac'], resources: [on.jobCredentialKey.keyArn] })],
   'job-credentials-check': (on) => [new iam.PolicyStatement({ actions: ['kms:VerifyMac'], resources: [on.jobCredentialKey.keyArn] })],

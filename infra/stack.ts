@@ -23,6 +23,7 @@ import {
   access,
   audioFilesSyncTrigger,
   audioWorkerConcurrency,
+  announcementWorkerConcurrency,
   billingWorkerEveryMinutes,
   deployedFunctions,
   sizingOf,
@@ -67,7 +68,7 @@ export class MaktabaStack extends Stack {
   readonly functions: ReadonlyMap<DeployedFunction, lambda.Function>;
   readonly api: HttpApi;
   readonly buckets: { uploads: s3.Bucket; audio: s3.Bucket; accessLogs: s3.Bucket };
-  readonly queues: { ocrJobs: sqs.Queue; audioJobs: sqs.Queue; audioFileEvents: sqs.Queue };
+  readonly queues: { ocrJobs: sqs.Queue; audioJobs: sqs.Queue; announcements: sqs.Queue; audioFileEvents: sqs.Queue };
   /** The external worker's role and policy (`-c ocrWorker=off`), or the built-in worker (the default). */
   readonly ocrWorker?: OcrWorkerAccess;
   readonly ocrWorkerLambda?: OcrWorkerLambda;
@@ -98,10 +99,12 @@ export class MaktabaStack extends Stack {
     // Also six times the built-in worker's job function timeout (ocr-worker-lambda.ts), as AWS advises.
     const ocrJobs = jobQueue(this, 'OcrJobs', { visibilityTimeout: visibilityFor('job') });
     const audioJobs = jobQueue(this, 'AudioJobs', { visibilityTimeout: Duration.seconds(triggerVisibilitySeconds('audio-worker')) });
+    // An announcement's fan-out steps, for announcement-worker.
+    const announcements = jobQueue(this, 'Announcements', { visibilityTimeout: Duration.seconds(triggerVisibilitySeconds('announcement-worker')) });
     // The audio bucket's changes, for audio-files-sync.
     const audioFileEvents = jobQueue(this, 'AudioFileEvents', { visibilityTimeout: Duration.seconds(triggerVisibilitySeconds('audio-files-sync')) });
     notifyAudioChanges(audio, audioFileEvents);
-    this.queues = { ocrJobs, audioJobs, audioFileEvents };
+    this.queues = { ocrJobs, audioJobs, announcements, audioFileEvents };
     const jwtSecret =
       settings.auth.mode === 'secret'
         ? new secretsmanager.Secret(this, 'JwtSecret', {
@@ -134,6 +137,7 @@ export class MaktabaStack extends Stack {
       audioBucket: audio.bucketName,
       ocrQueueUrl: ocrJobs.queueUrl,
       audioQueueUrl: audioJobs.queueUrl,
+      announcementQueueUrl: announcements.queueUrl,
       ...authSettings(settings, jwtSecret),
       ...Object.fromEntries(settings.pushApplications.map((app) => [pushSetting[app.platform], app.arn])),
       tierCatalogue: settings.tierCatalogue,
@@ -145,6 +149,7 @@ export class MaktabaStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', { email: settings.alarmEmail });
     this.alarms.watchDeadLetters('OcrJobs', ocrJobs.deadLetterQueue!.queue, 'OCR jobs');
     this.alarms.watchDeadLetters('AudioJobs', audioJobs.deadLetterQueue!.queue, 'Audio jobs');
+    this.alarms.watchDeadLetters('Announcements', announcements.deadLetterQueue!.queue, 'Announcement steps');
     this.alarms.watchDeadLetters('AudioFileEvents', audioFileEvents.deadLetterQueue!.queue, 'Audio file events');
     this.search = new Search(this, 'Search', { settings: settings.search, alarms: this.alarms });
 
@@ -160,6 +165,7 @@ export class MaktabaStack extends Stack {
       stripeSecret,
       audio,
       audioQueue: audioJobs,
+      announcementQueue: announcements,
       mediaSigningKey: this.media.signingKey,
       search: { domainArn: this.search.domainArn, index: this.search.index },
       jobCredentialKey,
@@ -188,6 +194,11 @@ export class MaktabaStack extends Stack {
     // Partial batch failures: one failed chunk is retried alone. Bounded concurrency keeps Polly's rate.
     this.functions.get('audio-worker')!.addEventSource(
       new SqsEventSource(audioJobs, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: audioWorkerConcurrency }),
+    );
+
+    // An announcement's steps, one at a time per message; a failed step is delivered again alone.
+    this.functions.get('announcement-worker')!.addEventSource(
+      new SqsEventSource(announcements, { batchSize: 1, reportBatchItemFailures: true, maxConcurrency: announcementWorkerConcurrency }),
     );
 
     // The record of audio files follows the bucket: its event messages, a failed key's message retried alone.

@@ -16,6 +16,8 @@ export interface Config {
   audioBucket: string;
   ocrQueueUrl: string;
   audioQueueUrl: string;
+  /** The announcements' fan-out queue (lib/notifications/announcements.ts). */
+  announcementQueueUrl: string;
   auth: AuthConfig;
   /** SNS platform application ARNs by device platform; a missing one means no push for that platform. */
   pushApplicationArns: Partial<Record<'ios' | 'android', string>>;
@@ -55,6 +57,7 @@ export const variables = {
   audioBucket: 'AUDIO_BUCKET',
   ocrQueueUrl: 'OCR_QUEUE_URL',
   audioQueueUrl: 'AUDIO_QUEUE_URL',
+  announcementQueueUrl: 'ANNOUNCEMENT_QUEUE_URL',
   /** `local` selects the offline adapters (functions/_shared/adapters/). */
   adapters: 'ADAPTERS',
   jwtSecret: 'AUTH_JWT_SECRET',
@@ -141,6 +144,7 @@ export function readConfig(): Config {
     audioBucket: env('audioBucket') ?? defaultNames.audioBucket,
     ocrQueueUrl: env('ocrQueueUrl') ?? '',
     audioQueueUrl: env('audioQueueUrl') ?? '',
+    announcementQueueUrl: env('announcementQueueUrl') ?? '',
     auth: readAuth(),
     pushApplicationArns: {
       ...(env('pushIosApplicationArn') ? { ios: env('pushIosApplicationArn') } : {}),

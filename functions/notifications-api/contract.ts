@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { jobOutcomeTypes, notificationTypes } from '../../lib/notifications/notification.ts';
 import { platforms, tokenRequired, unknownPlatform } from '../../lib/notifications/devices.ts';
+import { announcementQueued, maxBodyLength, maxTitleLength, unknownRecipient } from '../../lib/notifications/announcements.ts';
 import { maxOffset } from '../../lib/paging.ts';
 import { contracts, jsonAnswer } from '../_shared/contract/contract.ts';
 import { listLimit, messageErrorAnswer, nullableTimestamp, objectId, pathId, queryNumber, timestamp } from '../_shared/contract/shapes.ts';
@@ -97,6 +98,39 @@ const listFailed = 'Error fetching notifications';
 const countFailed = 'Error fetching unread count';
 const markFailed = 'Error marking notification as read';
 const markAllFailed = 'Error marking all as read';
+const announceFailed = 'Error sending the announcement';
+
+/** The refusals of `POST /notifications/announcements`' body, each its 400's message. */
+export const announcementRefusals = {
+  type: 'type must be admin_message or announcement',
+  title: `title is required: a text of 1 to ${maxTitleLength} characters`,
+  body: `body is required: a text of 1 to ${maxBodyLength} characters`,
+  recipientRequired: 'recipientId is required for an admin_message',
+  recipientRefused: 'An announcement goes to every user: recipientId is not allowed',
+} as const;
+
+const text = (max: number, refusal: string) =>
+  v.pipe(v.string(refusal), v.check((t) => t.trim() !== '', refusal), v.check((t) => [...t].length <= max, refusal));
+const announcementFields = {
+  title: v.pipe(text(maxTitleLength, announcementRefusals.title), v.description(`At most ${maxTitleLength} characters.`)),
+  body: v.pipe(text(maxBodyLength, announcementRefusals.body), v.description(`At most ${maxBodyLength.toLocaleString('en-US')} characters.`)),
+};
+const systemMessage = v.variant(
+  'type',
+  [
+    v.object({
+      type: v.literal('admin_message'),
+      ...announcementFields,
+      recipientId: v.pipe(v.string(announcementRefusals.recipientRequired), v.nonEmpty(announcementRefusals.recipientRequired), v.description('The one user it is for.')),
+    }),
+    v.object({
+      type: v.literal('announcement'),
+      ...announcementFields,
+      recipientId: v.pipe(v.optional(v.never(announcementRefusals.recipientRefused)), v.description('Not allowed: an announcement goes to every user.')),
+    }),
+  ],
+  announcementRefusals.type,
+);
 
 export const notificationContracts = contracts({
   'POST /notifications/device-token': {
@@ -148,6 +182,29 @@ export const notificationContracts = contracts({
     summary: 'Mark every notification read',
     failure: markAllFailed,
     responses: { 200: jsonAnswer('Done.', v.strictObject({ message: v.literal('All notifications marked as read') })), 500: failed(markAllFailed) },
+  },
+  'POST /notifications/announcements': {
+    tag: 'Notifications',
+    summary: 'Send an admin message or an announcement',
+    failure: announceFailed,
+    description:
+      'Admins only (an editor is refused 403). An `admin_message` goes to one user at once; an `announcement` to every user, through a queue and a worker off the request path (each user notified once however often a page of the fan-out runs). Each is pushed to its recipients’ active devices. Not in docs/SPEC.md: docs/interface.md, “Admin messages and announcements”.',
+    body: {
+      kind: 'json',
+      schema: systemMessage,
+      invalid: 400,
+      required: true,
+      examples: {
+        message: { summary: 'To one user', value: { type: 'admin_message', title: 'Welcome', body: 'Your library is ready.', recipientId: '66f1c2a9e4b0a1b2c3d4e5f6' } },
+        announcement: { summary: 'To everyone', value: { type: 'announcement', title: 'إعلان', body: 'أضفنا مئة كتاب جديد إلى المكتبة.' } },
+      },
+    },
+    responses: {
+      201: jsonAnswer('The admin message, stored and pushed.', v.strictObject({ notification: Notification })),
+      202: jsonAnswer('The announcement, queued for every user.', v.strictObject({ message: v.literal(announcementQueued), announcementId: objectId })),
+      400: messageErrorAnswer(`A missing or unknown \`type\`; a missing \`title\` or \`body\`, or one over ${maxTitleLength} or ${maxBodyLength.toLocaleString('en-US')} characters; \`recipientId\` on an announcement or its absence on an admin message; \`${unknownRecipient}\`.`),
+      500: failed(announceFailed),
+    },
   },
   'PUT /notifications/{id}/read': {
     tag: 'Notifications',

@@ -5,11 +5,26 @@ import { notifyDeps } from '../_shared/notify-deps.ts';
 import { registerDevice, unregisterDevice } from '../../lib/notifications/devices.ts';
 import { listNotifications, markAllRead, markRead, unreadCount } from '../../lib/notifications/inbox.ts';
 import { notificationContracts } from './contract.ts';
+import { sendSystemMessage } from '../../lib/notifications/announcements.ts';
+import { dynamoAnnouncements, dynamoAudience } from '../../lib/adapters/dynamo/announcements.ts';
+import { sqsQueueAt } from '../_shared/queues.ts';
+import { json } from '../_shared/http/responses.ts';
 
 /** `/notifications/*` (docs/SPEC.md 4.3): the in-app inbox and push device tokens. Every route needs a token. */
 const deps = once(() => {
   const core = coreDeps();
   return { ...core, ...notifyDeps() };
+});
+
+/** What sending an admin message or an announcement needs besides the inbox: the users, the announcements and their queue. */
+const announcementDeps = once(() => {
+  const core = deps();
+  return {
+    ...core,
+    audience: dynamoAudience(core.db),
+    announcements: dynamoAnnouncements(core.db),
+    announcementQueue: sqsQueueAt(core.config.announcementQueueUrl),
+  };
 });
 
 const userId = (request: Pick<Request, 'caller'>) => signedIn(request).userId;
@@ -42,6 +57,12 @@ export const handler = httpFunction({
     },
     'PUT /notifications/read-all': {
       run: (request) => markAllRead(deps(), userId(request)),
+    },
+    'POST /notifications/announcements': {
+      run: async (request) => {
+        const { status, body } = await sendSystemMessage(announcementDeps(), signedIn(request), request.body());
+        return json(status, body);
+      },
     },
   },
 });

@@ -35,7 +35,7 @@ async function main() {
     dataDir: dir,
     tableName: names.tableName,
     buckets: [names.uploadsBucket, names.audioBucket],
-    queues: [names.ocrQueue, names.audioQueue, names.audioFileEvents, names.ocrPagesQueue],
+    queues: [names.ocrQueue, names.audioQueue, names.announcementQueue, names.audioFileEvents, names.ocrPagesQueue],
     ports: { dynamodb: optionalPort('DYNAMODB_PORT'), s3: optionalPort('S3_PORT'), sqs: optionalPort('SQS_PORT') },
     notifications: bucketNotifications,
     onRestart: () => {
@@ -86,10 +86,13 @@ async function main() {
     await stop(1);
     return;
   }
-  stage('starting the workers (audio, audio files, billing, sweeper, search indexer, OCR)');
+  stage('starting the workers (audio, announcements, audio files, billing, sweeper, search indexer, OCR)');
   // Audio jobs run as on AWS: the audio-worker handler takes the audio queue's messages.
   const { handler } = await import('../../functions/audio-worker/handler.ts');
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
+  // Announcements fan out as on AWS: the announcement-worker handler takes their queue's steps.
+  const announcements = await import('../../functions/announcement-worker/handler.ts');
+  workers.push(startQueueWorker(stores.queueUrls[names.announcementQueue]!, announcements.handler));
   // The record of audio files follows the bucket as on AWS: audio-files-sync takes the audio bucket's events.
   workers.push(startAudioFilesSync(stores.queueUrls[names.audioFileEvents]!));
   // Overage invoices run as on AWS: the billing-worker handler on a schedule, against the ledger; every

@@ -19,6 +19,8 @@ export const names = {
   ...defaultNames,
   ocrQueue: 'ocr-jobs',
   audioQueue: 'audio-jobs',
+  /** An announcement's fan-out steps, which `announcement-worker` takes. */
+  announcementQueue: 'announcements',
   /** The audio bucket's event notifications, which `audio-files-sync` takes (`AudioFileEvents` on AWS). */
   audioFileEvents: 'audio-file-events',
   /** The reference OCR worker's own: its page tasks and its ledger (a client's state, not the service's). */
@@ -112,6 +114,7 @@ export function functionEnvironment(stack: Omit<LocalStack, 'pid' | 'url'>, secr
       audioBucket: stack.audioBucket,
       ocrQueueUrl: stack.queueUrls[names.ocrQueue],
       audioQueueUrl: stack.queueUrls[names.audioQueue],
+      announcementQueueUrl: stack.queueUrls[names.announcementQueue],
       adapters: 'local',
       jwtSecret: secret,
       searchDb: options.searchDb,

@@ -15,6 +15,11 @@ export interface NotificationStore {
    * nothing is written: a fixed id makes a repeated event notify once.
    */
   create(notification: NewNotification): Promise<{ notification: Notification; created: boolean }>;
+  /**
+   * Stores one notification for each of many recipients (each recipient once), batched: the ones
+   * whose id was already in their inbox are skipped. Returns those stored now.
+   */
+  createMany(notifications: NewNotification[]): Promise<Notification[]>;
   counters(recipientId: string): Promise<InboxCounters>;
   /** The notifications at positions `fromSeq..toSeq` (inclusive), highest first. */
   range(recipientId: string, fromSeq: number, toSeq: number): Promise<Notification[]>;

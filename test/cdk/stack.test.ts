@@ -554,6 +554,7 @@ describe('object grants', () => {
     ],
     'audio-api': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*', 's3:PutObject uploads/responses/*'],
     'audio-worker': ['s3:ListBucket audio', 's3:GetObject audio/*', 's3:PutObject audio/*', 's3:DeleteObject audio/*'],
+    'announcement-worker': [],
     // HEAD only (GetObject authorizes it), and ListBucket so that a removed key reads as 404.
     'audio-files-sync': ['s3:ListBucket audio', 's3:GetObject audio/*'],
     'search-api': ['s3:PutObject uploads/responses/*'],

@@ -45,7 +45,7 @@ export default async function setup(project: TestProject) {
       dataDir,
       tableName: stack.tableName,
       buckets: [stack.uploadsBucket, stack.audioBucket],
-      queues: [names.ocrQueue, names.audioQueue, names.audioFileEvents],
+      queues: [names.ocrQueue, names.audioQueue, names.announcementQueue, names.audioFileEvents],
       notifications: bucketNotifications,
     });
   } catch (error) {

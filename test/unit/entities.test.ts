@@ -37,6 +37,8 @@ const samples: { [E in keyof typeof entities]: Parameters<(typeof entities)[E]['
   usageLog: { jobId: 'j1', createdAt: at, paymentStatus: 'pending' } as never,
   owedUsage: { jobId: 'j1', bookTextId: 'bt1', userId: 'u1', pages: 4, since: at },
   invoice: { usageId: 'us1', userId: 'u1', jobId: 'j1', pages: 2, amountCents: 5, description: 'd', createdAt: at, invoiceId: 'in1', status: 'open' },
+  announcement: { announcementId: 'an1', title: 't', body: 'b', createdBy: 'u1', createdAt: at },
+  announcementShard: { announcementId: 'an1', shard: 3, step: 2, after: 'u9', nextSent: true, done: false, notified: 1000, updatedAt: at },
   pushRecord: { userId: 'u1', token: 'tok', platform: 'android', notificationId: 'n1', type: 'ocr_completed', title: 't', body: 'b', data: { jobId: 'j1', bookTextId: 'bt1' }, sentAt: at },
   stripeEvent: { eventId: 'ev1', type: 't', processedAt: at, ttl: 1 },
   audioJob: { _id: 'a1', createdAt: at } as never,

@@ -53,6 +53,12 @@ export function authAnswers(mode: AuthMode): Record<number, Answer> {
         403: { kind: 'text', description: 'The token is invalid or expired, or its user is not an editor or admin.', texts: [authTexts.invalidToken, authTexts.noPermission] },
         404: userGone,
       };
+    case 'admin':
+      return {
+        401: noToken,
+        403: { kind: 'text', description: 'The token is invalid or expired, or its user is not an admin (editors included).', texts: [authTexts.invalidToken, authTexts.noPermission] },
+        404: userGone,
+      };
   }
 }
 
@@ -62,6 +68,7 @@ const security: Record<AuthMode, Json[]> = {
   optional: [{}, { bearer: [] }],
   required: [{ bearer: [] }],
   editor: [{ bearer: [] }],
+  admin: [{ bearer: [] }],
 };
 
 const authNotes: Record<AuthMode, string> = {
@@ -70,6 +77,7 @@ const authNotes: Record<AuthMode, string> = {
   optional: 'Token optional; an invalid token is refused (403).',
   required: 'Bearer token required.',
   editor: 'Bearer token of an editor or admin required.',
+  admin: 'Bearer token of an admin required.',
 };
 
 /** `GET /ocr/books/{bookTextId}` → `getOcrBooksByBookTextId`. */

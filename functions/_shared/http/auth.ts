@@ -70,5 +70,6 @@ export async function resolveCaller(
     throw reject('not_found', authTexts.userGone);
   }
   if (mode === 'editor' && !isStaff(user)) throw reject('forbidden', authTexts.noPermission);
+  if (mode === 'admin' && user.role !== 'admin') throw reject('forbidden', authTexts.noPermission);
   return { kind: 'user', user };
 }

@@ -58,7 +58,7 @@ export interface HttpFunctionOptions<C extends Record<string, Contract>> {
 const answersBucket = once((): Objects => bucketObjects(config().uploadsBucket));
 
 /** The auth modes that turn away a caller without a valid token before the body is read. */
-export const signedInAuth: ReadonlySet<AuthMode> = new Set(['required', 'editor']);
+export const signedInAuth: ReadonlySet<AuthMode> = new Set(['required', 'editor', 'admin']);
 
 /** The signed-in user of a route whose auth mode guarantees one. */
 export function signedIn(request: Pick<Request, 'caller'>): User {

@@ -7,6 +7,7 @@ import type { UsageLog } from '../../billing/usage.ts';
 import type { Book, BookImport, Line } from '../../books/book.ts';
 import { tokenHash, type DeviceToken, type Platform } from '../../notifications/devices.ts';
 import type { Notification, NotificationData, NotificationType } from '../../notifications/notification.ts';
+import type { Announcement, AnnouncementShard } from '../../notifications/announcements.ts';
 import type { BookText, FileRecord, LooseText } from '../../ocr/book-text.ts';
 import type { BookTextPage } from '../../ocr/pages/page.ts';
 import type { PendingUpload } from '../../ocr/jobs/presigned-upload.ts';
@@ -52,7 +53,7 @@ export interface PushRecord {
  * so its stored item (entity.ts). Every write path builds its items here.
  */
 export const entities = {
-  user: entity('User', { key: (u: User) => keys.user(u.userId) }),
+  user: entity('User', { key: (u: User) => keys.user(u.userId), indexes: (u) => keys.userListed(u.userId) }),
   subscription: entity('Subscription', { key: (s: Subscription) => keys.subscription(s.userId) }),
   creatorSubscription: entity('CreatorSubscription', { key: (s: CreatorSubscription) => keys.creatorSubscription(s.userId, s.creatorId) }),
   usagePeriod: entity('UsagePeriod', {
@@ -128,6 +129,11 @@ export const entities = {
     indexes: (o) => keys.owedUsageListed(o.since, o.jobId),
   }),
   invoice: entity('Invoice', { key: (i: StoredInvoice) => keys.invoice(i.userId, i.createdAt, i.usageId) }),
+  announcement: entity('Announcement', { key: (a: Announcement) => keys.announcement(a.announcementId) }),
+  announcementShard: entity('AnnouncementShard', {
+    key: (s: AnnouncementShard) => keys.announcementShard(s.announcementId, s.shard),
+    indexes: (s) => (s.done ? {} : keys.openAnnouncementShard(s.updatedAt, s.announcementId, s.shard)),
+  }),
   pushRecord: entity('PushRecord', { key: (p: PushRecord) => keys.pushRecord(p.userId, p.sentAt, p.notificationId, tokenHash(p.token)) }),
   stripeEvent: entity('StripeEvent', {
     key: (e: { eventId: string; type: string; processedAt: string; ttl: number }) => keys.stripeEvent(e.eventId),

@@ -26,6 +26,8 @@ export const entityNames = [
   'OwedUsage',
   'Invoice',
   'PushRecord',
+  'Announcement',
+  'AnnouncementShard',
   'StripeEvent',
   'AudioJob',
   'AudioJobChunk',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { catalogueSortKeys } from '../../ocr/catalogue/sort-keys.ts';
 
 /**
@@ -20,8 +21,18 @@ const audioFilesPartition = (bookId: string, voice: string) => `${audioFilesPref
 /** Wide enough for any inbox, and sorts as a string in numeric order. */
 export const padSeq = (seq: number): string => String(seq).padStart(12, '0');
 
+/**
+ * Every user is listed in one of 16 partitions of gsi1 (by a hash of the id), so no one partition takes
+ * every signup's index write, and an announcement's fan-out walks the 16 in parallel.
+ */
+export const userListShards = 16;
+const userShard = (userId: string) => createHash('sha256').update(userId).digest()[0]! % userListShards;
+
 export const keys = {
   user: (userId: string): Key => ({ pk: user(userId), sk: 'PROFILE' }),
+  /** gsi1: every user, in one of `userListShards` partitions, by id (an announcement's audience). */
+  userListed: (userId: string) => ({ gsi1pk: `USERS#${userShard(userId)}`, gsi1sk: userId }),
+  userListIndex: (shard: number) => `USERS#${shard}`,
   subscription: (userId: string): Key => ({ pk: user(userId), sk: 'SUBSCRIPTION' }),
   creatorSubscription: (userId: string, creatorId: string): Key => ({ pk: user(userId), sk: `CREATORSUB#${creatorId}` }),
   usagePeriod: (userId: string, periodStart: string): Key => ({ pk: user(userId), sk: `USAGE#${periodStart}` }),
@@ -122,6 +133,12 @@ export const keys = {
   ocrJobPrefix,
   invoice: (userId: string, createdAt: string, usageId: string): Key => ({ pk: user(userId), sk: `INVOICE#${createdAt}#${usageId}` }),
   invoicePrefix: 'INVOICE#',
+  /** An announcement (lib/notifications/announcements.ts), and its fan-out's progress in each user partition. */
+  announcement: (announcementId: string): Key => ({ pk: `ANNOUNCEMENT#${announcementId}`, sk: 'ANNOUNCEMENT' }),
+  announcementShard: (announcementId: string, shard: number): Key => ({ pk: `ANNOUNCEMENT#${announcementId}`, sk: `SHARD#${String(shard).padStart(2, '0')}` }),
+  /** gsi2, sparse: a shard's fan-out until it is done, by when it last moved (the sweeper's list of stalled ones). */
+  openAnnouncementShard: (since: string, announcementId: string, shard: number) => ({ gsi2pk: 'OPENANNOUNCEMENTS', gsi2sk: `${since}#${announcementId}#${shard}` }),
+  openAnnouncementsIndex: 'OPENANNOUNCEMENTS',
   /** The local push ledger's record of one push (adapters/push/ledger.ts), in the recipient's partition, oldest first. */
   pushRecord: (userId: string, sentAt: string, notificationId: string, tokenHash: string): Key => ({
     pk: user(userId),

@@ -1,15 +1,18 @@
 import { GetCommand, paginateQuery, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Notification } from '../../notifications/notification.ts';
-import type { InboxCounters, NotificationStore } from '../../notifications/store.ts';
+import type { InboxCounters, NewNotification, NotificationStore } from '../../notifications/store.ts';
 import { entities } from './entities.ts';
 import { keys, padSeq } from './keys.ts';
 import { policies, retry } from '../../retry.ts';
-import { failedConditions, isContention, queryAll, record, type Db } from './table.ts';
+import { batchGet, failedConditions, isContention, queryAll, record, type Db } from './table.ts';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
 /** Inbox writes race other writes to the same counter. */
 const inboxContention = { ...policies.contention, attempts: 12 };
 /** A transaction takes 100 actions; one is kept for the inbox counter. */
 const readAllBatch = 99;
+/** Notifications stored by one transaction: a counter update and a put each. */
+const manyPerTransaction = 50;
 
 export function dynamoNotificationStore(db: Db): NotificationStore {
   const TableName = db.tableName;
@@ -28,58 +31,90 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
     return Item ? record<Notification>(Item) : undefined;
   };
 
-  return {
-    counters: (recipientId) => counters(recipientId),
+  /**
+   * The two actions that store a notification at position `total + 1`: the inbox counter moves only
+   * from the total read, and the notification's id must be new.
+   */
+  const stored = (input: NewNotification, total: number) => {
+    const seq = total + 1;
+    const notification: Notification = { ...input, readAt: input.readAt ?? null, seq, version: 0, updatedAt: input.createdAt };
+    const actions = [
+      {
+        Update: {
+          TableName,
+          Key: keys.inbox(input.recipientId),
+          UpdateExpression: 'SET #total = :seq, entity = :entity, recipientId = :recipient ADD unread :unread',
+          ConditionExpression: total === 0 ? 'attribute_not_exists(#total)' : '#total = :previous',
+          ExpressionAttributeNames: { '#total': 'total' },
+          ExpressionAttributeValues: {
+            ':seq': seq,
+            ':entity': entities.inbox.name,
+            ':recipient': input.recipientId,
+            ':unread': notification.isRead ? 0 : 1,
+            ...(total === 0 ? {} : { ':previous': total }),
+          },
+        },
+      },
+      { Put: { TableName, Item: entities.notification.item(notification), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ];
+    return { notification, actions };
+  };
 
-    /**
-     * Optimistic: the inbox counter only moves from the total just read, in the same transaction
-     * that writes the notification, so positions have no gaps and no duplicates under concurrency.
-     */
-    create: (input) =>
-      retry(async () => {
+  /**
+   * Optimistic: the inbox counter only moves from the total just read, in the same transaction
+   * that writes the notification, so positions have no gaps and no duplicates under concurrency.
+   */
+  const create = (input: NewNotification) =>
+    retry(
+      async () => {
         const { total } = await counters(input.recipientId, true);
-        const seq = total + 1;
-        const notification: Notification = { ...input, readAt: input.readAt ?? null, seq, version: 0, updatedAt: input.createdAt };
-        await db.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName,
-                  Key: keys.inbox(input.recipientId),
-                  UpdateExpression: 'SET #total = :seq, entity = :entity ADD unread :unread',
-                  ConditionExpression: total === 0 ? 'attribute_not_exists(#total)' : '#total = :previous',
-                  ExpressionAttributeNames: { '#total': 'total' },
-                  ExpressionAttributeValues: {
-                    ':seq': seq,
-                    ':entity': entities.inbox.name,
-                    ':unread': notification.isRead ? 0 : 1,
-                    ...(total === 0 ? {} : { ':previous': total }),
-                  },
-                },
-              },
-              {
-                Put: {
-                  TableName,
-                  Item: entities.notification.item(notification),
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-            ],
-          }),
-        );
+        const { notification, actions } = stored(input, total);
+        await db.client.send(new TransactWriteCommand({ TransactItems: actions }));
         return { notification, created: true };
-      }, {
+      },
+      {
         ...inboxContention,
         // A notification of this id is there already (its Put's condition failed): nothing to retry.
         retryable: (error) => isContention(error) && !failedConditions(error)?.includes(1),
         gaveUp: 'Inbox is too busy: could not store the notification',
-      }).catch(async (error: unknown) => {
-        if (!failedConditions(error)?.includes(1)) throw error;
-        const existing = await get(input.recipientId, input.notificationId);
-        if (!existing) throw error;
-        return { notification: existing, created: false };
-      }),
+      },
+    ).catch(async (error: unknown) => {
+      if (!failedConditions(error)?.includes(1)) throw error;
+      const existing = await get(input.recipientId, input.notificationId);
+      if (!existing) throw error;
+      return { notification: existing, created: false };
+    });
+
+  return {
+    counters: (recipientId) => counters(recipientId),
+    create,
+
+    /**
+     * Many recipients' notifications, 50 to a transaction (its 100 actions: a counter and a put each)
+     * after one consistent batch read of their counters. A transaction refused (a notification already
+     * there, a counter moved meanwhile, an inbox written before its counter named its recipient) is
+     * made one by one instead, each as `create` does.
+     */
+    async createMany(inputs) {
+      const created: Notification[] = [];
+      for (let i = 0; i < inputs.length; i += manyPerTransaction) {
+        const chunk = inputs.slice(i, i + manyPerTransaction);
+        const inboxes = await batchGet<{ recipientId?: string; total?: number }>(db, chunk.map((n) => keys.inbox(n.recipientId)), true);
+        const totals = new Map(inboxes.flatMap((inbox) => (inbox.recipientId ? [[inbox.recipientId, Number(inbox.total ?? 0)] as const] : [])));
+        const writes = chunk.map((input) => stored(input, totals.get(input.recipientId) ?? 0));
+        try {
+          await db.client.send(new TransactWriteCommand({ TransactItems: writes.flatMap((w) => w.actions) }));
+          created.push(...writes.map((w) => w.notification));
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          for (const input of chunk) {
+            const one = await create(input);
+            if (one.created) created.push(one.notification);
+          }
+        }
+      }
+      return created;
+    },
 
     range: (recipientId, fromSeq, toSeq) =>
       queryAll<Notification>(db, {

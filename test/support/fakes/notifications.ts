@@ -24,6 +24,18 @@ export class FakeNotificationStore implements NotificationStore {
     return { notification: copy(notification), created: true };
   }
 
+  /** `manyCalls` counts the batch writes as the store makes them: one transaction per 50 notifications. */
+  async createMany(inputs: NewNotification[]) {
+    this.manyCalls += Math.ceil(inputs.length / 50);
+    const created: Notification[] = [];
+    for (const input of inputs) {
+      const one = await this.create(input);
+      if (one.created) created.push(one.notification);
+    }
+    return created;
+  }
+  manyCalls = 0;
+
   async counters(recipientId: string): Promise<InboxCounters> {
     const inbox = this.inboxes.get(recipientId) ?? [];
     return { total: inbox.length, unread: inbox.filter((n) => !n.isRead).length };
