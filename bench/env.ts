@@ -36,7 +36,7 @@ export const startBenchStores = (dataDir: string) =>
     dataDir,
     tableName: names.tableName,
     buckets: [names.uploadsBucket, names.audioBucket],
-    queues: [names.ocrQueue, names.audioQueue],
+    queues: [names.ocrQueue, names.audioQueue, names.announcementQueue],
   });
 
 /** A benchmark's stack: its stores, the functions' environment and token secret, and how to end it all. */

@@ -15,6 +15,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   'write-latency': () => import('./write-latency.ts').then((m) => runBench(m.writeLatency, m.printWriteLatency)),
   hostile: () => import('./hostile.ts').then((m) => runBench(m.hostileBench, m.printHostile)),
   faults: () => import('./faults.ts').then((m) => runBench(m.faultsBench, m.printFaults)),
+  announcements: () => import('./announcements.ts').then((m) => runBench(m.announcementsBench, m.printAnnouncements)),
   'big-books': () => import('./big-books.ts').then((m) => runBench(m.bigBooks, m.printBigBooks)),
 };
 

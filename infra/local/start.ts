@@ -4,7 +4,7 @@ import { parseOrigins } from '../cors.ts';
 import { startEmbeddedStores } from './embedded/index.ts';
 import { loadHttpHandlers } from './functions.ts';
 import { startLocalServer } from './server.ts';
-import { sweepEveryMinutes } from '../functions.ts';
+import { announcementWorkerConcurrency, sweepEveryMinutes } from '../functions.ts';
 import { startAudioFilesSync } from './audio-files-sync.ts';
 import { startQueueWorker } from './queue-worker.ts';
 import { startScheduled } from './schedule.ts';
@@ -92,7 +92,9 @@ async function main() {
   workers.push(startQueueWorker(stores.queueUrls[names.audioQueue]!, handler));
   // Announcements fan out as on AWS: the announcement-worker handler takes their queue's steps.
   const announcements = await import('../../functions/announcement-worker/handler.ts');
-  workers.push(startQueueWorker(stores.queueUrls[names.announcementQueue]!, announcements.handler));
+  workers.push(
+    startQueueWorker(stores.queueUrls[names.announcementQueue]!, announcements.handler, 'announcement-worker', undefined, { maxConcurrency: announcementWorkerConcurrency }),
+  );
   // The record of audio files follows the bucket as on AWS: audio-files-sync takes the audio bucket's events.
   workers.push(startAudioFilesSync(stores.queueUrls[names.audioFileEvents]!));
   // Overage invoices run as on AWS: the billing-worker handler on a schedule, against the ledger; every
