@@ -7,7 +7,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKey, routes } from '../../functions/routes.ts';
 import { defaultOutDir } from '../../infra/bundle.ts';
-import { deployedFunctions, type DeployedFunction } from '../../infra/functions.ts';
+import { announcementWorkerConcurrency, deployedFunctions, type DeployedFunction } from '../../infra/functions.ts';
 import { addChecks } from '../../infra/checks.ts';
 import { MaktabaStack } from '../../infra/stack.ts';
 import { tableBackupRetentionDays } from '../../infra/backup.ts';
@@ -408,6 +408,13 @@ describe('push', () => {
     });
   });
 
+  it('lets the functions that tell outcomes and send notifications push, and no other', () => {
+    const pushes = (name: DeployedFunction) => statementsOf(configured, name).flatMap(actions).includes('sns:Publish');
+    const pushing = deployedFunctions().filter(pushes).sort();
+    expect(pushing).toEqual(['announcement-worker', 'audio-worker', 'notifications-api', 'ocr-callbacks', 'sweeper']);
+    for (const name of pushing) expect(envOf(configured, name)).toMatchObject({ PUSH_IOS_APPLICATION_ARN: iosApp, PUSH_ANDROID_APPLICATION_ARN: androidApp });
+  });
+
   it('rejects a context value that is not a platform application ARN', () => {
     const app = new App({ context: { pushIosApplicationArn: 'arn:aws:sns:eu-west-1:123456789012:endpoint/APNS/Maktaba/x' } });
     expect(() => new MaktabaStack(app, 'Bad')).toThrow(/pushIosApplicationArn/);
@@ -616,6 +623,36 @@ describe('Word export', () => {
   });
 });
 
+describe('announcements (issue 31)', () => {
+  const queue = () => logicalId(plain.stack, plain.stack.queues.announcements);
+
+  it('triggers announcement-worker from its queue one step at a time, with partial batch failures, one at once per user partition', () => {
+    plain.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId(plain.stack, fn(plain.stack, 'announcement-worker')) },
+      EventSourceArn: { 'Fn::GetAtt': [queue(), 'Arn'] },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: announcementWorkerConcurrency },
+    });
+  });
+
+  it('redrives a step that keeps failing to a dead-letter queue, which alarms', () => {
+    const props = plain.template.toJSON().Resources[queue()].Properties;
+    // Six times the worker's 120 s.
+    expect(props).toMatchObject({ VisibilityTimeout: 720, RedrivePolicy: { maxReceiveCount: 5 } });
+    const dlq = props.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+    plain.template.hasResourceProperties('AWS::CloudWatch::Alarm', { ...deadLetterAlarm(dlq), ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  it('lets only notifications-api, the worker (its next step) and the sweeper send to the queue, and gives them its URL', () => {
+    const senders = deployedFunctions()
+      .filter((name) => statementsOf(plain, name).some((st) => actions(st).includes('sqs:SendMessage') && JSON.stringify(resources(st)).includes(queue())))
+      .sort();
+    expect(senders).toEqual(['announcement-worker', 'notifications-api', 'sweeper']);
+    for (const name of senders) expect(envOf(plain, name)).toMatchObject({ ANNOUNCEMENT_QUEUE_URL: { Ref: queue() } });
+  });
+});
+
 describe('audio', () => {
   it('triggers audio-worker from the audio queue one message at a time, with partial batch failures and bounded concurrency', () => {
     const worker = logicalId(plain.stack, fn(plain.stack, 'audio-worker'));
@@ -768,9 +805,10 @@ describe('sweeper', () => {
     expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => /^(polly|sns|secretsmanager):/.test(a))).toEqual([]);
     // Issue 29: a stalled job goes back to its own queue (an OCR job with a fresh credential); nothing is received or deleted.
     const sqs = statementsOf(plain, 'sweeper').filter((st) => actions(st).some((a) => a.startsWith('sqs:')));
-    expect(sqs.flatMap(actions).filter((a) => a !== 'sqs:GetQueueAttributes' && a !== 'sqs:GetQueueUrl')).toEqual(['sqs:SendMessage', 'sqs:SendMessage']);
+    expect(sqs.flatMap(actions).filter((a) => a !== 'sqs:GetQueueAttributes' && a !== 'sqs:GetQueueUrl')).toEqual(['sqs:SendMessage', 'sqs:SendMessage', 'sqs:SendMessage']);
     const queueArn = (id: string) => JSON.stringify(sqs.flatMap(resources)).includes(id);
-    expect([queueArn('OcrJobs'), queueArn('AudioJobs'), queueArn('DeadLetters')]).toEqual([true, true, false]);
+    // Issue 31: a stalled announcement's step goes back to its queue too.
+    expect([queueArn('OcrJobs'), queueArn('AudioJobs'), queueArn('Announcements'), queueArn('DeadLetters')]).toEqual([true, true, true, false]);
     expect(statementsOf(plain, 'sweeper').flatMap(actions).filter((a) => a.startsWith('kms:'))).toEqual(['kms:GenerateMac']);
   });
 });

@@ -40,7 +40,7 @@ describe('job outcomes under npm start', () => {
     const { mo, ed } = seeded.users;
     const call = async (path: string, token: string, init: RequestInit = {}) => {
       const res = await checkedFetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.body && !(init.body instanceof FormData) ? { 'content-type': 'application/json' } : {}), ...init.headers } });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string, seconds = 180): Promise<T> => {
       for (const end = Date.now() + seconds * 1000; Date.now() < end; await new Promise((r) => setTimeout(r, 500))) {
@@ -49,7 +49,7 @@ describe('job outcomes under npm start', () => {
       }
       throw new Error(`timed out waiting for ${what}\n${service.stderr().slice(-2000)}`);
     };
-    const inbox = async (token: string) => (await call('/notifications?limit=50', token)).body.notifications as Record<string, any>[];
+    const inbox = async (token: string) => (await call('/notifications?limit=50', token)).body.notifications as Record<string, unknown>[];
     const pushes = async (userId: string) => JSON.parse((await cli(['push', 'sent', userId], env)).stdout) as Record<string, unknown>[];
     const upload = async (bytes: Uint8Array, name: string) => {
       const form = new FormData();
@@ -61,7 +61,7 @@ describe('job outcomes under npm start', () => {
     };
     const ended = (jobId: string) =>
       until(
-        async () => (await call(`/ocr/status/${jobId}`, mo.token)).body.job as Record<string, any>,
+        async () => (await call(`/ocr/status/${jobId}`, mo.token)).body.job as Record<string, unknown>,
         (job) => job.status === 'completed' || job.status === 'failed',
         `job ${jobId} to end`,
       );
