@@ -115,19 +115,32 @@ const announcementFields = {
   title: v.pipe(text(maxTitleLength, announcementRefusals.title), v.description(`At most ${maxTitleLength} characters.`)),
   body: v.pipe(text(maxBodyLength, announcementRefusals.body), v.description(`At most ${maxBodyLength.toLocaleString('en-US')} characters.`)),
 };
+/** A missing key's refusal (valibot names the key in the issue's `expected`, as `"title"`). */
+const missingKeys: Record<string, string> = {
+  '"title"': announcementRefusals.title,
+  '"body"': announcementRefusals.body,
+  '"recipientId"': announcementRefusals.recipientRequired,
+};
+const missingKey = (issue: v.ObjectIssue) => missingKeys[issue.expected ?? ''] ?? announcementRefusals.type;
 const systemMessage = v.variant(
   'type',
   [
-    v.object({
-      type: v.literal('admin_message'),
-      ...announcementFields,
-      recipientId: v.pipe(v.string(announcementRefusals.recipientRequired), v.nonEmpty(announcementRefusals.recipientRequired), v.description('The one user it is for.')),
-    }),
-    v.object({
-      type: v.literal('announcement'),
-      ...announcementFields,
-      recipientId: v.pipe(v.optional(v.never(announcementRefusals.recipientRefused)), v.description('Not allowed: an announcement goes to every user.')),
-    }),
+    v.object(
+      {
+        type: v.literal('admin_message'),
+        ...announcementFields,
+        recipientId: v.pipe(v.string(announcementRefusals.recipientRequired), v.nonEmpty(announcementRefusals.recipientRequired), v.description('The one user it is for.')),
+      },
+      missingKey,
+    ),
+    v.object(
+      {
+        type: v.literal('announcement'),
+        ...announcementFields,
+        recipientId: v.pipe(v.optional(v.never(announcementRefusals.recipientRefused)), v.description('Not allowed: an announcement goes to every user.')),
+      },
+      missingKey,
+    ),
   ],
   announcementRefusals.type,
 );

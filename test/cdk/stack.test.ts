@@ -203,10 +203,10 @@ describe('queues', () => {
   it('redrive each job queue to its own dead-letter queue after 5 receives, encrypted', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
     const work = Object.values(queues).filter((q) => q.Properties.RedrivePolicy);
-    // OCR jobs, audio jobs, the audio bucket's events and the built-in OCR worker's page tasks.
-    expect(work).toHaveLength(4);
+    // OCR jobs, audio jobs, announcement steps, the audio bucket's events and the built-in OCR worker's page tasks.
+    expect(work).toHaveLength(5);
     const targets = work.map((q) => q.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string);
-    expect(new Set(targets).size).toBe(4);
+    expect(new Set(targets).size).toBe(5);
     for (const q of work) expect(q.Properties.RedrivePolicy.maxReceiveCount).toBe(5);
     for (const dlq of targets) expect(queues[dlq]?.Properties.RedrivePolicy).toBeUndefined();
     for (const q of Object.values(queues)) expect(q.Properties.SqsManagedSseEnabled).toBe(true);
@@ -474,7 +474,9 @@ describe('OCR and billing', () => {
   it('lets only ocr-api (and the sweeper, for a stalled job) send to the OCR queue, and exports its URL for the worker', () => {
     const sends = (name: DeployedFunction) => statementsOf(plain, name).filter((st) => actions(st).includes('sqs:SendMessage'));
     expect(sends('ocr-api')).toHaveLength(1);
-    for (const name of ['ocr-callbacks', 'billing-webhook', 'notifications-api'] as const) expect(sends(name)).toEqual([]);
+    for (const name of ['ocr-callbacks', 'billing-webhook'] as const) expect(sends(name)).toEqual([]);
+    const ocrQueue = logicalId(plain.stack, plain.stack.queues.ocrJobs);
+    expect(sends('notifications-api').filter((st) => JSON.stringify(resources(st)).includes(ocrQueue))).toEqual([]);
     plain.template.hasOutput('OcrQueueUrl', {});
   });
 
@@ -853,7 +855,8 @@ describe('least privilege', () => {
     const services = (name: DeployedFunction) =>
       [...new Set(statementsOf(plain, name).flatMap(actions).map((a) => a.split(':')[0]))].sort();
     // Every HTTP function: s3 (put a big answer) and secretsmanager (the media signing key).
-    expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
+    // sqs: an announcement's first steps (issue 31).
+    expect(services('notifications-api')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'sqs', 'xray']);
     expect(services('billing-webhook')).toEqual(['dynamodb', 'logs', 's3', 'secretsmanager', 'xray']);
     // es: read after write's writes and the catalogue listing's index (test/cdk/search.test.ts).
     // kms: job credentials, issued with a job (ocr-api) and checked on the worker's calls (both).
@@ -940,7 +943,7 @@ describe('alarms', () => {
   it('alarms when a message reaches any dead-letter queue', () => {
     const queues = plain.template.findResources('AWS::SQS::Queue');
     const deadLetterQueues = Object.values(queues).flatMap((q) => q.Properties.RedrivePolicy?.deadLetterTargetArn['Fn::GetAtt'][0] ?? []);
-    expect(deadLetterQueues).toHaveLength(4);
+    expect(deadLetterQueues).toHaveLength(5);
     for (const dlq of deadLetterQueues) {
       expect(alarms()).toContainEqual(expect.objectContaining(deadLetterAlarm(dlq)));
     }
@@ -984,9 +987,9 @@ describe('alarms', () => {
   });
 
   it('sends every alarm and its recovery to one encrypted, TLS-only topic', () => {
-    // Errors and throttles of every function (the OCR worker's two too), the five dead-letter queues, the
+    // Errors and throttles of every function (the OCR worker's two too), the six dead-letter queues, the
     // billing worker's four (owed usage, and the invoices' three), and search's: the indexer's lag, a red cluster, free storage (test/cdk/search.test.ts).
-    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 5 + 4 + 3);
+    expect(alarms()).toHaveLength((deployedFunctions().length + 2) * 2 + 6 + 4 + 3);
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topic() }]);
       expect(alarm.OKActions).toEqual([{ Ref: topic() }]);

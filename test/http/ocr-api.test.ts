@@ -251,7 +251,7 @@ describe('GET /ocr/jobs', () => {
     expect(all.body).toMatchObject({ success: true, total: 5, limit: 20, offset: 0 });
     expect(all.body.jobs.map((j: { jobId: string }) => j.jobId)).toEqual([...jobs].reverse());
     expect(Object.keys(all.body.jobs[0]).sort()).toEqual(
-      ['bookTextId', 'categories', 'completedAt', 'createdAt', 'fileId', 'fileName', 'jobId', 'language', 'pageCount', 'processingTime', 'status', 'tags', 'updatedAt'].sort(),
+      ['bookTextId', 'categories', 'completedAt', 'createdAt', 'fileId', 'fileName', 'jobId', 'language', 'pageCount', 'pagesProcessed', 'processingTime', 'status', 'tags', 'updatedAt'].sort(),
     );
 
     const paged = await api.call('GET', '/ocr/jobs?limit=2&offset=1', { token: u.token });
