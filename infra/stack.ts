@@ -253,6 +253,7 @@ export class MaktabaStack extends Stack {
     new CfnOutput(this, 'OcrDeadLetterQueueUrl', { value: ocrJobs.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'AudioQueueUrl', { value: audioJobs.queueUrl });
     new CfnOutput(this, 'AudioDeadLetterQueueUrl', { value: audioJobs.deadLetterQueue!.queue.queueUrl });
+    new CfnOutput(this, 'AnnouncementsDeadLetterQueueUrl', { value: announcements.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'AudioFileEventsDeadLetterQueueUrl', { value: audioFileEvents.deadLetterQueue!.queue.queueUrl });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
     new CfnOutput(this, 'TableBackupVaultName', { value: this.backups.vault.backupVaultName });
