@@ -30,7 +30,7 @@ describe('local runtime', () => {
     expect(stages.map((line) => line.replace(/ in \/.*$/, ''))).toEqual([
       'npm start: starting the embedded stores (DynamoDB Local, S3, SQS)',
       'npm start: loading the functions and starting the API',
-      'npm start: starting the workers (audio, audio files, billing, sweeper, search indexer, OCR)',
+      'npm start: starting the workers (audio, announcements, audio files, billing, sweeper, search indexer, OCR)',
     ]);
 
     const seedFile = join(dataDir, 'seed.json');

@@ -10,19 +10,19 @@ import { rawRequest } from '../support/raw-http.ts';
 import { testStores } from '../support/stores.ts';
 
 /**
- * Hostile bodies (issue 27) sent to every route of the table as a signed-in editor (past every auth
+ * Hostile bodies (issue 27) sent to every route of the table as a signed-in admin (past every auth
  * check), through the local server and the real handlers: each costs no more than an ordinary request
  * of its route. Before the change, the 110-byte bomb was inflated and parsed on every route, auth or
  * not: 2.26 GB and 40 s of CPU each.
  */
 const stores = testStores();
 let api: Awaited<ReturnType<typeof startApi>>;
-let editor: string;
+let admin: string;
 
 beforeAll(async () => {
   api = await startApi();
-  const out = await seedAccounts(stores, { users: [{ key: 'ed', username: 'ed', role: 'editor' }] });
-  editor = out.users.ed!.token;
+  const out = await seedAccounts(stores, { users: [{ key: 'ad', username: 'ad', role: 'admin' }] });
+  admin = out.users.ad!.token;
 });
 afterAll(() => api?.close());
 
@@ -42,7 +42,7 @@ async function send(route: Route, body: Buffer | undefined, headers: Record<stri
   const res = await rawRequest(api.url, {
     method: route.method,
     path: pathOf(route),
-    headers: { authorization: `Bearer ${editor}`, 'content-type': 'application/json', ...headers },
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...headers },
     ...(body && { body }),
   });
   return { status: res.status, text: res.text, ms: performance.now() - started };

@@ -108,7 +108,7 @@ describe('seed file', () => {
       'seed: users[0].role: must be one of member, editor, admin',
       'seed: users[1].key: duplicate key a',
       'seed: books[0].requiredSubscriptionTier: is required for a creator_subscription book',
-      'seed: notifications[0].type: must be one of comment_on_post, reply_to_comment, like_on_post, like_on_comment, new_post, admin_message, announcement',
+      'seed: notifications[0].type: must be one of comment_on_post, reply_to_comment, like_on_post, like_on_comment, new_post, admin_message, announcement, ocr_completed, ocr_failed, audio_completed, audio_failed',
     ]);
   });
 });

@@ -107,7 +107,10 @@ export function dynamoNotificationStore(db: Db): NotificationStore {
           created.push(...writes.map((w) => w.notification));
         } catch (error) {
           if (!(error instanceof TransactionCanceledException)) throw error;
-          for (const input of chunk) {
+          // Most often a page run again: the ones already there are left out at the cost of one read.
+          const there = await batchGet<{ notificationId: string }>(db, chunk.map((n) => keys.notification(n.recipientId, n.notificationId)), true);
+          const known = new Set(there.map((n) => n.notificationId));
+          for (const input of chunk.filter((n) => !known.has(n.notificationId))) {
             const one = await create(input);
             if (one.created) created.push(one.notification);
           }
