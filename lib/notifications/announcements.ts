@@ -98,12 +98,15 @@ export async function sendSystemMessage(deps: AnnouncementDeps, admin: User, mes
   const at = deps.now().toISOString();
   const announcement: Announcement = { announcementId: newObjectId(), title: message.title, body: message.body, createdBy: admin.userId, createdAt: at };
   await deps.announcements.create(announcement, deps.audience.shards, at);
-  // A send that fails leaves its shard at step 0 unsent: the sweeper sends it once it has stalled.
-  await Promise.all(
+  // Once the record is written the announcement is queued: a send that fails leaves its partition at step 0,
+  // which the sweeper sends once it has stalled. Answering 500 here would invite a retry, and a second announcement.
+  const sends = await Promise.allSettled(
     Array.from({ length: deps.audience.shards }, (_, shard) =>
       deps.announcementQueue.send({ kind: 'announcement', announcementId: announcement.announcementId, shard, step: 0 } satisfies AnnouncementMessage),
     ),
   );
+  const unsent = sends.filter((s) => s.status === 'rejected').length;
+  if (unsent) logger.warn('Announcement steps not sent; the sweeper will send them', { announcementId: announcement.announcementId, unsent });
   return { status: 202 as const, body: { message: announcementQueued, announcementId: announcement.announcementId } };
 }
 

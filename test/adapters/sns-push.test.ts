@@ -85,6 +85,18 @@ describe('SNS push adapter', () => {
     await expect(push.send(phone, message)).resolves.toBe('disabled');
   });
 
+  it('cuts a long alert so each platform payload stays under the 4 KB APNs and FCM take', () => {
+    const long = { notificationId: 'n1', type: 'announcement' as const, title: 'ع'.repeat(200), body: 'ب'.repeat(2_000), data: null };
+    for (const platform of ['ios', 'android'] as const) {
+      const sent = JSON.parse(payload(platform, long));
+      const inner = platform === 'ios' ? sent.APNS : sent.GCM;
+      expect(Buffer.byteLength(inner)).toBeLessThan(4_096);
+      const alert = platform === 'ios' ? JSON.parse(inner).aps.alert : JSON.parse(inner).fcmV1Message.message.notification;
+      expect(alert.body.endsWith('…')).toBe(true);
+      expect(alert.body.startsWith('ببب')).toBe(true);
+    }
+  });
+
   it('builds an FCM payload for android: string data only', () => {
     const body = JSON.parse(payload('android', { notificationId: 'n1', type: 'announcement', title: 't', body: 'b', data: null }));
     expect(JSON.parse(body.GCM).fcmV1Message.message).toEqual({ notification: { title: 't', body: 'b' }, data: { notificationId: 'n1', type: 'announcement' } });

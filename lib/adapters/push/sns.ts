@@ -68,11 +68,24 @@ export function snsPush(client: SNSClient, applicationArns: Partial<Record<Platf
 }
 
 /**
+ * APNs and FCM refuse a payload over 4 KB; a notification's body may be 2,000 characters (8 KB of Arabic).
+ * The alert shows the start of it (the whole is in the inbox), cut to fit with the ids beside it.
+ */
+export const maxAlertTitleBytes = 400;
+export const maxAlertBodyBytes = 2_400;
+function fit(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  const chars = [...text];
+  while (Buffer.byteLength(chars.join('')) > maxBytes - 3) chars.pop();
+  return `${chars.join('')}…`;
+}
+
+/**
  * One message per transport, as SNS expects with MessageStructure json: the alert (title and body),
  * and the notification's id, type and `data` as the app's keys (FCM takes string values only; ours are).
  */
 export function payload(platform: Platform, message: PushMessage): string {
-  const alert = { title: message.title, body: message.body };
+  const alert = { title: fit(message.title, maxAlertTitleBytes), body: fit(message.body, maxAlertBodyBytes) };
   const data: Record<string, string> = { notificationId: message.notificationId, type: message.type, ...message.data };
   const apns = JSON.stringify({ aps: { alert, sound: 'default' }, ...data });
   const gcm = JSON.stringify({ fcmV1Message: { message: { notification: alert, data } } });

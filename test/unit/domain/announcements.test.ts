@@ -76,6 +76,19 @@ describe('announcements', () => {
     expect(shards.reduce((n, s) => n + s.notified, 0)).toBe(everyone.length);
   });
 
+  it('answers 202 once the announcement is written, even when its first steps could not be sent; the sweeper sends them', async () => {
+    const admin = await storedUser(world, 'admin');
+    const everyone = users(30);
+    queue.failing = new Error('queue down');
+    const sent = await sendSystemMessage(deps, admin, { type: 'announcement', title: 't', body: 'b' });
+    expect(sent.status).toBe(202);
+    queue.failing = undefined;
+    world.clock.advance((announcementStallMinutes + 1) * 60_000);
+    await resumeStalledAnnouncements(deps, world.now());
+    await drain();
+    for (const id of everyone) expect(inboxOf(id)).toHaveLength(1);
+  });
+
   it('notifies no one twice when every step is delivered twice, or two deliveries of a step run at once', async () => {
     const admin = await storedUser(world, 'admin');
     const everyone = users(usersPerStep + 10);
