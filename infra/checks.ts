@@ -8,6 +8,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import type { Media } from './media.ts';
+import type { PushApplications } from './push.ts';
 import type { Search } from './search.ts';
 import { objectGrants, uploadsPrefixes } from './permissions.ts';
 
@@ -30,6 +31,7 @@ export interface Findings {
   audio: s3.IBucket;
   /** Endpoint ARN patterns of the configured SNS platform applications. */
   pushEndpoints: readonly string[];
+  push: PushApplications;
   media: Media;
   search: Search;
 }
@@ -83,6 +85,9 @@ const reasons = {
     'OpenSearch authorizes a request by its path: the indexer writes under the pages index and the catalogue listing’s index ' +
     '(_bulk, _update_by_query, _delete_by_query, _search), so the grant is those two indexes of this domain and the paths under them, nothing else.',
   pushEndpoints: 'SNS creates one endpoint per registered device, with an id known only then; the grant is limited to the endpoints of the configured platform application.',
+  pushApplications:
+    'SNS defines no resource for CreatePlatformApplication (the application’s ARN exists only after it); the role’s other actions ' +
+    'name this stack’s applications, and it reads only the secrets the operator named (infra/push.ts).',
   notificationsHandlerPolicy:
     'CDK’s deploy-time handler of the audio bucket’s event notifications (infra/storage.ts) runs only while CloudFormation ' +
     'creates or updates that configuration; CDK gives its role AWSLambdaBasicExecutionRole (its own logs), whatever role it is handed.',
@@ -114,7 +119,9 @@ function prefixFinding(stack: Stack, bucket: s3.IBucket, prefix: string): string
 
 export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(found.api, 'AwsSolutions-APIG4', reasons.apiAuthorization);
-  for (const fn of [...found.functions, found.media.keyGenerator]) acknowledge(fn, 'AwsSolutions-L1', reasons.runtime);
+  const { push } = found;
+  for (const fn of [...found.functions, found.media.keyGenerator, ...(push.manager ? [push.manager] : [])]) acknowledge(fn, 'AwsSolutions-L1', reasons.runtime);
+  if (push.managerRole) acknowledge(push.managerRole, 'AwsSolutions-IAM5[Resource::*]', reasons.pushApplications);
   for (const role of found.roles) acknowledge(role, 'AwsSolutions-IAM5[Resource::*]', reasons.noResource);
   for (const [secret, reason] of [
     [found.secrets.jwt, reasons.jwtRotation],
@@ -126,7 +133,7 @@ export function acknowledgeFindings(stack: Stack, found: Findings): void {
   acknowledge(found.media.distribution, 'AwsSolutions-CFR1', reasons.mediaGeo);
   acknowledge(found.media.distribution, 'AwsSolutions-CFR2', reasons.mediaWaf);
   acknowledge(found.media.distribution, 'AwsSolutions-CFR4', reasons.mediaTls);
-  for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${arn}]`, reasons.pushEndpoints);
+  for (const arn of found.pushEndpoints) acknowledge(stack, `AwsSolutions-IAM5[Resource::${nagRendered(stack, arn)}]`, reasons.pushEndpoints);
   const { search } = found;
   acknowledge(search.domain, 'AwsSolutions-OS1', reasons.searchVpc);
   acknowledge(search.domain, 'AwsSolutions-OS3', reasons.searchIps);

@@ -1,4 +1,5 @@
 import type { Node } from 'constructs';
+import type { Setting } from '../lib/config.ts';
 import { parseVoiceMap } from '../lib/adapters/speech/polly.ts';
 import { parseTierCatalogue } from '../lib/billing/tiers.ts';
 import { parseOrigins } from './cors.ts';
@@ -20,6 +21,15 @@ export interface PlatformApplication {
   endpointArns: string;
 }
 
+/**
+ * Credentials in a Secrets Manager secret of the operator's, from which the stack makes the platform
+ * application itself (infra/push.ts); `sandbox` sends iOS pushes through APNs' development service.
+ */
+export interface PushCredentials {
+  secretArn: string;
+  sandbox?: boolean;
+}
+
 export interface Settings {
   /**
    * `jwks`: tokens are verified against a remote key set, and must carry this issuer and audience
@@ -29,7 +39,12 @@ export interface Settings {
   auth: { mode: 'jwks'; jwksUrl: string } | { mode: 'secret' };
   jwtIssuer?: string;
   jwtAudience?: string;
+  /** Platform applications the operator made, by ARN (`pushIosApplicationArn`, `pushAndroidApplicationArn`). */
   pushApplications: PlatformApplication[];
+  /** Or credentials the stack makes them from (`pushApnsSecretArn`, `pushFcmSecretArn`); one of the two per platform. */
+  pushCredentials: Partial<Record<PushPlatform, PushCredentials>>;
+  /** `pushCredentialsRevision`: a new value re-applies the credentials after new ones are put into a secret. */
+  pushCredentialsRevision?: string;
   tierCatalogue?: string;
   /** Overrides of the Polly voice behind spec voices, as JSON (`VOICE_MAP`). */
   voiceMap?: string;
@@ -88,9 +103,14 @@ export const defaultThrottle: Settings['throttle'] = {
   publicRead: { rate: 20, burst: 40 },
 };
 
-const pushContext: Record<PushPlatform, string> = {
+/** The context key of each platform's application ARN, which is also the functions' setting (lib/config.ts) that carries it. */
+export const pushContext = {
   ios: 'pushIosApplicationArn',
   android: 'pushAndroidApplicationArn',
+} as const satisfies Record<PushPlatform, Setting>;
+const pushSecretContext: Record<PushPlatform, string> = {
+  ios: 'pushApnsSecretArn',
+  android: 'pushFcmSecretArn',
 };
 
 function text(node: Node, key: string): string | undefined {
@@ -119,6 +139,36 @@ export function platformApplication(platform: PushPlatform, arn: string): Platfo
   if (!match) throw new Error(`${pushContext[platform]} is not an SNS platform application ARN: ${arn}`);
   const [, prefix, platformName, appName] = match;
   return { platform, arn, endpointArns: `${prefix}endpoint/${platformName}/${appName}/*` };
+}
+
+/** A secret's complete ARN (with the six characters Secrets Manager appends), which IAM grants name exactly. */
+function secretArn(node: Node, key: string): string | undefined {
+  const arn = text(node, key);
+  if (arn && !/^arn:[\w-]+:secretsmanager:[\w-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/.test(arn)) {
+    throw new Error(`context ${key} must be a Secrets Manager secret's complete ARN (ending in -xxxxxx): ${arn}`);
+  }
+  return arn;
+}
+
+function flag(node: Node, key: string): boolean {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '' || value === false || value === 'false') return false;
+  if (value === true || value === 'true') return true;
+  throw new Error(`context ${key} must be true or false: ${String(value)}`);
+}
+
+/** Each platform's application: by ARN, or made from credentials, never both. */
+function push(node: Node): Pick<Settings, 'pushApplications' | 'pushCredentials' | 'pushCredentialsRevision'> {
+  const pushApplications: PlatformApplication[] = [];
+  const pushCredentials: Settings['pushCredentials'] = {};
+  for (const platform of Object.keys(pushContext) as PushPlatform[]) {
+    const arn = text(node, pushContext[platform]);
+    const secret = secretArn(node, pushSecretContext[platform]);
+    if (arn && secret) throw new Error(`context ${pushContext[platform]} and ${pushSecretContext[platform]}: give one, the application or its credentials`);
+    if (arn) pushApplications.push(platformApplication(platform, arn));
+    if (secret) pushCredentials[platform] = platform === 'ios' ? { secretArn: secret, sandbox: flag(node, 'pushApnsSandbox') } : { secretArn: secret };
+  }
+  return { pushApplications, pushCredentials, pushCredentialsRevision: text(node, 'pushCredentialsRevision') };
 }
 
 /** A positive number (a rate) or, with `whole`, a positive whole number (a burst); `-c` gives strings. */
@@ -218,17 +268,13 @@ export function readSettings(node: Node): Settings {
   if (jwksUrl && missingClaims.length) {
     throw new Error(`jwksUrl needs ${missingClaims.join(' and ')}: tokens from an identity provider are accepted only for this issuer and audience`);
   }
-  const pushApplications = (Object.keys(pushContext) as PushPlatform[]).flatMap((platform) => {
-    const arn = text(node, pushContext[platform]);
-    return arn ? [platformApplication(platform, arn)] : [];
-  });
   const alarmEmail = text(node, 'alarmEmail');
   if (alarmEmail && !/^[^@\s]+@[^@\s]+$/.test(alarmEmail)) throw new Error(`alarmEmail is not an email address: ${alarmEmail}`);
   return {
     auth: jwksUrl ? { mode: 'jwks', jwksUrl } : { mode: 'secret' },
     jwtIssuer,
     jwtAudience,
-    pushApplications,
+    ...push(node),
     tierCatalogue: json(node, 'tierCatalogue', parseTierCatalogue),
     voiceMap: json(node, 'voiceMap', parseVoiceMap),
     stripeSecretArn: text(node, 'stripeSecretArn'),

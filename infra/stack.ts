@@ -37,8 +37,9 @@ import { pascal } from './names.ts';
 import { OcrWorkerAccess } from './ocr-worker.ts';
 import { OcrWorkerLambda, visibilityFor } from './ocr-worker-lambda.ts';
 import { accessStatements, functionRole, isSearchAccess, uploadsPrefixes, type Grantable } from './permissions.ts';
+import { PushApplications } from './push.ts';
 import { Search } from './search.ts';
-import { readSettings, type PushPlatform, type Settings } from './settings.ts';
+import { pushContext, readSettings, type Settings } from './settings.ts';
 import {
   accessLogsBucket,
   audioLifecycle,
@@ -77,6 +78,8 @@ export class MaktabaStack extends Stack {
   readonly media: Media;
   /** The OpenSearch domain of full-text search and the search indexer's trigger. */
   readonly search: Search;
+  /** The SNS platform applications the stack makes from credentials (none when given by ARN or not at all). */
+  readonly push: PushApplications;
 
   constructor(scope: Construct, id: string, props: StackProps = {}) {
     super(scope, id, { description: 'Maktaba: OCR, digitized books, text-to-speech and notifications', ...props });
@@ -131,6 +134,9 @@ export class MaktabaStack extends Stack {
       keyUsage: kms.KeyUsage.GENERATE_VERIFY_MAC,
     });
 
+    this.push = new PushApplications(this, 'Push', { credentials: settings.pushCredentials, revision: settings.pushCredentialsRevision });
+    const pushApplications = [...settings.pushApplications, ...this.push.applications];
+
     const environment = environmentFor({
       tableName: this.table.tableName,
       uploadsBucket: uploads.bucketName,
@@ -139,7 +145,7 @@ export class MaktabaStack extends Stack {
       audioQueueUrl: audioJobs.queueUrl,
       announcementQueueUrl: announcements.queueUrl,
       ...authSettings(settings, jwtSecret),
-      ...Object.fromEntries(settings.pushApplications.map((app) => [pushSetting[app.platform], app.arn])),
+      ...Object.fromEntries(pushApplications.map((app) => [pushContext[app.platform], app.arn])),
       tierCatalogue: settings.tierCatalogue,
       voiceMap: settings.voiceMap,
       stripeSecretArn: stripeSecret.secretArn,
@@ -159,7 +165,7 @@ export class MaktabaStack extends Stack {
     const verifiesTokens = new Set<string>(routes.filter((r) => r.auth !== 'none').map((r) => r.function));
     const grantable: Grantable = {
       table: this.table,
-      pushApplications: settings.pushApplications,
+      pushApplications,
       uploads,
       ocrQueue: ocrJobs,
       stripeSecret,
@@ -270,7 +276,8 @@ export class MaktabaStack extends Stack {
       secrets: { jwt: jwtSecret, stripe: stripeSecret },
       uploads,
       audio,
-      pushEndpoints: settings.pushApplications.map((app) => app.endpointArns),
+      pushEndpoints: pushApplications.map((app) => app.endpointArns),
+      push: this.push,
       media: this.media,
       search: this.search,
     });
@@ -304,8 +311,6 @@ export class MaktabaStack extends Stack {
     return { fn, role };
   }
 }
-
-const pushSetting = { ios: 'pushIosApplicationArn', android: 'pushAndroidApplicationArn' } as const satisfies Record<PushPlatform, Setting>;
 
 function authSettings(settings: Settings, secret: secretsmanager.ISecret | undefined): Partial<Record<Setting, string>> {
   const claims = { jwtIssuer: settings.jwtIssuer, jwtAudience: settings.jwtAudience };
