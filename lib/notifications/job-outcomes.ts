@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { logger } from '../log.ts';
+import { shorten } from '../shorten.ts';
 import type { JobOutcomeType, NotificationData } from './notification.ts';
 import { notify, type NotifyDeps, type NotifyInput } from './notify.ts';
 
@@ -25,11 +26,6 @@ export interface JobOutcome {
 /** A file name or title longer than this is cut, so a title and body stay short on a phone. */
 export const maxNameLength = 100;
 
-const cut = (name: string) => {
-  const chars = [...name];
-  return chars.length > maxNameLength ? `${chars.slice(0, maxNameLength - 1).join('')}…` : name;
-};
-
 /** Each type's title and body, in each language. */
 const texts: Record<JobOutcomeType, { en: (o: Named) => [string, string]; ar: (o: Named) => [string, string] }> = {
   ocr_completed: {
@@ -53,7 +49,7 @@ type Named = Omit<JobOutcome, 'name'> & { name: string | null };
 const pages = (n = 0) => `${n} ${n === 1 ? 'page' : 'pages'}`;
 
 /** The name as a body quotes it: cut, in the language's quotation marks. */
-const quoted = (name: string | null, arabic: boolean) => (name === null || name.trim() === '' ? null : arabic ? `«${cut(name)}»` : `“${cut(name)}”`);
+const quoted = (name: string | null, arabic: boolean) => (name === null || name.trim() === '' ? null : arabic ? `«${shorten(name, maxNameLength)}»` : `“${shorten(name, maxNameLength)}”`);
 
 /** One id per job and outcome: a repeated or racing outcome finds its notification already in the inbox. */
 export const outcomeNotificationId = (type: JobOutcomeType, jobId: string) => createHash('sha256').update(`${type}#${jobId}`).digest('hex').slice(0, 24);

@@ -8,6 +8,7 @@ import {
   SetEndpointAttributesCommand,
   type SNSClient,
 } from '@aws-sdk/client-sns';
+import { shortenToBytes } from '../../shorten.ts';
 import type { Platform } from '../../notifications/devices.ts';
 import type { Push, PushMessage } from '../../notifications/push.ts';
 
@@ -73,19 +74,13 @@ export function snsPush(client: SNSClient, applicationArns: Partial<Record<Platf
  */
 export const maxAlertTitleBytes = 400;
 export const maxAlertBodyBytes = 2_400;
-function fit(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  const chars = [...text];
-  while (Buffer.byteLength(chars.join('')) > maxBytes - 3) chars.pop();
-  return `${chars.join('')}…`;
-}
 
 /**
  * One message per transport, as SNS expects with MessageStructure json: the alert (title and body),
  * and the notification's id, type and `data` as the app's keys (FCM takes string values only; ours are).
  */
 export function payload(platform: Platform, message: PushMessage): string {
-  const alert = { title: fit(message.title, maxAlertTitleBytes), body: fit(message.body, maxAlertBodyBytes) };
+  const alert = { title: shortenToBytes(message.title, maxAlertTitleBytes), body: shortenToBytes(message.body, maxAlertBodyBytes) };
   const data: Record<string, string> = { notificationId: message.notificationId, type: message.type, ...message.data };
   const apns = JSON.stringify({ aps: { alert, sound: 'default' }, ...data });
   const gcm = JSON.stringify({ fcmV1Message: { message: { notification: alert, data } } });

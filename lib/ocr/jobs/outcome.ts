@@ -1,3 +1,4 @@
+import { shorten } from '../../shorten.ts';
 import type { JobOutcome } from '../../notifications/job-outcomes.ts';
 import type { BookText } from '../book-text.ts';
 
@@ -17,9 +18,7 @@ const notOurWords = /\n\s*at\s|^\s*at\s|\w+(Error|Exception)\b|Traceback|arn:aws
 export function failureReason(error: string | null | undefined): string {
   const text = (error ?? '').trim();
   if (text === '' || notOurWords.test(text)) return noReasonGiven;
-  const line = text.split('\n')[0]!.trim();
-  const chars = [...line];
-  return chars.length > maxReasonLength ? `${chars.slice(0, maxReasonLength - 1).join('')}…` : line;
+  return shorten(text.split('\n')[0]!.trim(), maxReasonLength);
 }
 
 /** The outcome a BookText's status tells its owner, if it is one: completed, or failed (either way). */
