@@ -89,6 +89,19 @@ export interface PageQuery {
    * `matchOf` sets it to the words of an all-words or any-word search of two words or more.
    */
   phraseFirst?: string[];
+  /**
+   * The forgiving search (issue 32; lib/search/query.ts `planSearch`), of `all` and `any` on `stemmed`
+   * only. With it, which pages match and how they rank are these, not `mode`'s:
+   * - `words[i]`: the i-th distinct word's alternatives in the field's form, `terms[i]` (the word as
+   *   typed) first, then its variants (lib/search/ocr-variants.ts), 1..1 + maxVariants + 2 of them. A
+   *   page *holds* a word when it holds any of its alternatives.
+   * - A page matches when it holds at least `minimumWords` of the words (1..words.length).
+   * - Ranked: the phrase hits of `phraseFirst`; then the pages of `exact` holding any of `nearPhrases`
+   *   (the typed words with one slip: a variant, a word left out, two words run together; 0..48 of
+   *   them, each 1..32 terms); then the pages holding every `terms` (the words as typed); then those
+   *   holding every word; then the rest; within each group as without it (BM25, then the tie-break).
+   */
+  forgiving?: ForgivingQuery;
   /** Only this BookText's pages (search within a book). */
   bookTextId?: string;
   /** Only books of this language. */
@@ -96,6 +109,12 @@ export interface PageQuery {
   view: SearchView;
   limit: number; // 1..100
   offset: number; // 0..maxOffset (lib/paging.ts)
+}
+
+export interface ForgivingQuery {
+  words: string[][];
+  minimumWords: number;
+  nearPhrases: string[][];
 }
 
 export interface PageHit {
@@ -123,6 +142,14 @@ export interface SearchEngine {
    * the one held sets what the table holds (the book made public again, if the table's write failed).
    */
   hideBook(bookTextId: string): Promise<void>;
+  /**
+   * The indexed exact terms filed under any of `keys` (lib/search/ocr-variants.ts `variantKeys`; every
+   * page's terms, whatever its book's visibility: the answer only widens a query, whose hits each
+   * view still filters), distinct, in UTF-8 byte order, at most `maxSimilarTerms`. Terms stay filed
+   * once indexed, after their pages are replaced or removed (a term no page holds widens nothing). 0..
+   * maxSimilarKeys keys, each 1..maxFiledLength characters.
+   */
+  similarTerms(keys: string[]): Promise<string[]>;
   /** Removes a book's pages and its listing entry. */
   removeBook(bookTextId: string): Promise<void>;
   /**

@@ -1,6 +1,7 @@
 import { maxPageNumber } from '../ocr/pages/page.ts';
 import { maxLimit, maxOffset } from '../paging.ts';
-import type { BookListQuery, IndexedBook, IndexedPage, PageQuery, SearchView } from './engine.ts';
+import type { BookListQuery, ForgivingQuery, IndexedBook, IndexedPage, PageQuery, SearchView } from './engine.ts';
+import { maxFiledLength, maxVariants } from './ocr-variants.ts';
 
 /**
  * What every search engine (lib/search/engine.ts) accepts, so each stores and matches the same
@@ -103,6 +104,56 @@ export function phraseFirstTerms(query: Pick<PageQuery, 'phraseFirst'>): string[
   if (phrase === undefined) return null;
   if (!Array.isArray(phrase) || phrase.length < 2 || phrase.length > maxQueryTerms) throw new RangeError(`phraseFirst holds 2 to ${maxQueryTerms} terms`);
   return matchableTerms({ mode: 'phrase', terms: phrase as string[] });
+}
+
+/** The most keys a `similarTerms` call looks up (32 words and their run-together pairs, each up to 25 keys), and the most terms it answers. */
+export const maxSimilarKeys = 2_048;
+export const maxSimilarTerms = 2_000;
+/** A forgiving query's bounds (engine.ts `forgiving`): alternatives of a word (itself, its variants, two run-together pairs) and near phrases. */
+export const maxAlternatives = 1 + maxVariants + 2;
+export const maxNearPhrases = 48;
+
+/**
+ * The keys of a `similarTerms` call an engine looks up: RangeError past `maxSimilarKeys` or for a
+ * key that is not a string of 1..maxFiledLength characters; a key that is not an index term is filed
+ * under no term, so it is left out. Distinct.
+ */
+export function similarKeys(keys: readonly string[]): string[] {
+  if (!Array.isArray(keys) || keys.length > maxSimilarKeys) throw new RangeError(`similarTerms takes at most ${maxSimilarKeys} keys`);
+  for (const key of keys) {
+    if (typeof key !== 'string' || key === '' || [...key].length > maxFiledLength) throw new RangeError(`A key is 1 to ${maxFiledLength} characters`);
+  }
+  return [...new Set(keys.filter(isIndexTerm))];
+}
+
+/**
+ * A query's `forgiving` as engines match it, checked (RangeError when out of contract: not `all` or
+ * `any` on `stemmed`, words not led by `terms`, bounds), with every term that is not an index term
+ * left out (a word of none is held by no page; a near phrase with one is on no page). Null when the
+ * query is not forgiving; `words` null when no page can hold `minimumWords` of them.
+ */
+export function forgivingTerms(query: Pick<PageQuery, 'mode' | 'field' | 'terms' | 'forgiving'>): { words: string[][]; minimumWords: number; nearPhrases: string[][] } | null {
+  const forgiving: unknown = query.forgiving;
+  if (forgiving === undefined) return null;
+  const { words, minimumWords, nearPhrases } = forgiving as Partial<ForgivingQuery>;
+  if (query.field !== 'stemmed' || (query.mode !== 'all' && query.mode !== 'any')) throw new RangeError('A forgiving query is all or any, on stemmed');
+  const termLists = (lists: unknown, most: number, length: number, what: string): string[][] => {
+    if (!Array.isArray(lists) || lists.length > most) throw new RangeError(`${what}: at most ${most}`);
+    return lists.map((list: unknown) => {
+      if (!Array.isArray(list) || list.length < 1 || list.length > length || list.some((t) => typeof t !== 'string')) throw new RangeError(`${what}: 1 to ${length} terms each`);
+      return list as string[];
+    });
+  };
+  const all = termLists(words, maxQueryTerms, maxAlternatives, 'words');
+  if (all.length !== query.terms.length || all.some((alternatives, i) => alternatives[0] !== query.terms[i])) throw new RangeError('Each word leads with its term');
+  if (!Number.isInteger(minimumWords) || minimumWords! < 1 || minimumWords! > all.length) throw new RangeError('minimumWords is 1 to the number of words');
+  const phrases = termLists(nearPhrases, maxNearPhrases, maxQueryTerms, 'nearPhrases');
+  const kept = all.map((alternatives) => [...new Set(alternatives.filter(isIndexTerm))]);
+  return {
+    words: kept,
+    minimumWords: minimumWords!,
+    nearPhrases: phrases.filter((phrase) => phrase.every(isIndexTerm)),
+  };
 }
 
 /** Refuses (RangeError) a query's paging out of range: 1..maxLimit results from 0..maxOffset. */

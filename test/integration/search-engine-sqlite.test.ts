@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sqlite3 from 'node-sqlite3-wasm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
+import { forgivingExpression, matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
 import type { IndexedPage } from '../../lib/search/engine.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
 import { discardStaleSearchIndex, releaseSearchIndexLock } from '../../infra/local/search-index.ts';
@@ -151,5 +151,24 @@ describe('SQLite FTS5 search engine', () => {
     expect(matchExpression({ mode: 'all', terms: ['a', '*'] })).toBeNull();
     expect(matchExpression({ mode: 'phrase', terms: ['a', 'a"b'] })).toBeNull();
     expect(matchExpression({ mode: 'any', terms: ['OR'] })).toBeNull();
+  });
+
+  it('writes a forgiving match as the ways of choosing its words, or, past 256 groups, counts the words each page holds', async () => {
+    expect(forgivingExpression([['a', 'b'], ['c'], []], 2)).toEqual({ match: '("a" OR "b") AND ("c")' });
+    expect(forgivingExpression([['a'], ['c'], ['d']], 2)).toEqual({ match: '(("a") AND ("c")) OR (("a") AND ("d")) OR (("c") AND ("d"))' });
+    expect(forgivingExpression([['a'], [], []], 2)).toBeNull();
+    const twelve = Array.from({ length: 12 }, (_, i) => [`w${i}`]);
+    expect(forgivingExpression(twelve, 6)).toMatchObject({ counted: twelve.map((w) => `("${w[0]}")`) });
+    // Counted: the same pages as the rule says, whatever the way.
+    const engine = open(':memory:');
+    const pages = Array.from({ length: 40 }, (_, n) => page(n, Array.from({ length: 12 }, (_, i) => ((n * 31 + i * 17 + ((n * i) % 5)) % 11 < 6 ? `w${i}` : `x${i}`)).join(' ')));
+    await engine.putPages(pages);
+    const terms = twelve.map((w) => w[0]!);
+    const found = await engine.search({ mode: 'all', field: 'stemmed', terms, forgiving: { words: twelve, minimumWords: 6, nearPhrases: [] }, view: { kind: 'all' }, limit: 100, offset: 0 });
+    const expected = pages.filter((p) => terms.filter((t) => p.stemmed.includes(t)).length >= 6).map((p) => p.pageNumber);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.length).toBeLessThan(pages.length);
+    expect(found.total).toBe(expected.length);
+    expect(found.hits.map((h) => h.pageNumber).sort((a, b) => a - b)).toEqual(expected);
   });
 });

@@ -44,6 +44,7 @@ beforeAll(() => {
     removeBook: (id) => failing(() => engine.removeBook(id))(),
     hideBook: (id) => failing(() => engine.hideBook(id))(),
     search: (query) => engine.search(query),
+    similarTerms: (keys) => engine.similarTerms(keys),
     putBook: (book) => failing(() => engine.putBook(book))(),
     listBooks: (query) => engine.listBooks(query),
   };

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IndexedBookFields, IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../../lib/search/engine.ts';
+import { isFiled, variantKeys } from '../../lib/search/ocr-variants.ts';
 import { describeListing } from './listing-contract.ts';
 
 /**
@@ -485,6 +486,168 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
       });
     });
 
+    describe('forgiving queries', () => {
+      /**
+       * `sun moon star` typed; `mood` is a variant of `moon`. Held: s#0 all three as typed (and the
+       * phrase); s#1 two of three, repeated on a short page (the best BM25 by far); s#2 all three, moon
+       * as mood, in order (the near phrase `sun mood star`); s#3 all three as typed but apart; s#4 sun
+       * alone; s#5 mood alone; s#6 none. Filler keeps the terms' idf positive in every engine.
+       */
+      const at = (n: number, text: string) => page({ ...enPublic, bookTextId: 's' }, n, text);
+      const corpus = [
+        at(0, 'the sun moon star of the old song was sung at night by many'),
+        at(1, 'sun moon sun moon sun moon'),
+        at(2, 'a sun mood star in the long evening of the year and more'),
+        at(3, 'star and then the sun and at last the moon came up over the hill'),
+        at(4, 'sun only here'),
+        at(5, 'mood only here'),
+        at(6, 'rain and snow'),
+        ...Array.from({ length: 12 }, (_, n) => at(10 + n, `filler page ${n} with other words`)),
+      ];
+      const forgiving = (minimumWords: number, rest: Partial<PageQuery> = {}, nearPhrases: string[][] = [['sun', 'mood', 'star']]): PageQuery =>
+        query(['sun', 'moon', 'star'], {
+          field: 'stemmed',
+          forgiving: { words: [['sun'], ['moon', 'mood'], ['star']], minimumWords, nearPhrases },
+          phraseFirst: ['sun', 'moon', 'star'],
+          ...rest,
+        });
+
+      it('matches the pages holding at least minimumWords of the words, a word by any of its alternatives, and counts them exactly', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const found = async (q: PageQuery) => sorted(ids((await engine.search(q)).hits));
+        expect(await found(forgiving(3))).toEqual(['s#0', 's#2', 's#3']);
+        expect(await found(forgiving(2))).toEqual(['s#0', 's#1', 's#2', 's#3']);
+        expect(await found(forgiving(1))).toEqual(['s#0', 's#1', 's#2', 's#3', 's#4', 's#5']);
+        expect((await engine.search(forgiving(2))).total).toBe(4);
+        // Any mode reads the same groups.
+        expect(await found(forgiving(1, { mode: 'any' }))).toEqual(await found(forgiving(1)));
+      });
+
+      it('ranks the phrase hit, then near-phrase hits, then every word as typed, then every word, then the rest, whatever BM25 says', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        expect(ids((await engine.search(forgiving(2))).hits)).toEqual(['s#0', 's#2', 's#3', 's#1']);
+        // Without the phrase ranked first, s#0 still leads the pages holding every word as typed.
+        expect(ids((await engine.search(forgiving(2, { phraseFirst: undefined }))).hits)).toEqual(['s#2', 's#0', 's#3', 's#1']);
+        // Without near phrases, every word as typed (s#0, s#3, by BM25) before every word (s#2), before two of three.
+        const plain = ids((await engine.search(forgiving(2, { phraseFirst: undefined }, []))).hits);
+        expect(sorted(plain.slice(0, 2))).toEqual(['s#0', 's#3']);
+        expect(plain.slice(2)).toEqual(['s#2', 's#1']);
+        // A near phrase may be one term (two words run together).
+        await engine.putPages([at(7, 'sunmoon star rising')]);
+        const runTogether = await engine.search(query(['sun', 'moon'], { field: 'stemmed', forgiving: { words: [['sun', 'sunm'], ['moon', 'sunm']], minimumWords: 2, nearPhrases: [['sunmoon']] } }));
+        expect(ids(runTogether.hits)[0]).toBe('s#7');
+      });
+
+      it('pages through the groups: each window a slice of the whole list', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const whole = await engine.search(forgiving(1));
+        expect(whole.total).toBe(6);
+        for (const [offset, limit] of [[0, 1], [1, 2], [2, 3], [4, 2], [5, 5], [6, 1]] as const) {
+          expect(await engine.search(forgiving(1, { offset, limit }))).toEqual({ total: whole.total, hits: whole.hits.slice(offset, offset + limit) });
+        }
+      });
+
+      it('only among the pages the view may see, and within one book', async () => {
+        const engine = await make();
+        await engine.putPages([...corpus, page(enPrivate, 0, 'sun moon star'), page(enPrivate, 1, 'sun mood')]);
+        expect((await engine.search(forgiving(2, { view: views.anonymous! }))).total).toBe(4);
+        expect((await engine.search(forgiving(2, { view: views.bob! }))).total).toBe(6);
+        const inBook = await engine.search(forgiving(2, { bookTextId: enPrivate.bookTextId }));
+        expect(ids(inBook.hits)).toEqual(['book-en-private#0', 'book-en-private#1']);
+      });
+
+      it('leaves out alternatives that are no index terms; refuses a query out of contract', async () => {
+        const engine = await make();
+        await engine.putPages(corpus);
+        const hostile = query(['sun', 'moon', 'star'], { field: 'stemmed', forgiving: { words: [['sun', '"', 'a*'], ['moon', 'mood', 'NEAR(a b)'], ['star']], minimumWords: 3, nearPhrases: [['sun', '"']] } });
+        expect(sorted(ids((await engine.search(hostile)).hits))).toEqual(['s#0', 's#2', 's#3']);
+        const bad: Partial<PageQuery>[] = [
+          { mode: 'phrase' },
+          { field: 'exact' },
+          { forgiving: { words: [['sun'], ['moon'], ['stars']], minimumWords: 1, nearPhrases: [] } },
+          { forgiving: { words: [['sun'], ['moon']], minimumWords: 1, nearPhrases: [] } },
+          { forgiving: { words: [['sun'], ['moon'], ['star']], minimumWords: 0, nearPhrases: [] } },
+          { forgiving: { words: [['sun'], ['moon'], ['star']], minimumWords: 4, nearPhrases: [] } },
+          { forgiving: { words: [['sun'], ['moon', 'a', 'b', 'c', 'd', 'e', 'f', 'g'], ['star']], minimumWords: 1, nearPhrases: [] } },
+          { forgiving: { words: [['sun'], ['moon'], ['star']], minimumWords: 1, nearPhrases: Array.from({ length: 49 }, () => ['sun', 'moon']) } },
+          { forgiving: { words: [['sun'], ['moon'], ['star']], minimumWords: 1, nearPhrases: [[]] } },
+        ];
+        for (const rest of bad) await expect(engine.search(forgiving(1, rest)), JSON.stringify(rest)).rejects.toThrow(RangeError);
+      });
+
+      it('files every term of three to 24 characters with a letter, of every page put, and looks them up by key', async () => {
+        const engine = await make();
+        await engine.putPages([...corpus, page(enPrivate, 3, 'moan moons mon 1234 abc'), page(enPublic, 9, `${'m'.repeat(25)} x`)]);
+        await engine.removeBook(enPrivate.bookTextId);
+        // Each term filed under its keys (ocr-variants.ts): `moon`'s skeleton and its one-letter-out forms,
+        // the private book's terms too, after the book is gone.
+        const similar = await engine.similarTerms(variantKeys('moon'));
+        expect(similar).toEqual(expect.arrayContaining(['moan', 'mon', 'mood', 'moon', 'moons']));
+        expect(similar).not.toContain('sun');
+        expect(similar).not.toContain('more');
+        expect(similar).toEqual([...similar].sort(utf8Order));
+        expect(await engine.similarTerms(['moo'])).toEqual(['mood', 'moon']);
+        expect(await engine.similarTerms(['abc', 'mon'])).toEqual(['abc', 'moan', 'mon', 'moon']);
+        expect(await engine.similarTerms(['zzzz', '"', 'a*'])).toEqual([]);
+        expect(await engine.similarTerms([])).toEqual([]);
+        expect(await engine.similarTerms(['1234'])).toEqual([]);
+        expect(await engine.similarTerms(['m'.repeat(24)])).toEqual([]);
+        await expect(engine.similarTerms(['m'.repeat(25)])).rejects.toThrow(RangeError);
+        await expect(engine.similarTerms(Array.from({ length: 2_049 }, (_, i) => `k${i}`))).rejects.toThrow(RangeError);
+      });
+
+      it('matches and ranks as a brute force says, and answers similar terms as the keys say, for random corpora (brute force)', async () => {
+        await fc.assert(
+          fc.asyncProperty(randomHistory, fc.array(randomForgiving, { minLength: 1, maxLength: 4 }), async (history, queries) => {
+            const engine = await make();
+            const model = new Map<string, IndexedPage>();
+            const filed = new Set<string>();
+            for (const step of history) {
+              if (step.kind === 'put') {
+                await engine.putPages(step.pages);
+                for (const p of step.pages) {
+                  model.set(`${p.bookTextId}#${p.pageNumber}`, p);
+                  for (const t of p.exact) if (isFiled(t)) filed.add(t);
+                }
+              } else if (step.kind === 'fields') {
+                await engine.setBookFields(step.bookTextId, step.fields);
+                for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.set(key, { ...p, ...step.fields });
+              } else {
+                await engine.removeBook(step.bookTextId);
+                for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.delete(key);
+              }
+            }
+            for (const q of queries) {
+              const f = q.forgiving!;
+              const holds = (p: IndexedPage, alternatives: string[]) => alternatives.some((t) => p.stemmed.includes(t));
+              const expected = [...model.values()]
+                .filter((p) => inView(p, q) && f.words.filter((alternatives) => holds(p, alternatives)).length >= f.minimumWords)
+                .map((p) => `${p.bookTextId}#${p.pageNumber}`);
+              const result = await engine.search(q);
+              expect(result.total).toBe(expected.length);
+              expect(sorted(ids(result.hits))).toEqual(sorted(expected));
+              const rank = (h: PageHit) => {
+                const p = model.get(`${h.bookTextId}#${h.pageNumber}`)!;
+                return [holdsPhrase(p.exact, q.phraseFirst!), f.nearPhrases.some((phrase) => holdsPhrase(p.exact, phrase)), q.terms.every((t) => p.stemmed.includes(t)), f.words.every((a) => holds(p, a))]
+                  .map(Number)
+                  .join('');
+              };
+              const ranks = result.hits.map(rank);
+              expect(ranks).toEqual([...ranks].sort().reverse());
+              const window = await engine.search({ ...q, offset: 1, limit: 2 });
+              expect(window).toEqual({ total: expected.length, hits: result.hits.slice(1, 3) });
+            }
+            const keys = [...new Set(words.flatMap(variantKeys))];
+            expect(await engine.similarTerms(keys)).toEqual([...filed].filter((t) => variantKeys(t).some((k) => keys.includes(k))).sort(utf8Order));
+          }),
+          { numRuns: 100 },
+        );
+      });
+    });
+
     describe('hostile terms', () => {
       const corpus = [
         page(enPublic, 0, 'a b near or and not'),
@@ -568,14 +731,22 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
 /** Whether `terms` hold `phrase` consecutively, in order. */
 const holdsPhrase = (terms: string[], phrase: string[]): boolean => terms.some((_, start) => phrase.every((t, i) => terms[start + i] === t));
 
+/** Whether the page is among those `q` may find: its book, language and view. */
+function inView(p: IndexedPage, q: PageQuery): boolean {
+  if (q.bookTextId !== undefined && p.bookTextId !== q.bookTextId) return false;
+  if (q.language !== undefined && p.language !== q.language) return false;
+  if (q.view.kind === 'public' && p.visibility !== 'public') return false;
+  if (q.view.kind === 'publicAndOwn' && p.visibility !== 'public' && p.userId !== q.view.ownerId) return false;
+  return true;
+}
+
+const utf8Order = (a: string, b: string): number => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
 /** The pages matching `q`, by scanning: written apart from any engine. */
 function bruteForce(pages: IndexedPage[], q: PageQuery): string[] {
   return pages
     .filter((p) => {
-      if (q.bookTextId !== undefined && p.bookTextId !== q.bookTextId) return false;
-      if (q.language !== undefined && p.language !== q.language) return false;
-      if (q.view.kind === 'public' && p.visibility !== 'public') return false;
-      if (q.view.kind === 'publicAndOwn' && p.visibility !== 'public' && p.userId !== q.view.ownerId) return false;
+      if (!inView(p, q)) return false;
       const terms = p[q.field];
       if (q.mode === 'any') return q.terms.some((t) => terms.includes(t));
       if (q.mode === 'all') return q.terms.every((t) => terms.includes(t));
@@ -639,3 +810,32 @@ const randomQuery: fc.Arbitrary<PageQuery> = fc.record(
   },
   { requiredKeys: ['mode', 'field', 'terms', 'view', 'limit', 'offset'] },
 );
+
+/** Forgiving queries over the random corpora: 1 to 3 distinct stems, each with 0 to 2 other stems as alternatives. */
+const stems = [...new Set(words.map(stem))];
+const randomForgiving: fc.Arbitrary<PageQuery> = fc
+  .record({
+    typed: fc.uniqueArray(fc.constantFrom(...stems), { minLength: 1, maxLength: 3 }),
+    others: fc.array(fc.array(fc.constantFrom(...stems, '"'), { maxLength: 2 }), { minLength: 3, maxLength: 3 }),
+    minimum: fc.nat(2),
+    nearPhrases: fc.array(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), { maxLength: 3 }),
+    phraseFirst: fc.array(fc.constantFrom(...words), { minLength: 2, maxLength: 3 }),
+    mode: fc.constantFrom('all' as const, 'any' as const),
+    view: fc.oneof(fc.constant<SearchView>({ kind: 'public' }), fc.constant<SearchView>({ kind: 'all' }), fc.constantFrom(...users).map((ownerId): SearchView => ({ kind: 'publicAndOwn', ownerId }))),
+    bookTextId: fc.option(fc.constantFrom(...bookIds), { nil: undefined }),
+  })
+  .map(({ typed, others, minimum, nearPhrases, phraseFirst, mode, view, bookTextId }) => ({
+    mode,
+    field: 'stemmed' as const,
+    terms: typed,
+    phraseFirst,
+    forgiving: {
+      words: typed.map((term, i) => [term, ...others[i]!.filter((t) => t !== term)]),
+      minimumWords: Math.min(typed.length, minimum + 1),
+      nearPhrases,
+    },
+    view,
+    ...(bookTextId === undefined ? {} : { bookTextId }),
+    limit: 100,
+    offset: 0,
+  }));

@@ -2,7 +2,20 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import sqlite3 from 'node-sqlite3-wasm';
 import { isRunning, thisProcess, type ProcessRecord } from '../../processes.ts';
 import type { IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine } from '../../search/engine.ts';
-import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchableTerms, phraseFirstTerms, revisionOf, type ListingQuery } from '../../search/rules.ts';
+import { isFiled, variantKeys } from '../../search/ocr-variants.ts';
+import {
+  checkIndexedPages,
+  checkPageQuery,
+  forgivingTerms,
+  listingBook,
+  listingQuery,
+  matchableTerms,
+  maxSimilarTerms,
+  phraseFirstTerms,
+  revisionOf,
+  similarKeys,
+  type ListingQuery,
+} from '../../search/rules.ts';
 
 /**
  * The search engine on SQLite FTS5 (issue 17), for the laptop: node-sqlite3-wasm is SQLite built to
@@ -32,6 +45,19 @@ import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, matchable
  *   from FTS5's content table: at 20,000 pages a common term's filtered count took 12.3 ms against
  *   2.6 ms, its ranked page 20 ms against 10 ms. A whole-index search ranked without the join was
  *   no faster than with it.
+ *
+ * - `vocabulary` and `vocabulary_keys` (issue 32): every filed term put (ocr-variants.ts `isFiled`),
+ *   and the keys it is filed under, one row per key and term (TEXT: the database's UTF-8 compared
+ *   by memcmp, so `ORDER BY term` is UTF-8 byte order). putPages files a term the first time it
+ *   sees it (this process remembers the terms it filed); similarTerms is one indexed lookup per key.
+ *   Terms are never taken out: a removed page's term widens a query to nothing.
+ *
+ * A forgiving search (engine.ts `forgiving`) is one MATCH expression of the words' groups (each word
+ * an OR of its alternatives): all of them ANDed, or, when a page may lack some, the OR of each way to
+ * choose `minimumWords` of them (the planner's queries: every word, or all but one, of up to 8 words);
+ * when those ways are too many, pages holding any word are counted by how many words they hold. Its
+ * groups are ranked by `IN` subqueries of the near phrases (on `exact`), the typed terms ANDed and the
+ * groups ANDed, each run once.
  *
  * A search is two statements: a count (no ranking) and the ranked page of hits (the phrase hits of
  * `phraseFirst` first, then bm25, then the tie-break). One statement counting with a window function over the ranked rows was slower.
@@ -96,9 +122,9 @@ const deleteMergePercent = 50;
  * The layout this code reads and writes (PRAGMA user_version). 2: the catalogue listing. 3: the same
  * tables, with the listing kept by the indexer and the backfill (an index of layout 2 may hold pages
  * and no listing entries, so it is built again: infra/local/search-index.ts). 4: revisions (a book's
- * `rev`, each page's in `page_revs`, the listing entry's in its JSON).
+ * `rev`, each page's in `page_revs`, the listing entry's in its JSON). 5: the vocabulary of similar terms.
  */
-const schemaVersion = 4;
+const schemaVersion = 5;
 
 /**
  * Whether the file at `path` is a search index this code can open as it is: absent, empty, or of
@@ -194,6 +220,8 @@ const schema = `
     n INTEGER NOT NULL,
     PRIMARY KEY (kind, value, public, status, language)
   ) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS vocabulary (term TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS vocabulary_keys (key TEXT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (key, term)) WITHOUT ROWID;
   INSERT INTO exact (exact, rank) VALUES ('deletemerge', ${deleteMergePercent});
   INSERT INTO stemmed (stemmed, rank) VALUES ('deletemerge', ${deleteMergePercent});
   PRAGMA user_version = ${schemaVersion};
@@ -211,6 +239,40 @@ export function matchExpression(query: Pick<PageQuery, 'mode' | 'terms'>): strin
   const terms = matchableTerms(query);
   if (!terms) return null;
   return query.mode === 'phrase' ? quoted(terms.join(' ')) : terms.map(quoted).join(query.mode === 'all' ? ' AND ' : ' OR ');
+}
+
+/** An OR of terms, each quoted: a word of a forgiving query, held by any of its alternatives. */
+const group = (alternatives: readonly string[]): string => `(${alternatives.map(quoted).join(' OR ')})`;
+
+/** Ways of choosing `m` of `n` words past which a forgiving match counts words instead (an expression of up to 256 groups). */
+const maxExpandedGroups = 256;
+
+function choose(n: number, m: number): number {
+  let ways = 1;
+  for (let i = 0; i < m; i++) ways = (ways * (n - i)) / (i + 1);
+  return Math.round(ways);
+}
+
+/** Each way of choosing `m` of the items, in order. */
+function combinations<T>(items: readonly T[], m: number): T[][] {
+  if (m === 0) return [[]];
+  if (items.length < m) return [];
+  const [first, ...rest] = items;
+  return [...combinations(rest, m - 1).map((c) => [first!, ...c]), ...combinations(rest, m)];
+}
+
+/**
+ * The MATCH expression of a forgiving query's words (each an OR of its alternatives; a word with none
+ * is held by no page), or null when no page can hold `minimumWords` of them. `counted`: the expression
+ * matches pages holding any word, and the groups are to be counted per page (too many ways to choose).
+ */
+export function forgivingExpression(words: readonly string[][], minimumWords: number): { match: string; counted?: string[] } | null {
+  const groups = words.filter((alternatives) => alternatives.length > 0).map(group);
+  if (groups.length < minimumWords) return null;
+  if (minimumWords === groups.length) return { match: groups.join(' AND ') };
+  if (minimumWords === 1) return { match: groups.join(' OR ') };
+  if (choose(groups.length, minimumWords) * minimumWords > maxExpandedGroups) return { match: groups.join(' OR '), counted: groups };
+  return { match: combinations(groups, minimumWords).map((chosen) => `(${chosen.join(' AND ')})`).join(' OR ') };
 }
 
 type Value = string | number | Uint8Array;
@@ -345,7 +407,23 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     return seq;
   };
 
+  /** Terms this engine has filed (or found filed): each is looked for once per process. */
+  const filed = new Set<string>();
+  const file = (pages: readonly IndexedPage[]): void => {
+    const addTerm = statement('INSERT INTO vocabulary (term) VALUES (?) ON CONFLICT DO NOTHING RETURNING term');
+    const addKey = statement('INSERT OR IGNORE INTO vocabulary_keys (key, term) VALUES (?, ?)');
+    for (const page of pages) {
+      for (const term of page.exact) {
+        if (filed.has(term) || !isFiled(term)) continue;
+        filed.add(term);
+        if (addTerm.all([term]).length === 0) continue;
+        for (const key of variantKeys(term)) addKey.run([key, term]);
+      }
+    }
+  };
+
   const writeBatch = (pages: readonly IndexedPage[]): void => {
+    file(pages);
     // The book's fields from its page of the highest revision here (the last of equal ones).
     const books = new Map<string, IndexedPage>();
     for (const page of pages) {
@@ -373,13 +451,18 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
    * are bound), so there are few distinct statements to prepare. `counted` leaves `books` out when
    * no book field filters (every page has its book): staff's counts 15 to 30% faster.
    */
-  const searchWhere = (query: PageQuery, match: string, seq: number | undefined) => {
+  const searchWhere = (query: PageQuery, match: string, seq: number | undefined, counted?: { groups: string[]; minimum: number }) => {
     const table = query.field === 'exact' ? 'exact' : 'stemmed';
     const filters: string[] = [`${table} MATCH ?`];
     const values: Value[] = [match];
     if (seq !== undefined) {
       filters.push(`${table}.rowid BETWEEN ? AND ?`);
       values.push(seq * pageSpan, seq * pageSpan + pageSpan - 1);
+    }
+    if (counted) {
+      const held = counted.groups.map((g) => pagesMatching(table, g, seq));
+      filters.push(`(${held.map((h) => `(${table}.rowid IN ${h.sql})`).join(' + ')}) >= ?`);
+      values.push(...held.flatMap((h) => h.values), counted.minimum);
     }
     if (query.language !== undefined) {
       filters.push('b.language = ?');
@@ -394,6 +477,26 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     const joined = `FROM ${table} JOIN books b ON b.seq = ${table}.rowid >> ${pageBits} WHERE ${filters.join(' AND ')}`;
     const bookFiltered = query.language !== undefined || query.view.kind !== 'all';
     return { table, values, joined, counted: bookFiltered ? joined : `FROM ${table} WHERE ${filters.join(' AND ')}` };
+  };
+
+  /** The rowids of a table's pages matching an expression (within the book's range, if any): an uncorrelated subquery, run once. */
+  const pagesMatching = (table: string, match: string, seq: number | undefined): { sql: string; values: Value[] } => {
+    const range = seq === undefined ? [] : [seq * pageSpan, seq * pageSpan + pageSpan - 1];
+    return { sql: `(SELECT rowid FROM ${table} WHERE ${table} MATCH ?${range.length > 0 ? ` AND ${table}.rowid BETWEEN ? AND ?` : ''})`, values: [match, ...range] };
+  };
+
+  /**
+   * The ORDER BY terms of a forgiving query's groups (engine.ts `forgiving`), each a subquery run
+   * once: near-phrase hits, then the typed terms all held, then every word held. A group no page can
+   * be in (no near phrase, a typed term or a word that is on no page) is left out.
+   */
+  const forgivingOrder = (table: string, typed: readonly string[], forgiving: { words: string[][]; nearPhrases: string[][] }, seq: number | undefined) => {
+    const parts: { sql: string; values: Value[] }[] = [];
+    if (forgiving.nearPhrases.length > 0) parts.push(pagesMatching('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq));
+    const typedTerms = matchableTerms({ mode: 'all', terms: [...typed] });
+    if (typedTerms) parts.push(pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq));
+    if (forgiving.words.every((alternatives) => alternatives.length > 0)) parts.push(pagesMatching(table, forgiving.words.map(group).join(' AND '), seq));
+    return { sql: parts.map((p) => `${table}.rowid IN ${p.sql} DESC, `).join(''), values: parts.flatMap((p) => p.values) };
   };
 
   /** The ORDER BY term ranking the pages of `exact` that hold `phrase` first, and its parameters. */
@@ -605,7 +708,13 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       checkIndexedPages(pages);
       for (let start = 0; start < pages.length; start += batchSize) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-        transaction(() => writeBatch(pages.slice(start, start + batchSize)));
+        try {
+          transaction(() => writeBatch(pages.slice(start, start + batchSize)));
+        } catch (error) {
+          // The terms this batch filed were rolled back with it: look for every term again.
+          filed.clear();
+          throw error;
+        }
       }
     },
 
@@ -643,29 +752,41 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       });
     },
 
+    async similarTerms(keys) {
+      const wanted = similarKeys(keys);
+      if (wanted.length === 0) return [];
+      return statement('SELECT DISTINCT term FROM vocabulary_keys WHERE key IN (SELECT value FROM json_each(?)) ORDER BY term LIMIT ?')
+        .all([JSON.stringify(wanted), maxSimilarTerms])
+        .map((found) => String(found.term));
+    },
+
     async search(query) {
       checkPageQuery(query);
       const phrase = phraseFirstTerms(query);
+      const forgiving = forgivingTerms(query);
       const none = { total: 0, hits: [] };
-      const match = matchExpression(query);
+      const expression = forgiving ? forgivingExpression(forgiving.words, forgiving.minimumWords) : null;
+      const match = forgiving ? (expression?.match ?? null) : matchExpression(query);
       if (match === null) return none;
       let seq: number | undefined;
       if (query.bookTextId !== undefined) {
         seq = seqOf(query.bookTextId);
         if (seq === undefined) return none;
       }
-      const where = searchWhere(query, match, seq);
+      const where = searchWhere(query, match, seq, expression?.counted && { groups: expression.counted, minimum: forgiving!.minimumWords });
       // Counted without ranking (cheaper than one ranked query counting with a window: measured).
       const total = Number(row(`SELECT count(*) AS n ${where.counted}`, where.values)!.n);
       if (query.offset >= total) return { total, hits: [] };
       // Phrase hits first: the pages of `exact` holding the phrase (in the book's rowid range, if
-      // any), one uncorrelated subquery SQLite runs once; then bm25(), lower for better pages; ties
-      // by bookTextId (BINARY: ids are ASCII), then page number.
+      // any), one uncorrelated subquery SQLite runs once; then a forgiving query's groups, as many
+      // such subqueries; then bm25(), lower for better pages; ties by bookTextId (BINARY: ids are
+      // ASCII), then page number.
       const first = phrase ? phraseFirstOrder(where.table, phrase, seq) : { sql: '', values: [] };
+      const groups = forgiving ? forgivingOrder(where.table, query.terms, forgiving, seq) : { sql: '', values: [] };
       const rows = statement(
         `SELECT b.bookTextId AS bookTextId, ${where.table}.rowid & ${pageSpan - 1} AS pageNumber ${where.joined}
-         ORDER BY ${first.sql}bm25(${where.table}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
-      ).all([...where.values, ...first.values, query.limit, query.offset]);
+         ORDER BY ${first.sql}${groups.sql}bm25(${where.table}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
+      ).all([...where.values, ...first.values, ...groups.values, query.limit, query.offset]);
       const hits: PageHit[] = rows.map((row) => ({ bookTextId: String(row.bookTextId), pageNumber: Number(row.pageNumber) }));
       return { total, hits };
     },

@@ -1,5 +1,6 @@
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../../lib/search/engine.ts';
-import { checkIndexedPages, checkPageQuery, listingBook, listingQuery, phraseFirstTerms } from '../../../lib/search/rules.ts';
+import { isFiled, variantKeys } from '../../../lib/search/ocr-variants.ts';
+import { checkIndexedPages, checkPageQuery, forgivingTerms, listingBook, listingQuery, maxSimilarTerms, phraseFirstTerms, similarKeys } from '../../../lib/search/rules.ts';
 import { copy } from './copy.ts';
 
 const k1 = 1.2;
@@ -32,7 +33,8 @@ const byUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a), 
  * whole phrase in `phrase` mode, each term otherwise), idf = ln((N - n + 0.5) / (n + 0.5)) or
  * 1e-6 when that is not positive, N every indexed page and n those holding the phrase in the
  * field, visible or not, and a page's length against the average over every page; the phrase
- * hits of `phraseFirst` before the others. (The SQLite engine's N and average length also count
+ * hits of `phraseFirst` before the others. A forgiving query scores every alternative of every word as
+ * `any` would, within its groups (engine.ts `forgiving`). (The SQLite engine's N and average length also count
  * pages since replaced or removed, so after such writes its order of close scores can differ: the
  * contract is the hits and totals.)
  */
@@ -41,9 +43,12 @@ export class FakeSearchEngine implements SearchEngine {
   readonly pages = new Map<string, IndexedPage>();
   /** The listing, by bookTextId: each entry as lib/search/rules.ts `listingBook` makes it. */
   readonly books = new Map<string, IndexedBook>();
+  /** Every filed term ever put (ocr-variants.ts `isFiled`). */
+  readonly vocabulary = new Set<string>();
 
   async putPages(pages: IndexedPage[]): Promise<void> {
     checkIndexedPages(pages);
+    for (const page of pages) for (const term of page.exact) if (isFiled(term)) this.vocabulary.add(term);
     for (const page of pages) {
       const key = `${page.bookTextId} ${page.pageNumber}`;
       const held = this.pages.get(key);
@@ -102,12 +107,22 @@ export class FakeSearchEngine implements SearchEngine {
     return { total: listed.length, bookTextIds: listed.slice(q.offset, q.offset + q.limit).map((book) => book.bookTextId) };
   }
 
+  async similarTerms(keys: string[]): Promise<string[]> {
+    const wanted = new Set(similarKeys(keys));
+    return [...this.vocabulary]
+      .filter((term) => variantKeys(term).some((key) => wanted.has(key)))
+      .sort(byUtf8)
+      .slice(0, maxSimilarTerms);
+  }
+
   async search(query: PageQuery): Promise<{ total: number; hits: PageHit[] }> {
     checkPageQuery(query);
     const phraseFirst = phraseFirstTerms(query);
+    const forgiving = forgivingTerms(query);
     if (query.terms.length === 0) return { total: 0, hits: [] };
     const all = [...this.pages.values()];
-    const phrases = query.mode === 'phrase' ? [query.terms] : query.terms.map((term) => [term]);
+    const scoredTerms = forgiving ? [...new Set(forgiving.words.flat())] : query.terms;
+    const phrases = query.mode === 'phrase' ? [query.terms] : scoredTerms.map((term) => [term]);
     const idf = phrases.map((phrase) => {
       const n = all.filter((page) => occurrences(page[query.field], phrase) > 0).length;
       const value = Math.log((all.length - n + 0.5) / (n + 0.5));
@@ -115,21 +130,35 @@ export class FakeSearchEngine implements SearchEngine {
     });
     const averageLength = all.reduce((sum, page) => sum + page[query.field].length, 0) / all.length;
 
-    const scored: { page: IndexedPage; score: number; phraseHit: boolean }[] = [];
+    /** A forgiving query's groups, best first (engine.ts `forgiving`); every page is in group 0 otherwise. */
+    const groups = (page: IndexedPage): number[] => {
+      if (!forgiving) return [];
+      const holds = (term: string) => page.stemmed.includes(term);
+      return [
+        forgiving.nearPhrases.some((phrase) => occurrences(page.exact, phrase) > 0),
+        query.terms.every(holds),
+        forgiving.words.every((alternatives) => alternatives.some(holds)),
+      ].map(Number);
+    };
+    const held = (page: IndexedPage): boolean => forgiving!.words.filter((alternatives) => alternatives.some((t) => page.stemmed.includes(t))).length >= forgiving!.minimumWords;
+
+    const scored: { page: IndexedPage; score: number; phraseHit: boolean; groups: number[] }[] = [];
     for (const page of all) {
       if (!visibleIn(query.view, page)) continue;
       if (query.language !== undefined && page.language !== query.language) continue;
       if (query.bookTextId !== undefined && page.bookTextId !== query.bookTextId) continue;
       const counts = phrases.map((phrase) => occurrences(page[query.field], phrase));
-      const matches = query.mode === 'any' ? counts.some((c) => c > 0) : counts.every((c) => c > 0);
+      const matches = forgiving ? held(page) : query.mode === 'any' ? counts.some((c) => c > 0) : counts.every((c) => c > 0);
       if (!matches) continue;
       const lengthNorm = 1 - b + (b * page[query.field].length) / averageLength;
       const score = counts.reduce((sum, c, i) => sum + (idf[i]! * c * (k1 + 1)) / (c + k1 * lengthNorm), 0);
-      scored.push({ page, score, phraseHit: phraseFirst !== null && occurrences(page.exact, phraseFirst) > 0 });
+      scored.push({ page, score, phraseHit: phraseFirst !== null && occurrences(page.exact, phraseFirst) > 0, groups: groups(page) });
     }
+    const byGroups = (x: number[], y: number[]): number => x.reduce((order, _, i) => order || y[i]! - x[i]!, 0);
     scored.sort(
       (x, y) =>
         Number(y.phraseHit) - Number(x.phraseHit) ||
+        byGroups(x.groups, y.groups) ||
         y.score - x.score ||
         (x.page.bookTextId < y.page.bookTextId ? -1 : x.page.bookTextId > y.page.bookTextId ? 1 : 0) ||
         x.page.pageNumber - y.page.pageNumber,
