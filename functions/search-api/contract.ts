@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { maxOffset } from '../../lib/paging.ts';
 import { analyze } from '../../lib/search/analysis.ts';
-import { defaultSearchMode, maxQueryLength, maxSearchHits, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords, searchModes } from '../../lib/search/query.ts';
+import { defaultSearchMode, maxForgivenWords, maxQueryLength, maxSearchHits, maxQueryWords, queryRequired, queryTooLong, queryTooManyWords, queryWithoutWords, searchModes } from '../../lib/search/query.ts';
 import { matcherFor, snippet } from '../../lib/search/snippet.ts';
 import { contracts, jsonAnswer } from '../_shared/contract/contract.ts';
 import { badRequestAnswer, bothLanguages, sampleIds as ids, type Sample } from '../_shared/contract/ocr-shapes.ts';
@@ -13,14 +13,14 @@ const q = v.optional(
   v.pipe(
     v.string(),
     v.description(
-      `The words to find, at most ${maxQueryLength} characters and ${maxQueryWords} words. Diacritics, tatweel, alef and yeh forms, presentation forms and Arabic-Indic digits do not matter; Arabic and English words also match their light stems (Light10, Porter). Wholly in double quotes: a phrase.`,
+      `The words to find, at most ${maxQueryLength} characters and ${maxQueryWords} words. Diacritics, tatweel, alef and yeh forms, presentation forms and Arabic-Indic digits do not matter; Arabic and English words also match their light stems (Light10, Porter). Unless it is a phrase, the search forgives what OCR does to print: a word is also found as an indexed word a letter or two away (letters of one shape, told apart by dots or a hamza's seat, count half) or run together with the next, and up to ${maxForgivenWords} words a page may lack one; pages holding the words as typed, in order, come first. Wholly in double quotes: a phrase, matched exactly.`,
     ),
   ),
 );
 const mode = queryChoice(
   searchModes,
   defaultSearchMode,
-  `\`all\`: pages with every word (stemmed); \`any\`: pages with at least one (stemmed); \`phrase\`: the words in this order (unstemmed). Any other value reads as \`${defaultSearchMode}\`.`,
+  `\`all\`: pages with every word (stemmed, or as an OCR variant), or all but one of 2 to ${maxForgivenWords} words, those with every word first; \`any\`: pages with at least one; \`phrase\`: the words in this order (unstemmed), exactly. Any other value reads as \`${defaultSearchMode}\`.`,
 );
 const limit = queryNumber('limit', {
   fallback: maxSearchHits,
@@ -35,6 +35,19 @@ const snippetText = v.pipe(
   v.string(),
   v.description('Up to 200 characters of the page around the matches, HTML-escaped, each matching word in `<mark>…</mark>`; `…` where the page was cut.'),
 );
+const Forgiven = v.pipe(
+  v.strictObject({
+    approximate: v.pipe(
+      v.array(v.strictObject({ word: v.string(), found: v.string() })),
+      v.description('Words found only as an OCR variant or run together with the next: each as typed, and the first such word of the page as written there.'),
+    ),
+    missing: v.pipe(v.array(v.string()), v.description('Words not on the page, as typed (a page may lack one word of a query of 2 to 8 words).')),
+  }),
+  v.title('Forgiven'),
+  v.description(
+    'Only on a hit of an all-words or any-word search whose page does not hold every word as typed (in any inflection): what the search forgave. Absent otherwise, and never on a phrase search.',
+  ),
+);
 const CatalogueHit = v.pipe(
   v.strictObject({
     bookTextId: objectId,
@@ -42,11 +55,12 @@ const CatalogueHit = v.pipe(
     language: v.string(),
     pageNumber: v.number(),
     snippet: snippetText,
+    forgiven: v.optional(Forgiven),
   }),
   v.title('CatalogueHit'),
 );
-const PageHit = v.pipe(v.strictObject({ pageNumber: v.number(), snippet: snippetText }), v.title('PageHit'));
-export const searchSchemas = { CatalogueHit, PageHit };
+const PageHit = v.pipe(v.strictObject({ pageNumber: v.number(), snippet: snippetText, forgiven: v.optional(Forgiven) }), v.title('PageHit'));
+export const searchSchemas = { CatalogueHit, PageHit, Forgiven };
 
 /** The examples' query: a word of the sample's first page, found by the same analysis as a request's. */
 const sampleQuery = { english: 'intentions', arabic: 'النيات' } as const;

@@ -153,18 +153,37 @@ function tokensIn(text: string, { start, end }: Span): Token[] {
  * densest cluster; else, within the budget, the page analyzed a piece at a time up to its first
  * match; else the page's start.
  */
-function focus(text: string, matches: Matcher, length: number, budget: SnippetBudget): Span {
-  if (text.length <= wholePageChars) return { start: 0, end: text.length };
-  const around = (core: Span) => snapped(text, core.start - 2 * length, core.end + 2 * length);
+/** The matching words the cheap search finds, in order, each once: at most `most` of them, after looking at `looked` candidates. */
+function cheapMatches(text: string, matches: Matcher, looked: number, most: number): Token[] {
   const pattern = matches.terms && candidatePattern(matches.terms);
-  const found: Span[] = [];
-  for (let looked = 0; pattern && looked < maxCandidates && found.length < maxMatches; looked++) {
+  const found: Token[] = [];
+  for (let i = 0; pattern && i < looked && found.length < most; i++) {
     const hit = pattern.exec(text);
     if (!hit) break;
     const word = tokensIn(text, snapped(text, hit.index, hit.index + hit[0].length)).find((t) => t.start <= hit.index && hit.index < t.end);
-    if (word && matches(word) && found.at(-1)?.start !== word.start) found.push({ start: word.start, end: word.end });
+    if (word && matches(word) && found.at(-1)?.start !== word.start) found.push(word);
     pattern.lastIndex = Math.max(pattern.lastIndex, word?.end ?? 0);
   }
+  return found;
+}
+
+/** Candidates looked at, and words kept, when a hit's words are accounted for (`matchedWords`). */
+const maxAccountedCandidates = 2_048;
+const maxAccountedWords = 512;
+
+/**
+ * The words of a page a matcher matches, in order: every one on a short page; on a long one, those
+ * the cheap search finds (bounded, so a page of 60,000 characters costs its matches, not its length).
+ */
+export function matchedWords(text: string, matches: Matcher): Token[] {
+  if (text.length <= wholePageChars || !matches.terms) return tokens(text).filter(matches);
+  return cheapMatches(text, matches, maxAccountedCandidates, maxAccountedWords);
+}
+
+function focus(text: string, matches: Matcher, length: number, budget: SnippetBudget): Span {
+  if (text.length <= wholePageChars) return { start: 0, end: text.length };
+  const around = (core: Span) => snapped(text, core.start - 2 * length, core.end + 2 * length);
+  const found: Span[] = cheapMatches(text, matches, maxCandidates, maxMatches).map((t) => ({ start: t.start, end: t.end }));
   if (found.length > 0) return around(densest(found, length) ?? found[0]!);
   for (let at = 0, spent = 0; at < text.length && spent < pageScanChars && budget.chars > 0; ) {
     const piece = snapped(text, at, at + Math.min(4_000, budget.chars));

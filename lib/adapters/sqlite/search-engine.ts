@@ -490,12 +490,16 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
    * once: near-phrase hits, then the typed terms all held, then every word held. A group no page can
    * be in (no near phrase, a typed term or a word that is on no page) is left out.
    */
-  const forgivingOrder = (table: string, typed: readonly string[], forgiving: { words: string[][]; nearPhrases: string[][] }, seq: number | undefined) => {
+  const forgivingOrder = (table: string, typed: readonly string[], forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, seq: number | undefined) => {
     const parts: { sql: string; values: Value[] }[] = [];
     if (forgiving.nearPhrases.length > 0) parts.push(pagesMatching('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq));
     const typedTerms = matchableTerms({ mode: 'all', terms: [...typed] });
-    if (typedTerms) parts.push(pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq));
-    if (forgiving.words.every((alternatives) => alternatives.length > 0)) parts.push(pagesMatching(table, forgiving.words.map(group).join(' AND '), seq));
+    const everyWord = forgiving.words.every((alternatives) => alternatives.length > 0);
+    // Left out where it tells no matching pages apart: the typed terms when no word has another
+    // alternative (every word as typed is every word), every word when every match holds them all.
+    const alternatives = forgiving.words.some((a) => a.length > 1);
+    if (typedTerms && (alternatives || forgiving.minimumWords < forgiving.words.length)) parts.push(pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq));
+    if (everyWord && alternatives && forgiving.minimumWords < forgiving.words.length) parts.push(pagesMatching(table, forgiving.words.map(group).join(' AND '), seq));
     return { sql: parts.map((p) => `${table}.rowid IN ${p.sql} DESC, `).join(''), values: parts.flatMap((p) => p.values) };
   };
 
