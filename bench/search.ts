@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts';
 import { analyze } from '../lib/search/analysis.ts';
 import type { IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
-import { defaultSearchMode, matchOf } from '../lib/search/query.ts';
+import { defaultSearchMode, planSearch } from '../lib/search/query.ts';
 import { seeded } from '../ocr-worker/fixtures/random.ts';
 import { openSearchOverFake } from '../test/support/fake-opensearch.ts';
 import { realBooks, type RealBook } from './corpus/real-text.ts';
@@ -21,7 +21,7 @@ import { runIfMain } from './report.ts';
  * (UTF-8) against the index file; the build time, analysis included and alone; the latency p50/p95
  * of each kind of search (`BENCH_SEARCH_QUERIES` queries a kind, 300 by default; each run 3 times
  * and its fastest run counted, as this shared 2-core machine's other work shows as noise in single
- * runs), every query made by `matchOf` from what a reader types (1 to 3 words of a page, no
+ * runs), every query made by `planSearch` (as search-api makes it: the words' similar terms looked up, timed with the query) from what a reader types (1 to 3 words of a page, no
  * diacritics), the all-words and any-word kinds also without `phraseFirst` (what ranking phrase
  * hits first costs); and the known-item accuracy: `BENCH_SEARCH_FRAGMENTS` (200) three-word fragments of random
  * pages, typed without diacritics and with alef, yeh and teh marbuta forms changed in some, searched
@@ -161,13 +161,11 @@ function queryKinds(c: Corpus): Kind[] {
   ];
 }
 
-const pageQuery = (request: Request, offset = 0, size = limit): PageQuery => ({
-  ...matchOf(request.q, request.mode),
-  view: request.view,
-  ...(request.bookTextId === undefined ? {} : { bookTextId: request.bookTextId }),
-  limit: size,
-  offset,
-});
+/** The engine query of a request, as search-api makes it (planSearch: the words' similar terms looked up first). */
+async function pageQuery(engine: SearchEngine, request: Request, offset = 0, size = limit): Promise<PageQuery> {
+  const { words: _words, ...match } = await planSearch(engine, request.q, request.mode);
+  return { ...match, view: request.view, ...(request.bookTextId === undefined ? {} : { bookTextId: request.bookTextId }), limit: size, offset };
+}
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
@@ -185,14 +183,17 @@ async function latencies(engine: SearchEngine, c: Corpus): Promise<Latency[]> {
   const result: Latency[] = [];
   for (const kind of queryKinds(c)) {
     const random = seeded(17);
-    const queries = Array.from({ length: queriesPerKind }, () => pageQuery(kind.make(random)));
+    const requests = Array.from({ length: queriesPerKind }, () => kind.make(random));
+    const queries = await Promise.all(requests.map((r) => pageQuery(engine, r)));
     const compared = queries.some((q) => q.phraseFirst !== undefined);
     const best = queries.map(() => Infinity);
     const bestAlone = queries.map(() => Infinity);
     const totals: number[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const [i, query] of queries.entries()) {
+        // Timed as a request runs it: the words' similar terms, then the query.
         let start = performance.now();
+        await pageQuery(engine, requests[i]!);
         const { total } = await engine.search(query);
         best[i] = Math.min(best[i]!, performance.now() - start);
         if (round === 0) totals.push(total);
@@ -282,9 +283,9 @@ async function accuracy(engine: SearchEngine, c: Corpus, lucene?: SearchEngine):
   const byLanguage: Accuracy['byLanguage'] = {};
   const misses: Accuracy['misses'] = [];
   for (const f of all) {
-    const query = pageQuery({ q: f.q, mode: defaultSearchMode, view: staff }, 0, 100);
+    const query = await pageQuery(engine, { q: f.q, mode: defaultSearchMode, view: staff }, 0, 100);
     const found = await engine.search(query);
-    const phrase = await engine.search(pageQuery({ q: f.q, mode: 'phrase', view: staff }, 0, 1));
+    const phrase = await engine.search(await pageQuery(engine, { q: f.q, mode: 'phrase', view: staff }, 0, 1));
     if (same((await engine.search({ ...query, phraseFirst: undefined, limit: 1 })).hits[0], f.source)) bm25First++;
     if (lucene && same((await lucene.search({ ...query, limit: 1 })).hits[0], f.source)) luceneFirst++;
     const rank = rankOf(found.hits, f.source);
@@ -408,8 +409,9 @@ async function parity(sqlite: SearchEngine, c: Corpus, openSearch: SearchEngine 
   };
   const id = (h: PageHit) => `${h.bookTextId}:${h.pageNumber}`;
   for (const { kind, request } of requests) {
-    const a = await sqlite.search(pageQuery(request));
-    const b = await openSearch.search(pageQuery(request, 0, limit + 1));
+    // Each engine plans with its own vocabulary, as it would serve the request.
+    const a = await sqlite.search(await pageQuery(sqlite, request));
+    const b = await openSearch.search(await pageQuery(openSearch, request, 0, limit + 1));
     const scored = openSearch.fake.lastSearchHits();
     if (a.total === b.total) report.totalsEqual++;
     const mine = new Set(a.hits.map(id));
@@ -422,7 +424,7 @@ async function parity(sqlite: SearchEngine, c: Corpus, openSearch: SearchEngine 
     else if (decidedMissing.length === 0) report.differOnlyInTies++;
     else {
       report.differBeyondTies++;
-      if (await hasCommonTerm(pageQuery(request))) report.beyondTiesWithCommonTerm++;
+      if (await hasCommonTerm(await pageQuery(sqlite, request))) report.beyondTiesWithCommonTerm++;
     }
     if (a.total !== b.total || decidedMissing.length > 0) {
       report.mismatches.push({ kind, q: request.q, sqliteTotal: a.total, openSearchTotal: b.total, missing: decidedMissing.length });
@@ -665,7 +667,7 @@ export function printSearch(report: SearchReport): void {
       ['putPages, a new book / replaced, median', ...column((s) => `${ms(s.writes.putBookNewMs)} / ${ms(s.writes.putBookReplacedMs)}`)],
     ],
   );
-  console.log(`latency: best of ${rounds} runs per query, ${queriesPerKind} queries a kind, limit ${limit}; queries by matchOf from 1-3 words typed without diacritics`);
+  console.log(`latency: best of ${rounds} runs per query, ${queriesPerKind} queries a kind, limit ${limit}; queries by planSearch (similar terms + query, timed together) from 1-3 words typed without diacritics`);
   if (report.parity) {
     const p = report.parity;
     console.log(
