@@ -71,7 +71,7 @@ const reasons = {
     'Every request must be signed with SigV4 by a role the access policy or an identity policy allows, over HTTPS (TLS 1.2+) (infra/search.ts).',
   searchIps:
     'Lambda functions outside a VPC have no fixed addresses to allowlist. The access policy allows exactly the two search function ' +
-    'roles, each its own actions on the pages index and the catalogue listing’s; every request is SigV4-signed and HTTPS-only (infra/search.ts).',
+    'roles, each its own actions on the pages index, the catalogue listing’s and the filed terms’; every request is SigV4-signed and HTTPS-only (infra/search.ts).',
   searchMasters:
     'Dedicated master nodes would be three more instances, several times the cost of the one or two t3 data nodes this index needs; ' +
     'the index is derived data, rebuilt from the table if the cluster is lost (docs/operations.md: Search on AWS).',

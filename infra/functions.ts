@@ -90,11 +90,12 @@ export const sizingOf = (name: DeployedFunction): Sizing => ({ ...defaultSizing,
  *   and GetItem of users' items (`USER#…`, the caller's record), by `dynamodb:LeadingKeys`; no Query,
  *   no index, no write. `indexer-reads`: BatchGetItem of `BOOKTEXT#…` items only, the books and pages
  *   the indexer re-reads (lib/search/indexing.ts).
- * - the search kinds of permissions.ts (`searchGrants`), each on the pages index and the catalogue
- *   listing's index (`<index>-books`) of the OpenSearch domain (search.ts), with the `SEARCH_*`
- *   variables that come with them (stack.ts): `search-query` (search only: no write, and no creating
- *   an index), `write-path` (the writes of read after write, and search the listing's index) and
- *   `search-writes` (create and write both indexes: the stream's indexer).
+ * - the search kinds of permissions.ts (`searchGrants`), each on the pages index, the catalogue
+ *   listing's index (`<index>-books`) and the filed terms' index (`<index>-terms`) of the OpenSearch
+ *   domain (search.ts), with the `SEARCH_*` variables that come with them (stack.ts): `search-query`
+ *   (search only: no write, and no creating an index), `write-path` (the writes of read after write,
+ *   filing terms, and search the listing's index) and `search-writes` (create and write the pages' and
+ *   the listing's indexes, and file terms: the stream's indexer).
  * - `health-probes`: GET /health's reads (lib/health.ts), nothing more: GetItem of the one probe key
  *   (partition `HEALTH`, by `dynamodb:LeadingKeys`), GetBucketLocation of both buckets (their region;
  *   no key, no object) and GetQueueAttributes of the OCR and audio job queues (no message).

@@ -8,7 +8,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { outboxIndex } from '../lib/adapters/dynamo/billing-outbox.ts';
 import { keys } from '../lib/adapters/dynamo/keys.ts';
 import { healthProbeKey } from '../lib/health.ts';
-import { booksIndexOf } from '../lib/adapters/opensearch/index-names.ts';
+import { booksIndexOf, termsIndexOf } from '../lib/adapters/opensearch/index-names.ts';
 import { tableSchema } from '../lib/adapters/dynamo/schema.ts';
 import { incomingUploadKey, uploadKey } from '../lib/ocr/jobs/fields.ts';
 import { pageImagePrefix } from '../lib/ocr/pages/page.ts';
@@ -210,39 +210,55 @@ type SearchAction = 'es:ESHttpHead' | 'es:ESHttpPut' | 'es:ESHttpPost';
 /**
  * HTTP methods on paths of indexes (`''` is the index itself), as OpenSearch authorizes a signed
  * request: `pages` is the configured index of pages, `books` the catalogue listing's beside it
- * (`<index>-books`, lib/adapters/opensearch/index-names.ts).
+ * (`<index>-books`), `terms` the filed terms' (`<index>-terms`, the vocabulary of similar terms;
+ * lib/adapters/opensearch/index-names.ts).
  */
 export interface SearchGrant {
-  indexes: readonly ('pages' | 'books')[];
+  indexes: readonly ('pages' | 'books' | 'terms')[];
   actions: readonly SearchAction[];
   paths: readonly ('' | `/${string}`)[];
 }
 
 /**
+ * Filing terms, as putPages does beside its pages (lib/adapters/opensearch/search-engine.ts): HEAD and
+ * PUT the terms' index (created with its settings and mapping; it has gained no field, so no
+ * `_mapping`), and POST its `_bulk` (`create` actions). Nothing else of it: no update, no delete, no search.
+ */
+const filingTerms = [
+  { indexes: ['terms'], actions: ['es:ESHttpHead', 'es:ESHttpPut'], paths: [''] },
+  { indexes: ['terms'], actions: ['es:ESHttpPost'], paths: ['/_bulk'] },
+] as const satisfies readonly SearchGrant[];
+
+/**
  * The search kinds: what the OpenSearch adapter (lib/adapters/opensearch/search-engine.ts) sends for
- * each use, on its two indexes. Both the functions' roles and the domain's access policy (search.ts)
+ * each use, on its three indexes. Both the functions' roles and the domain's access policy (search.ts)
  * are written from this.
  */
 export const searchGrants = {
-  // search-api: POST <index>/_search and <index>-books/_search (pages, the listing), and HEAD of
-  // each. No PUT (creating an index), no _bulk, no _update_by_query or _delete_by_query.
+  // search-api: POST <index>/_search, <index>-books/_search and <index>-terms/_search (pages, the
+  // listing, similar terms), and HEAD of each. No PUT (creating an index), no _bulk, no
+  // _update_by_query or _delete_by_query.
   'search-query': [
-    { indexes: ['pages', 'books'], actions: ['es:ESHttpPost'], paths: ['/_search'] },
-    { indexes: ['pages', 'books'], actions: ['es:ESHttpHead'], paths: [''] },
+    { indexes: ['pages', 'books', 'terms'], actions: ['es:ESHttpPost'], paths: ['/_search'] },
+    { indexes: ['pages', 'books', 'terms'], actions: ['es:ESHttpHead'], paths: [''] },
   ],
   // ocr-api and ocr-callbacks, read after write (lib/search/read-after-write.ts): a write puts what it
-  // changed into both indexes before answering (_bulk, and _update_by_query for a book's fields on its
-  // pages or hiding it), creating an index that is missing and adding fields a newer mapping has
-  // (HEAD, PUT, PUT /_mapping); ocr-api also searches the listing (GET /ocr/books filtered and past its
-  // first pages). No _delete_by_query, and no _search of the pages: they read no page of text from the index.
+  // changed into the pages' and the listing's indexes before answering (_bulk, and _update_by_query
+  // for a book's fields on its pages or hiding it), creating an index that is missing and adding
+  // fields a newer mapping has (HEAD, PUT, PUT /_mapping), and files its pages' new terms
+  // (filingTerms); ocr-api also searches the listing (GET /ocr/books filtered and past its first
+  // pages). No _delete_by_query, and no _search of the pages or the terms: they read no page of text
+  // from the index.
   'write-path': [
     { indexes: ['pages', 'books'], actions: ['es:ESHttpHead', 'es:ESHttpPut'], paths: ['', '/_mapping'] },
     { indexes: ['pages', 'books'], actions: ['es:ESHttpPost'], paths: ['/_bulk', '/_update_by_query'] },
     { indexes: ['books'], actions: ['es:ESHttpPost'], paths: ['/_search'] },
+    ...filingTerms,
   ],
-  // search-indexer: HEAD and PUT each index (created with its settings and mapping), and POST under
-  // it (_bulk, _update_by_query, _delete_by_query, and _search for what a book has indexed).
-  'search-writes': [{ indexes: ['pages', 'books'], actions: ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'], paths: ['', '/*'] }],
+  // search-indexer: HEAD and PUT the pages' and the listing's indexes (created with their settings
+  // and mappings), and POST under them (_bulk, _update_by_query, _delete_by_query, and _search for
+  // what a book has indexed); and files its pages' new terms (filingTerms).
+  'search-writes': [{ indexes: ['pages', 'books'], actions: ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'], paths: ['', '/*'] }, ...filingTerms],
 } as const satisfies Record<string, readonly SearchGrant[]>;
 
 export type SearchAccess = keyof typeof searchGrants;
@@ -251,7 +267,7 @@ export const isSearchAccess = (kind: Access): kind is SearchAccess => kind in se
 
 /** The statements of one search kind on `<domain ARN>/<index><path>`, for each index a grant names. */
 export function searchStatements(kind: SearchAccess, on: Grantable['search']): iam.PolicyStatement[] {
-  const names = { pages: on.index, books: booksIndexOf(on.index) };
+  const names = { pages: on.index, books: booksIndexOf(on.index), terms: termsIndexOf(on.index) };
   return searchGrants[kind].map(
     (grant: SearchGrant) =>
       new iam.PolicyStatement({

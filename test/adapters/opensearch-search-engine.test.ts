@@ -3,6 +3,7 @@ import {
   bookIndexMapping,
   bookIndexSettings,
   bookMappingUpdate,
+  forgivingBoosts,
   hideBookScript,
   maxResultWindow,
   OpenSearchBulkError,
@@ -13,9 +14,14 @@ import {
   phraseFirstBoost,
   putBookScript,
   putPageScript,
+  searchBody,
   setBookFieldsScript,
+  termIndexMapping,
+  termIndexSettings,
 } from '../../lib/adapters/opensearch/search-engine.ts';
 import type { BookListQuery, IndexedBookFields, IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
+import { variantKeys } from '../../lib/search/ocr-variants.ts';
+import { maxAlternatives, maxNearPhrases, maxQueryTerms, maxSimilarTerms } from '../../lib/search/rules.ts';
 import { fakeDomain, luceneLength, openSearchOverFake, type RecordedRequest } from '../support/fake-opensearch.ts';
 import { list as everyBook, listedBook } from '../support/listing-contract.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
@@ -56,9 +62,11 @@ describe('OpenSearch search engine: requests', () => {
     const engine = openSearchOverFake();
     await engine.putPages([page(book('b1'), 1, 'x')]);
     await engine.search(query({ terms: ['x'] }));
-    const [head, put, headBooks, putBooks, ...rest] = engine.fake.requests;
+    const [head, put, headBooks, putBooks, headTerms, putTerms, ...rest] = engine.fake.requests;
     expect([head!.method, head!.path, put!.method, put!.path]).toEqual(['HEAD', '/pages', 'PUT', '/pages']);
     expect([headBooks!.method, headBooks!.path, putBooks!.method, putBooks!.path]).toEqual(['HEAD', '/pages-books', 'PUT', '/pages-books']);
+    expect([headTerms!.method, headTerms!.path, putTerms!.method, putTerms!.path]).toEqual(['HEAD', '/pages-terms', 'PUT', '/pages-terms']);
+    // `x` is no filed term (three to 24 characters): no terms to file.
     expect(rest.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages/_bulk', 'POST /pages/_search']);
     expect(JSON.parse(put!.body)).toEqual({
       settings: {
@@ -102,6 +110,12 @@ describe('OpenSearch search engine: requests', () => {
       },
     });
     expect(engine.fake.indexDefinition('pages-books')).toEqual({ settings: bookIndexSettings(), mappings: bookIndexMapping });
+    // The filed terms' index: the term and its keys, keywords; the default result window (10,000).
+    expect(JSON.parse(putTerms!.body)).toEqual({
+      settings: { index: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '1s' } },
+      mappings: { dynamic: 'strict', properties: { term: { type: 'keyword' }, keys: { type: 'keyword' } } },
+    });
+    expect(engine.fake.indexDefinition('pages-terms')).toEqual({ settings: termIndexSettings(), mappings: termIndexMapping });
   });
 
   it('searches without creating the index (search-api may not), finding nothing before the first write', async () => {
@@ -116,18 +130,23 @@ describe('OpenSearch search engine: requests', () => {
     await engine.ensureIndex();
     await engine.ensureIndex();
     // An index that exists is given the fields mapped since (none new here: the same mapping again).
+    // The filed terms' index has gained no field since it was made: nothing to add.
     expect(engine.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       'HEAD /pages',
       'PUT /pages',
       'HEAD /pages-books',
       'PUT /pages-books',
+      'HEAD /pages-terms',
+      'PUT /pages-terms',
       'HEAD /pages',
       'PUT /pages/_mapping',
       'HEAD /pages-books',
       'PUT /pages-books/_mapping',
+      'HEAD /pages-terms',
     ]);
     expect(JSON.parse(engine.fake.requests[1]!.body).settings.index.number_of_replicas).toBe(1);
     expect(JSON.parse(engine.fake.requests[3]!.body).settings.index.number_of_replicas).toBe(1);
+    expect(JSON.parse(engine.fake.requests[5]!.body).settings.index.number_of_replicas).toBe(1);
     expect(engine.fake.indexDefinition('pages')).toEqual({ settings: pageIndexSettings(1), mappings: pageIndexMapping });
 
     // Another container creates the index between this one's HEAD (missing) and its PUT: perhaps an
@@ -135,19 +154,47 @@ describe('OpenSearch search engine: requests', () => {
     const second = openSearchOverFake({ fetch: engine.fake.fetch });
     engine.fake.failNext({ status: 404, type: 'index_not_found_exception' });
     await expect(second.ensureIndex()).resolves.toBeUndefined();
-    expect(engine.fake.requests.slice(-5).map((r) => `${r.method} ${r.path}`)).toEqual([
+    expect(engine.fake.requests.slice(-6).map((r) => `${r.method} ${r.path}`)).toEqual([
       'HEAD /pages',
       'PUT /pages',
       'PUT /pages/_mapping',
       'HEAD /pages-books',
       'PUT /pages-books/_mapping',
+      'HEAD /pages-terms',
     ]);
+    // The same race on the filed terms' index: made by another between this one's HEAD and PUT, it is left as it is.
+    let raced = false;
+    const racing = openSearchOverFake({
+      fetch: async (url, init) => {
+        if (raced || init?.method !== 'HEAD' || new URL(String(url)).pathname !== '/pages-terms') return engine.fake.fetch(url, init);
+        raced = true;
+        return new Response(null, { status: 404 });
+      },
+    });
+    const before = engine.fake.requests.length;
+    await expect(racing.ensureIndex()).resolves.toBeUndefined();
+    expect(engine.fake.requests.slice(before).map((r) => `${r.method} ${r.path}`)).toEqual([
+      'HEAD /pages',
+      'PUT /pages/_mapping',
+      'HEAD /pages-books',
+      'PUT /pages-books/_mapping',
+      'PUT /pages-terms',
+    ]);
+    expect(engine.fake.indexDefinition('pages-terms')).toEqual({ settings: termIndexSettings(1), mappings: termIndexMapping });
 
     // A domain whose pages index predates the listing: the listing's index is created beside it.
     const older = openSearchOverFake();
     expect((await older.fake.rawSigned('PUT', '/pages', JSON.stringify({ settings: pageIndexSettings(), mappings: pageIndexMapping }))).status).toBe(200);
     await openSearchOverFake({ fetch: older.fake.fetch }).ensureIndex();
-    expect(older.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /pages', 'HEAD /pages', 'PUT /pages/_mapping', 'HEAD /pages-books', 'PUT /pages-books']);
+    expect(older.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PUT /pages',
+      'HEAD /pages',
+      'PUT /pages/_mapping',
+      'HEAD /pages-books',
+      'PUT /pages-books',
+      'HEAD /pages-terms',
+      'PUT /pages-terms',
+    ]);
   });
 
   it('adds the revision fields to indexes made before them (PUT _mapping); their documents count as revision 0', async () => {
@@ -436,7 +483,7 @@ describe('OpenSearch search engine: requests', () => {
     expect((await engine.search(query({ mode: 'any', field: 'exact', terms: ['"', 'near', '*'] }))).total).toBe(1);
     expect(JSON.parse(requestsTo(engine.fake.requests, '_search').at(-1)!.body).query.bool.must[0].match.exact.query).toBe('near');
     for (const r of engine.fake.requests) {
-      expect(r.path).toMatch(/^\/pages(-books)?(\/_[a-z_]+)?$/);
+      expect(r.path).toMatch(/^\/pages(-books|-terms)?(\/_[a-z_]+)?$/);
       expect(Object.values(r.query).every((value) => ['proceed', 'true', 'wait_for'].includes(value))).toBe(true);
     }
   });
@@ -608,7 +655,7 @@ describe('OpenSearch search engine: the catalogue listing', () => {
       bookTextIds: [evil],
     });
     expect(JSON.parse(booksRequests(engine.fake.requests, '_search')[0]!.body).query.bool.filter[1]).toEqual({ terms: { tags: ['lone\uFFFD'] } });
-    for (const r of engine.fake.requests) expect(r.path).toMatch(/^\/pages(-books)?(\/_[a-z_]+)?$/);
+    for (const r of engine.fake.requests) expect(r.path).toMatch(/^\/pages(-books|-terms)?(\/_[a-z_]+)?$/);
 
     const before = engine.fake.requests.length;
     await expect(engine.putBook({ ...listedBook({ bookTextId: 'bt-2' }), byDate: 'no id' })).rejects.toThrow(RangeError);
@@ -623,6 +670,243 @@ describe('OpenSearch search engine: the catalogue listing', () => {
     expect(error).toMatchObject({ name: 'OpenSearchBulkError', failed: 1, sent: 1, types: ['mapper_parsing_exception'] });
     expect((error as Error).message).toBe('OpenSearch did not store 1 of 1 listing entries (mapper_parsing_exception)');
     expect(JSON.stringify(error)).not.toContain('secret');
+  });
+});
+
+describe('OpenSearch search engine: filed terms and forgiving queries', () => {
+  const termsRequests = (requests: RecordedRequest[], action: string) => requests.filter((r) => r.path === `/pages-terms/${action}`);
+  const created = (...terms: string[]) => terms.map((t) => `{"create":{"_id":"${t}"}}\n${JSON.stringify({ term: t, keys: variantKeys(t) })}\n`).join('');
+  const b = book('bt-1');
+
+  it('files the distinct filed terms of the pages put by _bulk create actions into <index>-terms (ids in the body), each once per engine', async () => {
+    const engine = openSearchOverFake();
+    // `of` and `x` are too short to be filed, `1234` has no letter.
+    await engine.putPages([page(b, 1, 'moon sun moon of the mood', 'moon sun moon of the mood'), page(b, 2, 'sun 1234 x moons')]);
+    const [bulk] = termsRequests(engine.fake.requests, '_bulk');
+    expect(bulk!.headers['content-type']).toBe('application/x-ndjson');
+    expect(bulk!.query).toEqual({});
+    expect(bulk!.body.split('\n').slice(0, 2)).toEqual(['{"create":{"_id":"moon"}}', '{"term":"moon","keys":["moon","oon","mon","moo"]}']);
+    expect(bulk!.body).toBe(created('moon', 'sun', 'the', 'mood', 'moons'));
+    expect(engine.fake.documents('pages-terms').get('moon')).toEqual({ term: 'moon', keys: ['moon', 'oon', 'mon', 'moo'] });
+    expect([...engine.fake.documents('pages-terms').keys()]).toEqual(['moon', 'sun', 'the', 'mood', 'moons']);
+
+    // Put again, with one new term: only that one is sent; with none new, no terms bulk at all.
+    await engine.putPages([page(b, 1, 'moon sun star'), page(b, 3, 'the moons')]);
+    await engine.putPages([page(b, 4, 'sun the star')]);
+    expect(termsRequests(engine.fake.requests, '_bulk').map((r) => r.body)).toEqual([created('moon', 'sun', 'the', 'mood', 'moons'), created('star')]);
+    expect(requestsTo(engine.fake.requests, '_bulk')).toHaveLength(3);
+
+    // Another engine (another container) sends them again: each filed already answers 409, a success.
+    const other = openSearchOverFake({ fetch: engine.fake.fetch });
+    await other.putPages([page(b, 5, 'moon and star')]);
+    expect(termsRequests(engine.fake.requests, '_bulk').at(-1)!.body).toBe(created('moon', 'and', 'star'));
+    expect(engine.fake.documents('pages-terms').size).toBe(7);
+    await other.putPages([page(b, 6, 'moon and star')]);
+    expect(termsRequests(engine.fake.requests, '_bulk')).toHaveLength(3);
+  });
+
+  it('takes a 409 (the term filed already) as success, sends again what was turned away for load (429), throws on anything else and forgets that batch', async () => {
+    const engine = openSearchOverFake({ maxBulkBytes: 1 }); // one item per bulk body
+    await engine.ensureIndex();
+    engine.fake.put('pages-terms', 'moon', { term: 'moon', keys: ['other'] });
+    let refusals = 1;
+    engine.fake.rejectBulkItems((id) => (id === 'sun' && refusals-- > 0 ? { status: 429, type: 'es_rejected_execution_exception' } : undefined));
+    await engine.putPages([page(b, 1, 'moon sun')]);
+    expect(termsRequests(engine.fake.requests, '_bulk').map((r) => r.body)).toEqual([created('moon'), created('sun'), created('sun')]);
+    expect(engine.fake.documents('pages-terms').get('moon')).toEqual({ term: 'moon', keys: ['other'] }); // left as it was
+
+    // A batch that fails is not remembered: the next put sends its terms again, not those filed before it.
+    engine.fake.rejectBulkItems((id) => (id === 'star' ? { status: 400, type: 'mapper_parsing_exception' } : undefined));
+    const error = await engine.putPages([page(b, 2, 'rain star snow')]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'OpenSearchBulkError', failed: 1, sent: 1, types: ['mapper_parsing_exception'] });
+    expect((error as Error).message).toBe('OpenSearch did not store 1 of 1 terms (mapper_parsing_exception)');
+    expect(engine.fake.documents('pages').has('bt-1:2')).toBe(true); // the page went in beside
+    engine.fake.rejectBulkItems(undefined);
+    const before = termsRequests(engine.fake.requests, '_bulk').length;
+    await engine.putPages([page(b, 2, 'rain star snow')]);
+    expect(termsRequests(engine.fake.requests, '_bulk').slice(before).map((r) => r.body)).toEqual([created('star'), created('snow')]);
+    expect([...engine.fake.documents('pages-terms').keys()].sort()).toEqual(['moon', 'rain', 'snow', 'star', 'sun']);
+
+    // A whole request refused (the pages' and the terms'): nothing of it remembered either.
+    const fresh = openSearchOverFake({ fetch: engine.fake.fetch });
+    await fresh.ensureIndex();
+    engine.fake.failNext({ status: 400, type: 'illegal_argument_exception' }, { status: 400, type: 'illegal_argument_exception' });
+    await expect(fresh.putPages([page(b, 3, 'cloud')])).rejects.toMatchObject({ name: 'OpenSearchError', status: 400 });
+    await fresh.putPages([page(b, 3, 'cloud')]);
+    expect(termsRequests(engine.fake.requests, '_bulk').filter((r) => r.body === created('cloud'))).toHaveLength(2);
+    expect(engine.fake.documents('pages-terms').has('cloud')).toBe(true);
+  });
+
+  it('keeps each terms bulk body under the byte limit', async () => {
+    const engine = openSearchOverFake({ maxBulkBytes: 600 });
+    const terms = Array.from({ length: 30 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${'x'.repeat(Math.floor(i / 26))}`);
+    await engine.putPages([page(b, 1, terms.join(' '))]);
+    const bulks = termsRequests(engine.fake.requests, '_bulk');
+    expect(bulks.length).toBeGreaterThan(3);
+    for (const r of bulks) expect(Buffer.byteLength(r.body)).toBeLessThanOrEqual(600);
+    expect(bulks.map((r) => r.body).join('')).toBe(created(...terms));
+    expect(engine.fake.documents('pages-terms').size).toBe(30);
+  });
+
+  it('waits for the refresh of the terms bulk as of the pages one when configured (read after write)', async () => {
+    const engine = openSearchOverFake({ refreshOnPut: 'wait_for' });
+    await engine.putPages([page(b, 1, 'moon')]);
+    expect(requestsTo(engine.fake.requests, '_bulk')[0]!.query).toEqual({ refresh: 'wait_for' });
+    expect(termsRequests(engine.fake.requests, '_bulk')[0]!.query).toEqual({ refresh: 'wait_for' });
+    // The next call sees it.
+    expect(await engine.similarTerms(['moo'])).toEqual(['moon']);
+    const plain = openSearchOverFake();
+    await plain.putPages([page(b, 1, 'moon')]);
+    expect(termsRequests(plain.fake.requests, '_bulk')[0]!.query).toEqual({});
+  });
+
+  it('looks similar terms up by one _search of <index>-terms: the keys as a terms filter, the keyword order, at most maxSimilarTerms', async () => {
+    const engine = openSearchOverFake();
+    await engine.putPages([page(b, 1, 'moon mood moan sun')]);
+    expect(await engine.similarTerms(['moo', 'zzz', 'a*', 'moo', '"'])).toEqual(['mood', 'moon']);
+    const [search] = termsRequests(engine.fake.requests, '_search');
+    expect(search!.headers['content-type']).toBe('application/json');
+    expect(search!.query).toEqual({});
+    expect(JSON.parse(search!.body)).toEqual({
+      query: { bool: { filter: [{ terms: { keys: ['moo', 'zzz'] } }] } },
+      size: 2_000,
+      sort: [{ term: { order: 'asc' } }],
+      _source: ['term'],
+    });
+    expect(maxSimilarTerms).toBe(2_000);
+    // No key a term can be filed under: nothing sent. Out of contract: refused before sending.
+    const sent = engine.fake.requests.length;
+    expect(await engine.similarTerms([])).toEqual([]);
+    expect(await engine.similarTerms(['"', 'a*', 'A'])).toEqual([]);
+    await expect(engine.similarTerms(['m'.repeat(25)])).rejects.toThrow(RangeError);
+    expect(engine.fake.requests.length).toBe(sent);
+
+    // UTF-8 byte order (a keyword's), not UTF-16's: U+20000 after U+FF5A. At most 2,000 terms, the first in that order.
+    const many = Array.from({ length: 2_100 }, (_, i) => `qza${String.fromCodePoint(0x4e00 + i)}`);
+    await engine.putPages([page(b, 2, [...many, 'qza𠀀', 'qzaｚ'].join(' '))]);
+    const found = await engine.similarTerms(['qza']);
+    expect(found).toEqual(many.slice(0, 2_000));
+    expect(await engine.similarTerms(['qza𠀀', 'qzaｚ'])).toEqual(['qzaｚ', 'qza𠀀']);
+  });
+
+  it('answers no similar term before any index exists, without creating one (search-api may not)', async () => {
+    const engine = openSearchOverFake();
+    expect(await engine.similarTerms(['moo'])).toEqual([]);
+    expect(engine.fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /pages-terms/_search']);
+    expect(engine.fake.indexDefinition('pages-terms')).toBeUndefined();
+    engine.fake.failNext({ status: 500, type: 'unknown' });
+    await expect(engine.similarTerms(['moo'])).rejects.toMatchObject({ name: 'OpenSearchError', status: 500 });
+  });
+
+  it('sends a forgiving query as a bool of the words (minimum_should_match) and constant_score groups, each boosted above all below', async () => {
+    const engine = openSearchOverFake();
+    const words = (...alternatives: string[]) => ({ match: { stemmed: { query: alternatives.join(' '), operator: 'or' } } });
+    const group = (filter: unknown, boost: number) => ({ constant_score: { filter, boost } });
+    const body = (must: unknown, should?: unknown[], filter: unknown[] = []) => ({
+      query: { bool: { filter, must: [must], ...(should && { should }) } },
+      track_total_hits: true,
+      from: 0,
+      size: 10,
+      sort,
+      _source: ['bookTextId', 'pageNumber'],
+    });
+    await engine.search(
+      query({
+        mode: 'any',
+        terms: ['sun', 'moon', 'star'],
+        phraseFirst: ['sun', 'moon', 'star'],
+        view: { kind: 'public' },
+        forgiving: { words: [['sun'], ['moon', 'mood', '"'], ['star', 'a*']], minimumWords: 2, nearPhrases: [['sun', 'mood', 'star'], ['sun', '"'], ['sunmoon', 'star']] },
+      }),
+    );
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(
+      body(
+        { bool: { should: [words('sun'), words('moon', 'mood'), words('star')], minimum_should_match: 2 } },
+        [
+          group({ match_phrase: { exact: { query: 'sun moon star' } } }, 40_000),
+          group({ bool: { should: [{ match_phrase: { exact: { query: 'sun mood star' } } }, { match_phrase: { exact: { query: 'sunmoon star' } } }], minimum_should_match: 1 } }, 20_000),
+          group({ match: { stemmed: { query: 'sun moon star', operator: 'and' } } }, 10_000),
+          group({ bool: { must: [words('sun'), words('moon', 'mood'), words('star')] } }, 5_000),
+        ],
+        [{ term: { visibility: { value: 'public' } } }],
+      ),
+    );
+    expect(forgivingBoosts).toEqual({ phrase: 40_000, nearPhrase: 20_000, typed: 10_000, everyWord: 5_000 });
+
+    // A typed word that is no index term: no typed group; with no alternative left, out of the must and no every-word group.
+    await engine.search(query({ terms: ['sun', '"', 'star'], forgiving: { words: [['sun'], ['"'], ['star', 'stars']], minimumWords: 2, nearPhrases: [] } }));
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(body({ bool: { should: [words('sun'), words('star', 'stars')], minimum_should_match: 2 } }));
+    // One word, nothing to rank but the typed term and the word.
+    await engine.search(query({ terms: ['sun'], forgiving: { words: [['sun', 'sin']], minimumWords: 1, nearPhrases: [] } }));
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(
+      body({ bool: { should: [words('sun', 'sin')], minimum_should_match: 1 } }, [
+        group({ match: { stemmed: { query: 'sun', operator: 'and' } } }, 10_000),
+        group({ bool: { must: [words('sun', 'sin')] } }, 5_000),
+      ]),
+    );
+    // Fewer words left than a page must hold: no page can match, nothing sent.
+    const sent = engine.fake.requests.length;
+    expect(await engine.search(query({ terms: ['sun', '"', 'star'], forgiving: { words: [['sun'], ['"'], ['star']], minimumWords: 3, nearPhrases: [] } }))).toEqual({ total: 0, hits: [] });
+    expect(engine.fake.requests.length).toBe(sent);
+  });
+
+  it('keeps each group above everything below it whatever the BM25 of the must, and the largest query under 1,024 clauses', () => {
+    // A term scores less than its idf, at most ln(1 + (N − 0.5) / 1.5) for a shard of N ≤ 2^31 pages.
+    const mustBound = maxQueryTerms * maxAlternatives * Math.log(1 + (2 ** 31 - 0.5) / 1.5);
+    expect(mustBound).toBeLessThan(4_727);
+    const { everyWord, typed, nearPhrase, phrase } = forgivingBoosts;
+    expect(everyWord).toBeGreaterThan(mustBound);
+    expect(typed).toBeGreaterThan(everyWord + mustBound);
+    expect(nearPhrase).toBeGreaterThan(typed + everyWord + mustBound);
+    expect(phrase).toBeGreaterThan(nearPhrase + typed + everyWord + mustBound);
+    // Exact in float32, and the largest score's float32 step far under the least margin (273).
+    for (const boost of Object.values(forgivingBoosts)) expect(Math.fround(boost)).toBe(boost);
+    const highest = phrase + nearPhrase + typed + everyWord + mustBound;
+    expect(highest).toBeLessThan(2 ** 17); // float32's step there: 2^-7
+
+    // The largest forgiving query rules.ts allows, counted as Lucene 9 counts a rewritten query's
+    // clauses (IndexSearcher's visitor): one per term query, one per phrase query whatever its terms.
+    const distinct = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+    const typedTerms = distinct('w', maxQueryTerms);
+    const largest = searchBody(
+      query({
+        terms: typedTerms,
+        phraseFirst: typedTerms,
+        view: { kind: 'publicAndOwn', ownerId: 'user-1' },
+        bookTextId: 'bt-1',
+        language: 'ar',
+        forgiving: {
+          words: typedTerms.map((t) => [t, ...distinct(`${t}v`, maxAlternatives - 1)]),
+          minimumWords: 1,
+          nearPhrases: Array.from({ length: maxNearPhrases }, (_, i) => distinct(`p${i}t`, maxQueryTerms)),
+        },
+      }),
+    )!;
+    const clauses = (q: unknown): number => {
+      const [[kind, spec]] = Object.entries(q as Record<string, unknown>) as [[string, Record<string, unknown>]];
+      if (kind === 'term' || kind === 'terms' || kind === 'match_phrase') return 1;
+      if (kind === 'match') return (Object.values(spec)[0] as { query: string }).query.split(' ').length;
+      if (kind === 'constant_score') return clauses(spec.filter);
+      expect(kind).toBe('bool');
+      return ['filter', 'must', 'should', 'must_not'].reduce((n, occur) => n + ((spec[occur] as unknown[] | undefined) ?? []).reduce<number>((m, c) => m + clauses(c), 0), 0);
+    };
+    expect(clauses(largest.query)).toBe(4 + 224 + 1 + 48 + 32 + 224);
+    expect(clauses(largest.query)).toBeLessThan(1_024); // indices.query.bool.max_clause_count
+  });
+
+  it('ranks through the fake as OpenSearch scores it: the must’s BM25 plus the boosts of the groups a page is in', async () => {
+    const engine = openSearchOverFake();
+    await engine.putPages([page(b, 1, 'sun moon star'), page(b, 2, 'sun mood'), page(b, 3, 'star'), page(b, 4, 'rain')]);
+    const scoreOf = async (terms: string[]) => {
+      await engine.search(query({ mode: 'any', terms }));
+      return new Map(engine.fake.lastSearchHits().map((h) => [h.id, h.score]));
+    };
+    const [sun, moon, star] = [await scoreOf(['sun']), await scoreOf(['moon', 'mood']), await scoreOf(['star'])];
+    await engine.search(query({ mode: 'any', terms: ['sun', 'moon', 'star'], forgiving: { words: [['sun'], ['moon', 'mood'], ['star']], minimumWords: 2, nearPhrases: [['sun', 'mood']] } }));
+    const scored = engine.fake.lastSearchHits();
+    expect(scored.map((h) => h.id)).toEqual(['bt-1:2', 'bt-1:1']);
+    expect(scored[0]!.score).toBeCloseTo(sun.get('bt-1:2')! + moon.get('bt-1:2')! + forgivingBoosts.nearPhrase, 9);
+    expect(scored[1]!.score).toBeCloseTo(sun.get('bt-1:1')! + moon.get('bt-1:1')! + star.get('bt-1:1')! + forgivingBoosts.typed + forgivingBoosts.everyWord, 9);
   });
 });
 
@@ -932,6 +1216,74 @@ describe('the fake OpenSearch', () => {
     expect(await errors(bulkOf(entry.replace('"tags":["t"]', `"tags":["${'ب'.repeat(16_384)}"]`)))).toBe(true);
     // A page into the listing's index, or an entry into the pages', breaks the strict mapping.
     expect(await errors(send('/pages/_bulk', `{"index":{"_id":"b"}}\n${entry}\n`))).toBe(true);
+
+    // A forgiving search: a bool of matches with minimum_should_match, up to four constant_score groups.
+    const words = { bool: { should: [{ match: { stemmed: { query: 'x y', operator: 'or' } } }], minimum_should_match: 1 } };
+    const groups = [
+      { constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 40_000 } },
+      { constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 1 } }, boost: 20_000 } },
+      { constant_score: { filter: { match: { stemmed: { query: 'x', operator: 'and' } } }, boost: 10_000 } },
+      { constant_score: { filter: { bool: { must: [{ match: { stemmed: { query: 'x y', operator: 'or' } } }] } }, boost: 5_000 } },
+    ];
+    const forgiving = (must: unknown, should?: unknown[]) => ({ ...valid, query: { bool: { filter: [], must: [must], ...(should && { should }) } } });
+    expect((await send('/pages/_search', forgiving(words, groups))).status).toBe(200);
+    expect((await send('/pages/_search', forgiving(words))).status).toBe(200);
+    const invalidForgiving: unknown[] = [
+      forgiving(words, [...groups, groups[0]]),
+      forgiving(words, []),
+      forgiving({ bool: { ...words.bool, minimum_should_match: 0 } }),
+      forgiving({ bool: { ...words.bool, minimum_should_match: '50%' } }),
+      forgiving({ bool: { should: words.bool.should } }),
+      forgiving({ bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 1 } }),
+      forgiving({ bool: { ...words.bool, must: words.bool.should } }),
+      forgiving(words, [{ constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 2 } }, boost: 1 } }]),
+      forgiving(words, [{ constant_score: { filter: { bool: { must: [{ match_phrase: { exact: { query: 'x y' } } }] } }, boost: 1 } }]),
+      forgiving(words, [{ constant_score: { filter: words, boost: 1 } }]),
+      forgiving(words, [{ constant_score: { filter: { match: { userId: { query: 'x', operator: 'and' } } }, boost: 1 } }]),
+      // A plain must takes the phrase group only.
+      forgiving(valid.query.bool.must[0], [groups[1]]),
+    ];
+    for (const body of invalidForgiving) expect((await send('/pages/_search', body)).status, JSON.stringify(body)).toBe(400);
+
+    // The filed terms' index: create actions of a term and its keys, a search by keys sorted by term.
+    const term = (t: string, keys = [t]) => `{"create":{"_id":"${t}"}}\n${JSON.stringify({ term: t, keys })}\n`;
+    const terms = { query: { bool: { filter: [{ terms: { keys: ['abc'] } }] } }, size: 2_000, sort: [{ term: { order: 'asc' } }], _source: ['term'] };
+    expect(await errors(send('/pages-terms/_bulk', term('abc')))).toBe(false);
+    expect((await send('/pages-terms/_search', terms)).status).toBe(200);
+    const invalidTerms: unknown[] = [
+      { ...terms, from: 0 },
+      { ...terms, size: 10_001 },
+      { ...terms, track_total_hits: true },
+      { ...terms, sort: [{ term: { order: 'desc' } }] },
+      { ...terms, sort: [{ term: 'asc' }] },
+      { ...terms, sort: [{ keys: { order: 'asc' } }] },
+      { ...terms, _source: ['term', 'keys'] },
+      { ...terms, query: { bool: { filter: [{ terms: { keys: [] } }] } } },
+      { ...terms, query: { bool: { filter: [{ terms: { term: ['abc'] } }] } } },
+      { ...terms, query: { bool: { filter: [{ terms: { keys: ['abc'] } }, { terms: { keys: ['abd'] } }] } } },
+      { ...terms, query: { bool: { filter: [{ term: { keys: { value: 'abc' } } }] } } },
+    ];
+    for (const body of invalidTerms) expect((await send('/pages-terms/_search', body)).status, JSON.stringify(body)).toBe(400);
+    expect((await send('/pages-terms/_bulk', '{"create":{"_id":"abd","if_seq_no":1}}\n{"term":"abd","keys":["abd"]}\n')).status).toBe(400);
+    expect((await send('/pages-terms/_bulk', term('abd', []))).status).toBe(400);
+    expect((await send('/pages-terms/_bulk', '{"create":{"_id":"abd"}}\n{"term":"abd","keys":"abd"}\n')).status).toBe(400);
+    // A term into the pages' index breaks its strict mapping; the terms' index takes no page.
+    expect(await errors(send('/pages/_bulk', term('abd')))).toBe(true);
+    expect(await errors(send('/pages-terms/_bulk', `{"create":{"_id":"b"}}\n${entry}\n`))).toBe(true);
+  });
+
+  it('answers a create of an id there 409 (version_conflict_engine_exception), as OpenSearch does, and leaves the document', async () => {
+    const engine = openSearchOverFake();
+    await engine.ensureIndex();
+    const body = (keys: string[]) => `{"create":{"_id":"moon"}}\n${JSON.stringify({ term: 'moon', keys })}\n`;
+    const items = async (keys: string[]) => {
+      const answer = await engine.fake.rawSigned('POST', '/pages-terms/_bulk', body(keys), 'application/x-ndjson');
+      expect(answer.status).toBe(200);
+      return (await answer.json()) as { errors: boolean; items: { create: { status: number; result?: string; error?: { type: string } } }[] };
+    };
+    expect(await items(['moon'])).toMatchObject({ errors: false, items: [{ create: { status: 201, result: 'created' } }] });
+    expect(await items(['other'])).toMatchObject({ errors: true, items: [{ create: { status: 409, error: { type: 'version_conflict_engine_exception' } } }] });
+    expect(engine.fake.documents('pages-terms').get('moon')).toEqual({ term: 'moon', keys: ['moon'] });
   });
 });
 

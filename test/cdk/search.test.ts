@@ -166,37 +166,48 @@ describe('the OpenSearch domain', () => {
 describe('who may do what on the domain', () => {
   // The pages index, and the catalogue listing's beside it (lib/adapters/opensearch/index-names.ts).
   const indexes = ['pages', 'pages-books'];
+  /** The filed terms' index (similar terms), beside them. */
+  const terms = 'pages-terms';
   const searchApiActions = (s: Synth) =>
-    indexes.flatMap((index) => [`es:ESHttpHead ${domainArn(s)}/${index}`, `es:ESHttpPost ${domainArn(s)}/${index}/_search`]).sort();
-  /** Read after write's writes (lib/search/read-after-write.ts), and the listing's searches. */
+    [...indexes, terms].flatMap((index) => [`es:ESHttpHead ${domainArn(s)}/${index}`, `es:ESHttpPost ${domainArn(s)}/${index}/_search`]).sort();
+  /** Filing terms (putPages): HEAD and PUT the index, POST its _bulk; no _mapping, no update, no delete, no search. */
+  const filingTerms = (s: Synth) => [`es:ESHttpHead ${domainArn(s)}/${terms}`, `es:ESHttpPut ${domainArn(s)}/${terms}`, `es:ESHttpPost ${domainArn(s)}/${terms}/_bulk`];
+  /** Read after write's writes (lib/search/read-after-write.ts), the terms of its pages, and the listing's searches. */
   const writePathActions = (s: Synth) =>
     [
       ...['es:ESHttpHead', 'es:ESHttpPut'].flatMap((a) => indexes.flatMap((index) => [`${a} ${domainArn(s)}/${index}`, `${a} ${domainArn(s)}/${index}/_mapping`])),
       ...indexes.flatMap((index) => [`es:ESHttpPost ${domainArn(s)}/${index}/_bulk`, `es:ESHttpPost ${domainArn(s)}/${index}/_update_by_query`]),
       `es:ESHttpPost ${domainArn(s)}/pages-books/_search`,
+      ...filingTerms(s),
     ].sort();
   const writePathRoles: readonly DeployedFunction[] = ['ocr-api', 'ocr-callbacks'];
   const searchRoles: readonly DeployedFunction[] = ['search-api', 'search-indexer', ...writePathRoles];
   const indexerActions = (s: Synth) =>
-    ['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'].flatMap((a) => indexes.flatMap((index) => [`${a} ${domainArn(s)}/${index}`, `${a} ${domainArn(s)}/${index}/*`])).sort();
+    [
+      ...['es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'].flatMap((a) => indexes.flatMap((index) => [`${a} ${domainArn(s)}/${index}`, `${a} ${domainArn(s)}/${index}/*`])),
+      ...filingTerms(s),
+    ].sort();
 
-  it('lets search-api only search the pages and listing indexes (HEAD each, POST _search): no PUT, no _bulk, no by-query writes', () => {
+  it('lets search-api only search the pages, listing and terms indexes (HEAD each, POST _search): no PUT, no _bulk, no by-query writes', () => {
     for (const s of [plain, sized]) {
       expect(pairs(esStatements(s, 'search-api'))).toEqual(searchApiActions(s));
       const all = pairs(esStatements(s, 'search-api')).join('\n');
-      expect(all).not.toMatch(/ESHttpPut|ESHttpDelete|ESHttpPatch|ESHttpGet|_bulk|_by_query|\/pages(-books)?\/\*/);
+      expect(all).not.toMatch(/ESHttpPut|ESHttpDelete|ESHttpPatch|ESHttpGet|_bulk|_by_query|\/pages(-books|-terms)?\/\*/);
     }
   });
 
-  it('lets search-indexer HEAD, PUT and POST the pages and listing indexes and under them, and nothing else of the domain', () => {
-    for (const s of [plain, sized]) expect(pairs(esStatements(s, 'search-indexer'))).toEqual(indexerActions(s));
+  it('lets search-indexer HEAD, PUT and POST the pages and listing indexes and under them, and file terms (HEAD, PUT, POST _bulk), and nothing else of the domain', () => {
+    for (const s of [plain, sized]) {
+      expect(pairs(esStatements(s, 'search-indexer'))).toEqual(indexerActions(s));
+      expect(pairs(esStatements(s, 'search-indexer')).filter((p) => p.includes(`/${terms}`))).toEqual(filingTerms(s).sort());
+    }
   });
 
-  it('lets ocr-api and ocr-callbacks write what they change (_bulk, _update_by_query), create an index or add its fields, and search the listing: no delete, no search of the pages', () => {
+  it('lets ocr-api and ocr-callbacks write what they change (_bulk, _update_by_query), create an index or add its fields, file terms, and search the listing: no delete, no search of the pages or terms', () => {
     for (const s of [plain, sized]) {
       for (const name of writePathRoles) {
         expect(pairs(esStatements(s, name)), name).toEqual(writePathActions(s));
-        expect(pairs(esStatements(s, name)).join('\n'), name).not.toMatch(/_delete_by_query|ESHttpDelete|ESHttpGet|\/pages\/_search|\/\*/);
+        expect(pairs(esStatements(s, name)).join('\n'), name).not.toMatch(/_delete_by_query|ESHttpDelete|ESHttpGet|\/pages(-terms)?\/_search|\/\*|pages-terms\/_(mapping|update_by_query)/);
       }
     }
   });
@@ -403,6 +414,8 @@ describe('search and cdk-nag', () => {
       const indexPaths = `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:es:<AWS::Region>:<AWS::AccountId>:domain/${plain.stack.search.domainName}/${index}/*]`;
       expect(found.get(indexPaths), index).toMatch(/pages index and the catalogue listing’s index/);
     }
+    // The filed terms' index is granted by exact paths: no wildcard, nothing to acknowledge.
+    expect([...found.keys()].filter((id) => id.includes('pages-terms'))).toEqual([]);
     // The encryption, HTTPS, anonymous-access and slow-log rules pass without any acknowledgement.
     for (const id of ['AwsSolutions-OS2', 'AwsSolutions-OS5', 'AwsSolutions-OS8', 'AwsSolutions-OS9']) expect(found.has(id), id).toBe(false);
   });

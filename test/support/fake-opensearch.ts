@@ -10,22 +10,31 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  * OpenSearch refuses what it cannot parse), so a test through it checks the adapter's requests too.
  *
  * - `HEAD /{index}`, `PUT /{index}` (settings and mappings: keyword, integer, long, and text with the
- *   `whitespace` analyzer and a BM25 similarity; `dynamic: strict`), `PUT /{index}/_mapping` (new
- *   fields added to an index; a field mapped already must be mapped the same);
- * - `POST /{index}/_bulk` (NDJSON actions with an `_id`: `index`, followed by a page document or a
- *   listing entry: keywords, `tags` and `categories` arrays of keywords, revisions as longs; `update`,
- *   followed by a script, its `upsert` and `scripted_upsert`), a keyword of more than 32,766 bytes of
- *   UTF-8 refused as Lucene refuses an immense term;
+ *   `whitespace` analyzer and a BM25 similarity; `dynamic: strict`; `max_result_window` or its default,
+ *   10,000), `PUT /{index}/_mapping` (new fields added to an index; a field mapped already must be
+ *   mapped the same);
+ * - `POST /{index}/_bulk` (NDJSON actions with an `_id`: `index`, followed by a page document, a
+ *   listing entry (keywords, `tags` and `categories` arrays of keywords, revisions as longs) or a filed
+ *   term (`term`, and `keys` an array of keywords); `create`, followed by one of those, which for an
+ *   id there writes nothing and answers 409 version_conflict_engine_exception, as OpenSearch does;
+ *   `update`, followed by a script, its `upsert` and `scripted_upsert`), a keyword of more than 32,766
+ *   bytes of UTF-8 refused as Lucene refuses an immense term;
  * - `POST /{index}/_search` of pages: `bool` with `filter` (`term`, and `bool.should` of `term`s
- *   with `minimum_should_match: 1`), one `must` (`match` with `operator` and/or, or
- *   `match_phrase`) and at most one `should`, a `constant_score` of a `match_phrase` filter (with a
- *   `must`, a `should` need not match: it only adds its boost to the score of the pages it matches),
- *   `track_total_hits: true`, `from`/`size` (within `max_result_window`), the sort `_score` desc,
- *   `bookTextId` asc, `pageNumber` asc, `_source` of those two fields;
+ *   with `minimum_should_match: 1`) and one `must`, either plain (a `match` with `operator` and/or, or a
+ *   `match_phrase`; at most one `should`, a `constant_score` of a `match_phrase` filter) or forgiving (a
+ *   `bool` of `match`es, `should` with an integer `minimum_should_match`; up to four `should`s, each a
+ *   `constant_score` of a `match_phrase`, of a `match`, of a `bool` of `match_phrase` `should`s with
+ *   `minimum_should_match: 1`, or of a `bool` of `match` `must`s), `track_total_hits: true`,
+ *   `from`/`size` (within `max_result_window`), the sort `_score` desc, `bookTextId` asc, `pageNumber`
+ *   asc, `_source` of those two fields. With a `must`, a `should` need not match: it only adds its
+ *   score to the pages it matches;
  * - `POST /{index}/_search` of the listing: `bool` with `filter` only (those clauses, and `terms`
  *   of `tags` or `categories`: any value of the array among the filter's), `track_total_hits: true`,
  *   `from`/`size`, one sort on a single-valued keyword field of the mapping, asc or desc, by its
  *   UTF-8 bytes (Lucene's order), `_source` of `bookTextId`;
+ * - `POST /{index}/_search` of filed terms: `bool` with one `filter`, a `terms` of `keys`, `size` (no
+ *   `from`, no `track_total_hits`: the total is exact up to 10,000, `gte` past it, OpenSearch's
+ *   default), the sort `term` asc (UTF-8 bytes), `_source` of `term`;
  * - `POST /{index}/_update_by_query?conflicts=proceed&refresh=true` with a `bool` of `filter` (keyword
  *   `term`s) and `must_not` (a `range` `gt` of a revision, or a `bool` of `filter`s of `term`s, a
  *   revision's among them) and a script;
@@ -42,8 +51,10 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  * term, avgdl the field's mean length; a document's length dl as Lucene stores it, in one byte
  * (SmallFloat.intToByte4: exact up to 40 terms, rounded down to 4 significant bits beyond). A phrase scores as one term whose
  * frequency is the phrase's and whose idf is the sum of its terms'. `match` sums its terms' scores,
- * a `bool` its `must`'s and its matching `should`s' (a `constant_score`: its boost), in doubles
- * (Lucene: float32, so Lucene ties some scores the fake tells apart).
+ * a `bool` its `must`s' and its matching `should`s' (matching when every `must` and at least
+ * `minimum_should_match` `should`s match; with a `must` and no `minimum_should_match`, none need), a
+ * `constant_score` its boost (1 by default), in doubles (Lucene: float32, so Lucene ties some scores
+ * the fake tells apart).
  * Unlike Lucene the statistics never count deleted documents (Lucene does until segments merge), and
  * a write is searchable at once (OpenSearch: after the next refresh).
  *
@@ -84,23 +95,46 @@ export const FilterClause = v.union([
 /** `terms`: any value of the listing entry's array among these (non-empty). */
 export const TermsQuery = v.strictObject({ terms: oneField(['tags', 'categories'] as const, v.pipe(v.array(text), v.minLength(1))) });
 export const BookFilterClause = v.union([FilterClause, TermsQuery]);
-export const MatchClause = v.union([
-  v.strictObject({ match: oneField(textFields, v.strictObject({ query: text, operator: v.picklist(['and', 'or']) })) }),
-  v.strictObject({ match_phrase: oneField(textFields, v.strictObject({ query: text })) }),
-]);
+export const Match = v.strictObject({ match: oneField(textFields, v.strictObject({ query: text, operator: v.picklist(['and', 'or']) })) });
+export const MatchPhrase = v.strictObject({ match_phrase: oneField(textFields, v.strictObject({ query: text })) });
+export const MatchClause = v.union([Match, MatchPhrase]);
+
+const boost = v.optional(v.pipe(v.number(), v.minValue(0)));
 
 /** A `should` scoring its boost for each document the filter matches (`boost` defaults to 1). */
-export const ConstantScoreClause = v.strictObject({
+export const ConstantScoreClause = v.strictObject({ constant_score: v.strictObject({ filter: MatchPhrase, boost }) });
+
+/**
+ * A forgiving query's `must`: a `bool` of `match`es (a word's alternatives each), at least
+ * `minimum_should_match` of them matching (more than there are: none matches).
+ */
+export const WordsClause = v.strictObject({
+  bool: v.strictObject({ should: v.pipe(v.array(Match), v.minLength(1)), minimum_should_match: v.pipe(count, v.minValue(1)) }),
+});
+
+/**
+ * A forgiving query's ranking group: a `constant_score` of a phrase, of any of several phrases (a
+ * `bool` of `should`s, `minimum_should_match: 1`), of a `match`, or of every one of several (`must`).
+ */
+export const GroupClause = v.strictObject({
   constant_score: v.strictObject({
-    filter: v.strictObject({ match_phrase: oneField(textFields, v.strictObject({ query: text })) }),
-    boost: v.optional(v.pipe(v.number(), v.minValue(0))),
+    filter: v.union([
+      MatchPhrase,
+      Match,
+      v.strictObject({ bool: v.strictObject({ should: v.pipe(v.array(MatchPhrase), v.minLength(1)), minimum_should_match: v.literal(1) }) }),
+      v.strictObject({ bool: v.strictObject({ must: v.pipe(v.array(Match), v.minLength(1)) }) }),
+    ]),
+    boost,
   }),
 });
 
-/** `POST /{index}/_search`. */
+/** `POST /{index}/_search` of pages: a plain query (one match, at most one phrase `should`), or a forgiving one (the words, up to four groups). */
 export const SearchRequest = v.strictObject({
   query: v.strictObject({
-    bool: v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([MatchClause]), should: v.optional(v.strictTuple([ConstantScoreClause])) }),
+    bool: v.union([
+      v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([MatchClause]), should: v.optional(v.strictTuple([ConstantScoreClause])) }),
+      v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([WordsClause]), should: v.optional(v.pipe(v.array(GroupClause), v.minLength(1), v.maxLength(4))) }),
+    ]),
   }),
   track_total_hits: v.literal(true),
   from: count,
@@ -121,6 +155,14 @@ export const BookSearchRequest = v.strictObject({
   size: v.pipe(count, v.minValue(1)),
   sort: v.strictTuple([oneField(['byDate', 'byName', 'byPages'] as const, v.strictObject({ order: v.picklist(['asc', 'desc']) }))]),
   _source: v.strictTuple([v.literal('bookTextId')]),
+});
+
+/** `POST /{index}/_search` of filed terms: those filed under any of the keys, by the term's keyword order; no total asked for. */
+export const TermsSearchRequest = v.strictObject({
+  query: v.strictObject({ bool: v.strictObject({ filter: v.strictTuple([v.strictObject({ terms: v.strictObject({ keys: v.pipe(v.array(text), v.minLength(1)) }) })]) }) }),
+  size: v.pipe(count, v.minValue(1)),
+  sort: v.strictTuple([v.strictObject({ term: v.strictObject({ order: v.literal('asc') }) })]),
+  _source: v.strictTuple([v.literal('term')]),
 });
 
 /** A painless script: its source must be one of `scripts` (below), which checks its params. */
@@ -156,7 +198,7 @@ export const CreateIndexRequest = v.strictObject({
       number_of_shards: v.pipe(count, v.minValue(1)),
       number_of_replicas: count,
       refresh_interval: v.pipe(v.string(), v.regex(/^\d+(ms|s|m)$/)),
-      max_result_window: v.pipe(count, v.minValue(1)),
+      max_result_window: v.optional(v.pipe(count, v.minValue(1))),
       similarity: v.optional(v.record(v.string(), v.strictObject({ type: v.literal('BM25'), k1: v.number(), b: v.number() }))),
     }),
   }),
@@ -170,6 +212,7 @@ const documentId = v.pipe(v.string(), v.minLength(1), v.maxBytes(512));
 /** A `_bulk` action line. */
 export const BulkAction = v.union([
   v.strictObject({ index: v.strictObject({ _id: documentId }) }),
+  v.strictObject({ create: v.strictObject({ _id: documentId }) }),
   v.strictObject({ update: v.strictObject({ _id: documentId, retry_on_conflict: v.optional(count) }) }),
 ]);
 
@@ -209,7 +252,10 @@ export const BookDocument = v.strictObject({
   rev: v.optional(revision),
 });
 
-const AnyDocument = v.union([PageDocument, BookDocument]);
+/** A `_bulk` document line: a filed term, and the keys it is filed under. */
+export const TermDocument = v.strictObject({ term: text, keys: v.pipe(v.array(text), v.minLength(1)) });
+
+const AnyDocument = v.union([PageDocument, BookDocument, TermDocument]);
 
 /** The query parameters each route takes (values allowed); any other is refused. */
 const routeParameters: Record<string, Record<string, readonly string[]>> = {
@@ -228,7 +274,14 @@ const requiredParameters: Record<string, readonly string[]> = { _update_by_query
 
 type PageDoc = v.InferOutput<typeof PageDocument>;
 type BookDoc = v.InferOutput<typeof BookDocument>;
-type Doc = PageDoc | BookDoc;
+type TermDoc = v.InferOutput<typeof TermDocument>;
+type Doc = PageDoc | BookDoc | TermDoc;
+/** A stored document as a test reads it: the fields of whichever kind it is. */
+export type StoredDocument = Partial<PageDoc & BookDoc & TermDoc>;
+/** OpenSearch's `index.max_result_window` when an index's settings leave it out. */
+const defaultResultWindow = 10_000;
+/** How many hits a search counts exactly when it does not ask for `track_total_hits` (OpenSearch's default). */
+const defaultTrackTotalHits = 10_000;
 /** Lucene's longest term (IndexWriter.MAX_TERM_LENGTH), in bytes of UTF-8. */
 const maxTermBytes = 32_766;
 type Mapping = v.InferOutput<typeof CreateIndexRequest>;
@@ -366,9 +419,9 @@ export class FakeOpenSearch {
     this.store(this.index(index), id, doc);
   }
 
-  /** The stored page documents of an index, by id. */
-  documents(index: string): Map<string, Doc> {
-    return new Map([...(this.indexes.get(index)?.docs ?? [])].map(([id, d]) => [id, structuredClone(d.source)]));
+  /** The stored documents of an index (pages, listing entries or filed terms), by id. */
+  documents(index: string): Map<string, StoredDocument> {
+    return new Map([...(this.indexes.get(index)?.docs ?? [])].map(([id, d]) => [id, structuredClone(d.source) as StoredDocument]));
   }
 
   /** What the fake indexed from a `PUT /{index}`. */
@@ -405,10 +458,11 @@ export class FakeOpenSearch {
         return this.bulk(this.index(name), request.body);
       case '_search': {
         const index = this.index(name);
-        // A search of pages scores (a `must`); a listing's only filters.
+        // A search of pages scores (a `must`); a listing's only filters, counting them; filed terms' are not counted.
         const bool = (json as { query?: { bool?: object } } | undefined)?.query?.bool;
         if (bool && 'must' in bool) return this.search(index, parse(SearchRequest, json));
-        return this.searchBooks(index, parse(BookSearchRequest, json));
+        if (json !== null && typeof json === 'object' && 'track_total_hits' in json) return this.searchBooks(index, parse(BookSearchRequest, json));
+        return this.searchTerms(index, parse(TermsSearchRequest, json));
       }
       case '_update_by_query':
         return this.updateByQuery(this.index(name), parse(UpdateByQueryRequest, json));
@@ -460,12 +514,15 @@ export class FakeOpenSearch {
     if (!body.endsWith('\n')) throw new Refused(400, 'illegal_argument_exception', 'The bulk request must be terminated by a newline [\\n]');
     const lines = body.slice(0, -1).split('\n');
     if (lines.length % 2 !== 0) throw new Refused(400, 'illegal_argument_exception', 'Malformed action/metadata line');
-    type Write = { kind: 'index'; id: string; doc: Doc; line: unknown } | { kind: 'update'; id: string; update: v.InferOutput<typeof BulkUpdate>; line: unknown };
+    type Write =
+      | { kind: 'index' | 'create'; id: string; doc: Doc; line: unknown }
+      | { kind: 'update'; id: string; update: v.InferOutput<typeof BulkUpdate>; line: unknown };
     const writes: Write[] = [];
     for (let i = 0; i < lines.length; i += 2) {
       const action = parse(BulkAction, parseLine(lines[i]!));
       const line = parseLine(lines[i + 1]!);
       if ('index' in action) writes.push({ kind: 'index', id: action.index._id, doc: parse(AnyDocument, line), line });
+      else if ('create' in action) writes.push({ kind: 'create', id: action.create._id, doc: parse(AnyDocument, line), line });
       else writes.push({ kind: 'update', id: action.update._id, update: parse(BulkUpdate, line), line });
     }
     let errors = false;
@@ -476,7 +533,9 @@ export class FakeOpenSearch {
       let error = this.bulkItemError?.(id, write.line);
       if (!error) {
         try {
-          result = kind === 'index' ? this.indexDocument(index, id, write.doc) : this.updateDocument(index, id, write.update);
+          if (write.kind === 'update') result = this.updateDocument(index, id, write.update);
+          else if (write.kind === 'create') result = this.createDocument(index, id, write.doc);
+          else result = this.indexDocument(index, id, write.doc);
         } catch (e) {
           if (!(e instanceof Refused)) throw e;
           error = { status: e.status, type: e.type, reason: e.message };
@@ -490,6 +549,14 @@ export class FakeOpenSearch {
       }
     }
     return { status: 200, json: { took: 1, errors, items } };
+  }
+
+  /** A `create` item: the document unless one of that id is there (409, as OpenSearch answers). */
+  private createDocument(index: Index, id: string, doc: Doc) {
+    const held = index.docs.get(id);
+    if (held) throw new Refused(409, 'version_conflict_engine_exception', `[${id}]: version conflict, document already exists (current version [${held.seqNo}])`);
+    this.store(index, id, doc);
+    return { result: 'created' as const, status: 201 };
   }
 
   private indexDocument(index: Index, id: string, doc: Doc) {
@@ -523,45 +590,43 @@ export class FakeOpenSearch {
   }
 
   private search(index: Index, body: v.InferOutput<typeof SearchRequest>) {
-    if (body.from + body.size > index.settings.max_result_window) {
-      throw new Refused(400, 'search_phase_execution_exception', `Result window is too large, from + size must be less than or equal to: [${index.settings.max_result_window}]`);
-    }
+    checkWindow(index, body.from + body.size);
     const bool = body.query.bool;
     const matches: { id: string; doc: Stored; score: number }[] = [];
-    const scorer = this.scorer(index, bool.must[0]);
-    // A bool's score is the sum of its matching must and should clauses' scores (filters score 0).
-    const should = bool.should?.map(({ constant_score: { filter, boost = 1 } }) => ({ matches: this.scorer(index, filter), boost })) ?? [];
+    const statistics = new Map<string, FieldStatistics>();
+    const must = this.scorer(index, bool.must[0], statistics);
+    // A bool's score is the sum of its matching must and should clauses' scores (filters score 0);
+    // with a must, no should needs to match.
+    const should = (bool.should ?? []).map((clause) => this.scorer(index, clause, statistics));
     for (const [id, doc] of index.docs) {
       if (!bool.filter.every((clause) => filterMatches(clause, doc.source))) continue;
-      const score = scorer(doc);
+      const score = must(doc);
       if (score === undefined) continue;
-      matches.push({ id, doc, score: should.reduce((sum, clause) => sum + (clause.matches(doc) === undefined ? 0 : clause.boost), score) });
+      matches.push({ id, doc, score: should.reduce((sum, clause) => sum + (clause(doc) ?? 0), score) });
     }
-    const pageNumber = (doc: Stored) => (doc.source as PageDoc).pageNumber;
+    const page = (doc: Stored) => doc.source as PageDoc;
     matches.sort(
       (a, b) =>
         b.score - a.score ||
-        Buffer.compare(Buffer.from(a.doc.source.bookTextId), Buffer.from(b.doc.source.bookTextId)) ||
-        pageNumber(a.doc) - pageNumber(b.doc),
+        Buffer.compare(Buffer.from(page(a.doc).bookTextId), Buffer.from(page(b.doc).bookTextId)) ||
+        page(a.doc).pageNumber - page(b.doc).pageNumber,
     );
-    const page = matches.slice(body.from, body.from + body.size);
-    this.lastHits = page.map(({ id, score }) => ({ id, score }));
+    const window = matches.slice(body.from, body.from + body.size);
+    this.lastHits = window.map(({ id, score }) => ({ id, score }));
     return searchAnswer(
       matches.length,
-      page.map(({ id, doc, score }) => ({
+      window.map(({ id, doc, score }) => ({
         _index: index.name,
         _id: id,
         _score: score,
-        _source: { bookTextId: doc.source.bookTextId, pageNumber: pageNumber(doc) },
-        sort: [score, doc.source.bookTextId, pageNumber(doc)],
+        _source: { bookTextId: page(doc).bookTextId, pageNumber: page(doc).pageNumber },
+        sort: [score, page(doc).bookTextId, page(doc).pageNumber],
       })),
     );
   }
 
   private searchBooks(index: Index, body: v.InferOutput<typeof BookSearchRequest>) {
-    if (body.from + body.size > index.settings.max_result_window) {
-      throw new Refused(400, 'search_phase_execution_exception', `Result window is too large, from + size must be less than or equal to: [${index.settings.max_result_window}]`);
-    }
+    checkWindow(index, body.from + body.size);
     const [[field, { order }]] = Object.entries(body.sort[0]) as [[string, { order: 'asc' | 'desc' }]];
     if (index.mappings.properties[field]?.type !== 'keyword') throw new Refused(400, 'search_phase_execution_exception', `No mapping found for [${field}] in order to sort on`);
     const matches: { id: string; key: string }[] = [];
@@ -577,29 +642,80 @@ export class FakeOpenSearch {
     const page = matches.slice(body.from, body.from + body.size);
     return searchAnswer(
       matches.length,
-      page.map(({ id, key }) => ({ _index: index.name, _id: id, _score: null, _source: { bookTextId: index.docs.get(id)!.source.bookTextId }, sort: [key] })),
+      page.map(({ id, key }) => ({ _index: index.name, _id: id, _score: null, _source: { bookTextId: (index.docs.get(id)!.source as BookDoc).bookTextId }, sort: [key] })),
     );
   }
 
-  /** The BM25 score of a document for a match clause, undefined when it does not match. */
-  private scorer(index: Index, clause: v.InferOutput<typeof MatchClause>): (doc: Stored) => number | undefined {
+  /**
+   * A search of filed terms: those whose `keys` hold any of the filter's, by the term's UTF-8 bytes (a
+   * keyword's order), the first `size`. Not asked for `track_total_hits`, the total is exact up to
+   * 10,000 and a lower bound (`gte`) past it, as OpenSearch counts by default.
+   */
+  private searchTerms(index: Index, body: v.InferOutput<typeof TermsSearchRequest>) {
+    checkWindow(index, body.size);
+    if (index.mappings.properties.term?.type !== 'keyword') throw new Refused(400, 'search_phase_execution_exception', 'No mapping found for [term] in order to sort on');
+    const matches: { id: string; key: string }[] = [];
+    for (const [id, doc] of index.docs) {
+      if (!body.query.bool.filter.every((clause) => filterMatches(clause, doc.source))) continue;
+      const key = (doc.source as Record<string, unknown>).term;
+      if (typeof key !== 'string') throw new Refused(400, 'illegal_argument_exception', 'the fake sorts on single-valued keywords only [term]');
+      matches.push({ id, key });
+    }
+    matches.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)) || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id)));
+    return searchAnswer(
+      Math.min(matches.length, defaultTrackTotalHits),
+      matches.slice(0, body.size).map(({ id, key }) => ({ _index: index.name, _id: id, _score: null, _source: { term: key }, sort: [key] })),
+      matches.length > defaultTrackTotalHits ? 'gte' : 'eq',
+    );
+  }
+
+  /**
+   * The score of a document for a scoring clause, undefined when it does not match: a `match` or
+   * `match_phrase` its BM25; a `bool` the sum of its matching clauses' (every `must` matching, at least
+   * `minimum_should_match` of its `should`s); a `constant_score` its boost. Each text field's
+   * statistics are read once per search (`statistics`).
+   */
+  private scorer(index: Index, clause: ScoringClause, statistics: Map<string, FieldStatistics>): (doc: Stored) => number | undefined {
+    if ('constant_score' in clause) {
+      const { filter, boost = 1 } = clause.constant_score;
+      const matches = this.scorer(index, filter, statistics);
+      return (doc) => (matches(doc) === undefined ? undefined : boost);
+    }
+    if ('bool' in clause) {
+      const bool = clause.bool;
+      if ('must' in bool) {
+        const must = bool.must.map((c) => this.scorer(index, c, statistics));
+        return (doc) => {
+          let sum = 0;
+          for (const scorer of must) {
+            const score = scorer(doc);
+            if (score === undefined) return undefined;
+            sum += score;
+          }
+          return sum;
+        };
+      }
+      const should = bool.should.map((c) => this.scorer(index, c, statistics));
+      return (doc) => {
+        let sum = 0;
+        let matched = 0;
+        for (const scorer of should) {
+          const score = scorer(doc);
+          if (score === undefined) continue;
+          matched++;
+          sum += score;
+        }
+        return matched >= bool.minimum_should_match ? sum : undefined;
+      };
+    }
     const [[field, spec]] = Object.entries('match' in clause ? clause.match : clause.match_phrase) as [[string, { query: string; operator?: 'and' | 'or' }]];
     const mapping = index.mappings.properties[field];
     if (mapping?.type !== 'text') throw new Refused(400, 'query_shard_exception', `field [${field}] is not a text field`);
     const similarity = mapping.similarity === undefined ? { k1: 1.2, b: 0.75 } : index.settings.similarity![mapping.similarity]!;
     const terms = whitespaceTokens(spec.query);
-    // Statistics over the documents that have the field (Lucene's docCount, sumTotalTermFreq, docFreq).
-    let docCount = 0;
-    let totalLength = 0;
-    const docFreq = new Map<string, number>();
-    for (const doc of index.docs.values()) {
-      const tokens = doc.tokens[field] ?? [];
-      if (tokens.length === 0) continue;
-      docCount++;
-      totalLength += tokens.length;
-      for (const t of new Set(tokens)) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
-    }
-    const avgdl = docCount === 0 ? 1 : totalLength / docCount;
+    let stats = statistics.get(field);
+    if (!stats) statistics.set(field, (stats = fieldStatistics(index, field)));
+    const { docCount, avgdl, docFreq } = stats;
     const idf = (t: string) => {
       const n = docFreq.get(t) ?? 0;
       return Math.log(1 + (docCount - n + 0.5) / (n + 0.5));
@@ -688,8 +804,42 @@ export class FakeOpenSearch {
 }
 
 type TermClause = v.InferOutput<typeof TermQuery>;
+/** What scores (or only matches) in a search of pages: its `must`, its `should`s and what they hold. */
+type ScoringClause =
+  | v.InferOutput<typeof MatchClause>
+  | v.InferOutput<typeof ConstantScoreClause>
+  | v.InferOutput<typeof WordsClause>
+  | v.InferOutput<typeof GroupClause>
+  | v.InferOutput<typeof GroupClause>['constant_score']['filter'];
 type RevisionTermClause = v.InferOutput<typeof RevisionTermQuery>;
 type RangeClause = v.InferOutput<typeof RangeQuery>;
+
+/** Lucene's statistics of a text field over the documents that have it: docCount, the mean length (sumTotalTermFreq / docCount), docFreq per term. */
+interface FieldStatistics {
+  docCount: number;
+  avgdl: number;
+  docFreq: Map<string, number>;
+}
+
+function fieldStatistics(index: Index, field: string): FieldStatistics {
+  let docCount = 0;
+  let totalLength = 0;
+  const docFreq = new Map<string, number>();
+  for (const doc of index.docs.values()) {
+    const tokens = doc.tokens[field] ?? [];
+    if (tokens.length === 0) continue;
+    docCount++;
+    totalLength += tokens.length;
+    for (const t of new Set(tokens)) docFreq.set(t, (docFreq.get(t) ?? 0) + 1);
+  }
+  return { docCount, avgdl: docCount === 0 ? 1 : totalLength / docCount, docFreq };
+}
+
+/** A search reaching past the index's result window (from + size) is refused, as OpenSearch refuses it. */
+function checkWindow(index: Index, reach: number): void {
+  const window = index.settings.max_result_window ?? defaultResultWindow;
+  if (reach > window) throw new Refused(400, 'search_phase_execution_exception', `Result window is too large, from + size must be less than or equal to: [${window}]`);
+}
 
 /** A text field's similarity must be one the index's settings define. */
 function checkSimilarities(properties: Mapping['mappings']['properties'], settings: Mapping['settings']['index']): void {
@@ -706,7 +856,7 @@ const keywordValues = (doc: Doc, field: string): unknown[] => {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 };
 
-function filterMatches(clause: v.InferOutput<typeof BookFilterClause> | RevisionTermClause | RangeClause, doc: Doc): boolean {
+function filterMatches(clause: v.InferOutput<typeof BookFilterClause> | RevisionTermClause | RangeClause | { terms: Record<string, string[]> }, doc: Doc): boolean {
   if ('bool' in clause) return clause.bool.should.filter((c) => filterMatches(c, doc)).length >= clause.bool.minimum_should_match;
   if ('range' in clause) {
     const [[field, { gt }]] = Object.entries(clause.range) as [[string, { gt: number }]];
@@ -956,15 +1106,15 @@ export function openSearchOverFake(options: Partial<OpenSearchEngineOptions> = {
   return Object.assign(engine, { fake });
 }
 
-/** A `_search` answer as OpenSearch gives it: one shard, the exact total, the window's hits. */
-function searchAnswer(total: number, hits: unknown[]) {
+/** A `_search` answer as OpenSearch gives it: one shard, the total (exact unless `gte`), the window's hits. */
+function searchAnswer(total: number, hits: unknown[], relation: 'eq' | 'gte' = 'eq') {
   return {
     status: 200,
     json: {
       took: 1,
       timed_out: false,
       _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
-      hits: { total: { value: total, relation: 'eq' }, max_score: null, hits },
+      hits: { total: { value: total, relation }, max_score: null, hits },
     },
   };
 }

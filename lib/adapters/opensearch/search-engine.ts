@@ -5,8 +5,21 @@ import { onceAsync } from '../../lazy.ts';
 import { maxLimit, maxOffset, maxWindow } from '../../paging.ts';
 import { policies, retry, type RetryClock } from '../../retry.ts';
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../search/engine.ts';
-import { checkIndexedPages, listingBook, listingQuery, matchableTerms, maxQueryTerms, phraseFirstTerms, revisionOf, type ListingQuery } from '../../search/rules.ts';
-import { booksIndexOf } from './index-names.ts';
+import { isFiled, variantKeys } from '../../search/ocr-variants.ts';
+import {
+  checkIndexedPages,
+  forgivingTerms,
+  listingBook,
+  listingQuery,
+  matchableTerms,
+  maxQueryTerms,
+  maxSimilarTerms,
+  phraseFirstTerms,
+  revisionOf,
+  similarKeys,
+  type ListingQuery,
+} from '../../search/rules.ts';
+import { booksIndexOf, termsIndexOf } from './index-names.ts';
 
 /**
  * The search engine on a managed Amazon OpenSearch Service domain (issue 17), spoken to over its REST
@@ -58,6 +71,23 @@ import { booksIndexOf } from './index-names.ts';
  * the JSON body, not the URL), made visible as putPages' writes are (`refreshOnPut`); removeBook
  * removes the pages, then the entry (`_delete_by_query`, `refresh=true`).
  *
+ * The vocabulary of similar terms (issue 32; engine.ts `similarTerms`) is a third index,
+ * `<index>-terms` (index-names.ts): one document per filed term (ocr-variants.ts `isFiled`), its id
+ * the term (in the bulk action's JSON, never the URL), its fields the term and the keys it is filed
+ * under (`variantKeys`), keywords. putPages files the distinct filed terms of its pages by a `_bulk`
+ * of `create` actions beside the pages' (the two run side by side; each made visible as the pages
+ * are, `refreshOnPut`): an item answering 409 (version_conflict_engine_exception) holds a term filed
+ * already, a success. Each engine remembers the terms it has filed (or found filed), up to
+ * maxRememberedTerms, so a container sends a term once; a batch that failed is not remembered. Terms
+ * are never taken out (a removed page's term widens a query to nothing). similarTerms is one
+ * `_search`: a `terms` filter on the keys, the keyword sort of `term` (UTF-8 bytes), `size`
+ * maxSimilarTerms; no index yet answers no term, as a search finds no page.
+ *
+ * A forgiving search (engine.ts `forgiving`) matches by a `bool` of each word's `match` (its
+ * alternatives, `or`) with `minimum_should_match` the words a page must hold; its ranking groups are
+ * `should`s of `constant_score`, boosted so that each group ranks above everything below it
+ * (forgivingBoosts).
+ *
  * setBookFields (and hideBook) against a concurrent putPages: `_update_by_query` updates the pages it
  * found in a snapshot, each only if unchanged since. A page that putPages rewrote after the snapshot
  * is a version conflict (a `noop` writes nothing: no conflict). Aborting on it (the default) would
@@ -75,14 +105,14 @@ import { booksIndexOf } from './index-names.ts';
 export interface OpenSearchEngineOptions {
   /** The domain's endpoint: `https://search-….es.amazonaws.com`, or the host alone (HTTPS). */
   endpoint: string;
-  /** The index of pages: lowercase letters, digits, `_`, `-`, `.`. The listing's is `<index>-books` (index-names.ts). */
+  /** The index of pages: lowercase letters, digits, `_`, `-`, `.`. The listing's is `<index>-books`, the filed terms' `<index>-terms` (index-names.ts). */
   index: string;
   region: string;
   /** Default: the AWS SDK's credential chain (on Lambda, the function role's). */
   credentials?: ConstructorParameters<typeof SignatureV4>[0]['credentials'];
   /** Default: the global fetch. Tests pass the fake's (test/support/fake-opensearch.ts). */
   fetch?: typeof fetch;
-  /** putPages' and putBook's refresh: `false` (default, searchable within about 1 s) or `'wait_for'`. */
+  /** putPages' (its pages' and its terms') and putBook's refresh: `false` (default, searchable within about 1 s) or `'wait_for'`. */
   refreshOnPut?: false | 'wait_for';
   /** A `_bulk` request's body stays under this many bytes (default 5 MiB; a domain takes 10 MiB or more). */
   maxBulkBytes?: number;
@@ -96,9 +126,10 @@ export interface OpenSearchEngineOptions {
 
 export interface OpenSearchEngine extends SearchEngine {
   /**
-   * Creates the index of pages (pageIndexSettings, pageIndexMapping) and the listing's
-   * (bookIndexSettings, bookIndexMapping), each unless it exists; one that exists is given the
-   * fields mapped since it was made (pageMappingUpdate, bookMappingUpdate). Every write runs it
+   * Creates the index of pages (pageIndexSettings, pageIndexMapping), the listing's
+   * (bookIndexSettings, bookIndexMapping) and the filed terms' (termIndexSettings, termIndexMapping),
+   * each unless it exists; the pages' or the listing's that exists is given the fields mapped since it
+   * was made (pageMappingUpdate, bookMappingUpdate; the terms' has gained none). Every write runs it
    * first, once per engine.
    */
   ensureIndex(): Promise<void>;
@@ -206,6 +237,41 @@ export const bookIndexSettings = (replicas = 0) =>
       max_result_window: maxResultWindow,
     },
   }) as const;
+
+/**
+ * A filed term's stored fields (engine.ts `similarTerms`): the term, and the keys it is filed under
+ * (ocr-variants.ts `variantKeys`), an array of keywords a `terms` filter matches by any of them. The
+ * document's id is the term too; `term` is what the search sorts on (a keyword: UTF-8 byte order) and
+ * answers.
+ */
+export const termIndexMapping = {
+  dynamic: 'strict',
+  properties: {
+    term: { type: 'keyword' },
+    keys: { type: 'keyword' },
+  },
+} as const;
+
+/**
+ * One shard (a document is a term of at most 24 characters and its keys: a vocabulary of millions of
+ * terms is some hundreds of MB), the pages' refresh. A search answers at most maxSimilarTerms terms,
+ * within the default result window (10,000).
+ */
+export const termIndexSettings = (replicas = 0) =>
+  ({
+    index: {
+      number_of_shards: 1,
+      number_of_replicas: replicas,
+      refresh_interval: '1s',
+    },
+  }) as const;
+
+/**
+ * How many filed terms an engine remembers having filed (about 100 bytes each in a Set, 20 MB at
+ * most): past that it forgets them all and starts again, each term forgotten costing one `create`
+ * answered 409 the next time it is put.
+ */
+export const maxRememberedTerms = 200_000;
 
 /**
  * putPages' script, run by one `_bulk` update per page (`scripted_upsert`: also on a page not stored
@@ -345,11 +411,35 @@ export function listBooksBody(query: BookListQuery) {
 export const phraseFirstBoost = 1_000;
 
 /**
+ * The boosts of a forgiving query's ranking groups (engine.ts `forgiving`), each a `should` clause,
+ * `constant_score` (its score is its boost), added to the `must`'s BM25 score: a page's score is the
+ * `must`'s and the boosts of the groups it is in. The `must` is a `bool` of one `match` per word (its
+ * alternatives, `or`), which sums the scores of the terms a page holds: at most maxQueryTerms (32)
+ * words of maxAlternatives (7) distinct alternatives each, 224 terms (a term that is an alternative of
+ * two words counts twice), each scoring less than its idf, under 21.1 (phraseFirstBoost): under 4,727.
+ * So each boost exceeds that bound and every boost below it together: everyWord 5,000 > 4,727;
+ * typed 10,000 > 5,000 + 4,727; nearPhrase 20,000 > 15,000 + 4,727; phrase 40,000 > 35,000 + 4,727.
+ * A page in a group therefore ranks before every page that is not in it but in the same groups above
+ * (the groups compared in order, as engine.ts says), by at least 273, and within the same groups by
+ * the `must`'s BM25. The boosts are exact in float32 (integers below 2^24); the highest score is under
+ * 79,727, where float32's step is 2^-7 (0.008; 2^-8 under 65,536, 2^-9 under 32,768, ...): pages of one
+ * group whose BM25 scores differ by less than that tie, and go by bookTextId and pageNumber.
+ *
+ * The largest forgiving query rules.ts allows stays far under Lucene's limit of 1,024 clauses
+ * (`indices.query.bool.max_clause_count`, which Lucene 9 counts over the whole rewritten query, one
+ * per term query and one per phrase query, whatever its terms: PhraseQuery.visit consumes its terms
+ * once): the filters 4 (two of the view, the book, the language), the `must` 224, the phrase hit 1,
+ * the near phrases maxNearPhrases (48), the typed terms 32 and every word 224: 533.
+ */
+export const forgivingBoosts = { everyWord: 5_000, typed: 10_000, nearPhrase: 20_000, phrase: 40_000 } as const;
+
+/**
  * The `_search` body of a query (validated first: out-of-contract values throw a RangeError), or
  * null when no page can match it: a term that is not an index term is in no page
  * (lib/search/rules.ts `matchableTerms`), so it is never sent, and the answer is known. With
  * `phraseFirst`, a `should` ranks its phrase hits first (phraseFirstBoost); a `bool` with a `must`
  * needs no `should` to match (minimum_should_match is 0 then), so hits and totals are the `must`'s.
+ * A forgiving query (forgivingQuery) has a `must` and `should`s of its own.
  */
 export function searchBody(query: PageQuery) {
   const { mode, field, terms, limit, offset } = query;
@@ -359,24 +449,62 @@ export function searchBody(query: PageQuery) {
   if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit) throw new RangeError(`limit is 1 to ${maxLimit}`);
   if (!Number.isInteger(offset) || offset < 0 || offset > maxOffset) throw new RangeError(`offset is 0 to ${maxOffset}`);
   const phrase = phraseFirstTerms(query);
+  const forgiving = forgivingTerms(query);
   const filter = viewFilter(query.view);
-  const kept = matchableTerms(query);
-  if (!kept) return null;
-  for (const t of [...kept, ...(phrase ?? [])]) checkTerm(t, 64);
-  const text = kept.join(' ');
-  const must =
-    mode === 'phrase' ? { match_phrase: { [field]: { query: text } } } : { match: { [field]: { query: text, operator: mode === 'all' ? 'and' : 'or' } } };
+  let clauses: { must: object; should: object[] } | null;
+  if (forgiving) {
+    clauses = forgivingQuery(terms, forgiving, phrase);
+  } else {
+    const kept = matchableTerms(query);
+    clauses = kept && plainQuery(mode, field, kept, phrase);
+  }
+  if (!clauses) return null;
   if (query.bookTextId !== undefined) filter.push(term('bookTextId', checkString(query.bookTextId, 'bookTextId')));
   if (query.language !== undefined) filter.push(term('language', checkString(query.language, 'language')));
-  const should = phrase ? { should: [{ constant_score: { filter: { match_phrase: { exact: { query: phrase.join(' ') } } }, boost: phraseFirstBoost } }] } : {};
+  const should = clauses.should.length > 0 ? { should: clauses.should } : {};
   return {
-    query: { bool: { filter, must: [must], ...should } },
+    query: { bool: { filter, must: [clauses.must], ...should } },
     track_total_hits: true,
     from: offset,
     size: limit,
     sort: [{ _score: { order: 'desc' } }, { bookTextId: { order: 'asc' } }, { pageNumber: { order: 'asc' } }],
     _source: ['bookTextId', 'pageNumber'],
   };
+}
+
+/** A `should` scoring `boost` for each page `filter` matches. */
+const constantScore = (filter: object, boost: number) => ({ constant_score: { filter, boost } });
+const phraseOn = (field: 'exact' | 'stemmed', phrase: readonly string[]) => ({ match_phrase: { [field]: { query: phrase.join(' ') } } });
+
+/** The `must` of `mode` on the terms kept, and phraseFirst's `should`. */
+function plainQuery(mode: PageQuery['mode'], field: PageQuery['field'], kept: string[], phrase: string[] | null) {
+  for (const t of [...kept, ...(phrase ?? [])]) checkTerm(t, 64);
+  const text = kept.join(' ');
+  const must = mode === 'phrase' ? phraseOn(field, kept) : { match: { [field]: { query: text, operator: mode === 'all' ? 'and' : 'or' } } };
+  return { must, should: phrase ? [constantScore(phraseOn('exact', phrase), phraseFirstBoost)] : [] };
+}
+
+/**
+ * A forgiving query's `must` and ranking `should`s (forgivingBoosts), or null when no page can hold
+ * `minimumWords` of its words: its terms as lib/search/rules.ts `forgivingTerms` kept them (a word of
+ * no alternative left is held by no page, so it is left out of the `must`, and no page holds every
+ * word). The groups no page can be in are left out: near phrases when there are none, the typed terms
+ * when one is no index term, every word when a word is held by no page.
+ */
+function forgivingQuery(typed: string[], forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, phrase: string[] | null) {
+  const words = forgiving.words.filter((alternatives) => alternatives.length > 0);
+  if (words.length < forgiving.minimumWords) return null;
+  const typedTerms = matchableTerms({ mode: 'all', terms: typed });
+  for (const t of [...words.flat(), ...forgiving.nearPhrases.flat(), ...(typedTerms ?? []), ...(phrase ?? [])]) checkTerm(t, 64);
+  const held = (alternatives: readonly string[]) => ({ match: { stemmed: { query: alternatives.join(' '), operator: 'or' } } });
+  const should: object[] = [];
+  if (phrase) should.push(constantScore(phraseOn('exact', phrase), forgivingBoosts.phrase));
+  if (forgiving.nearPhrases.length > 0) {
+    should.push(constantScore({ bool: { should: forgiving.nearPhrases.map((p) => phraseOn('exact', p)), minimum_should_match: 1 } }, forgivingBoosts.nearPhrase));
+  }
+  if (typedTerms) should.push(constantScore({ match: { stemmed: { query: typedTerms.join(' '), operator: 'and' } } }, forgivingBoosts.typed));
+  if (words.length === forgiving.words.length) should.push(constantScore({ bool: { must: words.map(held) } }, forgivingBoosts.everyWord));
+  return { must: { bool: { should: words.map(held), minimum_should_match: forgiving.minimumWords } }, should };
 }
 
 /**
@@ -434,25 +562,56 @@ export function bulkLines(page: IndexedPage): string {
 
 /** Bulk bodies of at most maxBytes each (a page larger than that goes alone). */
 export function bulkBodies(pages: IndexedPage[], maxBytes: number): { body: string; pages: IndexedPage[] }[] {
-  const batches: { body: string; pages: IndexedPage[] }[] = [];
+  return batchesOf(pages, bulkLines, maxBytes).map(({ body, items }) => ({ body, pages: items }));
+}
+
+/** Items' NDJSON lines in bodies of at most maxBytes each (an item larger than that goes alone). */
+function batchesOf<T>(items: readonly T[], linesOf: (item: T) => string, maxBytes: number): { body: string; items: T[] }[] {
+  const batches: { body: string; items: T[] }[] = [];
   let body = '';
   let bytes = 0;
-  let batch: IndexedPage[] = [];
-  for (const page of pages) {
-    const lines = bulkLines(page);
+  let batch: T[] = [];
+  for (const item of items) {
+    const lines = linesOf(item);
     const size = Buffer.byteLength(lines);
     if (batch.length > 0 && bytes + size > maxBytes) {
-      batches.push({ body, pages: batch });
+      batches.push({ body, items: batch });
       body = '';
       bytes = 0;
       batch = [];
     }
     body += lines;
     bytes += size;
-    batch.push(page);
+    batch.push(item);
   }
-  if (batch.length > 0) batches.push({ body, pages: batch });
+  if (batch.length > 0) batches.push({ body, items: batch });
   return batches;
+}
+
+/**
+ * A filed term's two NDJSON lines in a `_bulk` body: a `create` (a term filed already answers 409,
+ * and is left as it is), its id the term, its document the term and its keys.
+ */
+export function termBulkLines(term: string): string {
+  if (!isFiled(term)) throw new RangeError('Only a filed term (ocr-variants.ts isFiled) is filed');
+  checkTerm(term, 64);
+  return `${JSON.stringify({ create: { _id: term } })}\n${JSON.stringify({ term, keys: variantKeys(term) })}\n`;
+}
+
+/**
+ * The `_search` body of similarTerms (its keys checked by lib/search/rules.ts `similarKeys`), or null
+ * when no key can be one a term is filed under (no request is sent): filters only, the terms in their
+ * keyword order (UTF-8 bytes), at most maxSimilarTerms. No total: none is needed.
+ */
+export function similarTermsBody(keys: string[]) {
+  const wanted = similarKeys(keys);
+  if (wanted.length === 0) return null;
+  return {
+    query: { bool: { filter: [{ terms: { keys: wanted } }] } },
+    size: maxSimilarTerms,
+    sort: [{ term: { order: 'asc' } }],
+    _source: ['term'],
+  };
 }
 
 // Lucene's WhitespaceTokenizer splits at Java's whitespace, and cuts tokens at 255 characters: a term
@@ -479,8 +638,10 @@ function checkString(value: unknown, name: string): string {
 
 const indexName = /^(?![-_+.])[a-z0-9._-]{1,255}$/;
 const throttled = new Set([429, 502, 503, 504]);
-/** Bulk items sent again: turned away for load, or still conflicting with another writer of the document. */
+/** Bulk updates sent again: turned away for load, or still conflicting with another writer of the document. */
 const sentAgain = new Set([409, 429]);
+/** Bulk creates sent again: turned away for load (a 409 is a document there already). */
+const sentAgainCreate = new Set([429]);
 const isRetryable = (error: unknown) =>
   (error instanceof OpenSearchError && throttled.has(error.status)) || (error instanceof TypeError && error.message === 'fetch failed');
 
@@ -489,7 +650,10 @@ type Json = Record<string, unknown>;
 export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEngine {
   const { index, region, refreshOnPut = false, maxBulkBytes = 5 * 1024 * 1024, replicas = 0, timeoutMs = 10_000, clock } = options;
   const booksIndex = booksIndexOf(index);
-  if (!indexName.test(index) || index === '.' || index === '..' || !indexName.test(booksIndex)) throw new RangeError('Not an OpenSearch index name');
+  const termsIndex = termsIndexOf(index);
+  if (!indexName.test(index) || index === '.' || index === '..' || !indexName.test(booksIndex) || !indexName.test(termsIndex)) {
+    throw new RangeError('Not an OpenSearch index name');
+  }
   const base = new URL(/^https?:\/\//.test(options.endpoint) ? options.endpoint : `https://${options.endpoint}`);
   const send = options.fetch ?? fetch;
   const signer = new SignatureV4({ service: 'es', region, sha256: Sha256, credentials: options.credentials ?? defaultProvider() });
@@ -524,14 +688,16 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
 
   const indexPath = `/${index}`;
   const booksPath = `/${booksIndex}`;
+  const termsPath = `/${termsIndex}`;
 
   let indexExists = false;
   /**
    * Creates one index unless it exists (another container may be creating it meanwhile). An index
    * that existed, or that another creator made (perhaps an older version of this code, mid-deploy),
-   * is given the fields mapped since (pageMappingUpdate): a no-op on an index that has them.
+   * is given the fields mapped since (`update`, pageMappingUpdate): a no-op on an index that has
+   * them. An index that has gained no field since it was first made has no `update`.
    */
-  const create = async (path: string, definition: object, update: object): Promise<void> => {
+  const create = async (path: string, definition: object, update?: object): Promise<void> => {
     const { status } = await request('HEAD', path, {});
     if (status !== 200) {
       const created = await request('PUT', path, {}, JSON.stringify(definition)).then(
@@ -543,11 +709,12 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
       );
       if (created) return;
     }
-    await request('PUT', `${path}/_mapping`, {}, JSON.stringify(update));
+    if (update) await request('PUT', `${path}/_mapping`, {}, JSON.stringify(update));
   };
   const ensureIndex = async (): Promise<void> => {
     await create(indexPath, { settings: pageIndexSettings(replicas), mappings: pageIndexMapping }, pageMappingUpdate);
     await create(booksPath, { settings: bookIndexSettings(replicas), mappings: bookIndexMapping }, bookMappingUpdate);
+    await create(termsPath, { settings: termIndexSettings(replicas), mappings: termIndexMapping });
     indexExists = true;
   };
   // Before any other call, once: a `_bulk` into a missing index would create one with dynamic
@@ -579,13 +746,16 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
   }
 
   /**
-   * One `_bulk` request of update actions; items OpenSearch turned away for load (429) or that kept
-   * conflicting with another writer (409, after retriesOnConflict) are sent again, each one's script
-   * running on the document as it is then; any other failure is thrown. `linesOf` makes an item's two
-   * lines again for a resend.
+   * One `_bulk` request of `update` actions (or `create`s, which write a document only where none is:
+   * one there answers 409, version_conflict_engine_exception, a success here). Items OpenSearch turned
+   * away for load (429), and updates that kept conflicting with another writer (409, after
+   * retriesOnConflict), are sent again, each update's script running on the document as it is then;
+   * any other failure is thrown. `linesOf` makes an item's two lines again for a resend.
    */
-  async function bulk<T>(path: string, batch: T[], body: string, linesOf: (item: T) => string, what = 'pages'): Promise<void> {
+  async function bulk<T>(path: string, batch: T[], body: string, linesOf: (item: T) => string, what = 'pages', action: 'update' | 'create' = 'update'): Promise<void> {
     const query: Record<string, string> = refreshOnPut ? { refresh: refreshOnPut } : {};
+    const again = action === 'create' ? sentAgainCreate : sentAgain;
+    const there = (r: Json) => action === 'create' && r.status === 409 && (r.error as Json | undefined)?.type === 'version_conflict_engine_exception';
     let pending = { items: batch, body, types: [] as string[] };
     await retry(
       async () => {
@@ -593,15 +763,15 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
         if (json.errors !== true) return [];
         const answered = Array.isArray(json.items) ? (json.items as Json[]) : [];
         if (answered.length !== pending.items.length) throw new OpenSearchBulkError(pending.items.length, pending.items.length, ['unreadable answer'], what);
-        // A `noop` (the script kept what was held: a newer revision) is a success.
-        const results = answered.map((item) => (item.update ?? {}) as Json);
-        const failed = results.filter((r) => typeof r.status !== 'number' || r.status >= 300 || r.error !== undefined);
-        const permanent = failed.filter((r) => !sentAgain.has(r.status as number));
+        // A `noop` (the script kept what was held: a newer revision) is a success, and so is a `create` of a document there.
+        const results = answered.map((item) => (item[action] ?? {}) as Json);
+        const failed = results.filter((r) => (typeof r.status !== 'number' || r.status >= 300 || r.error !== undefined) && !there(r));
+        const permanent = failed.filter((r) => !again.has(r.status as number));
         const types = errorTypes(failed.map((r) => ({ error: r.error })));
         if (permanent.length > 0) throw new OpenSearchBulkError(failed.length, pending.items.length, types, what);
-        const again = pending.items.filter((_, i) => failed.includes(results[i]!));
-        pending = { items: again, body: again.map(linesOf).join(''), types };
-        return again;
+        const left = pending.items.filter((_, i) => failed.includes(results[i]!));
+        pending = { items: left, body: left.map(linesOf).join(''), types };
+        return left;
       },
       {
         ...policies.unprocessedItems,
@@ -617,8 +787,31 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
     });
   }
 
-  /** A `_search` answer's total (exact) and hits' sources; undefined when the index does not exist yet. */
-  async function searchIndex(path: string, body: string): Promise<{ total: number; sources: Json[] } | undefined> {
+  /**
+   * Terms this engine has filed (or found filed): each is sent once (see the module's comment), until
+   * more than maxRememberedTerms are remembered and all are forgotten.
+   */
+  const filed = new Set<string>();
+  /** The distinct filed terms of pages this engine has not filed yet, in the order they come. */
+  const unfiled = (pages: readonly IndexedPage[]): string[] => {
+    const terms = new Set<string>();
+    for (const page of pages) for (const t of page.exact) if (!filed.has(t) && isFiled(t)) terms.add(t);
+    return [...terms];
+  };
+  /** Files terms, batch after batch, each remembered once OpenSearch holds it. */
+  const fileTerms = async (terms: readonly string[]): Promise<void> => {
+    for (const { body, items } of batchesOf(terms, termBulkLines, maxBulkBytes)) {
+      await bulk(termsPath, items, body, termBulkLines, 'terms', 'create');
+      if (filed.size + items.length > maxRememberedTerms) filed.clear();
+      for (const t of items) filed.add(t);
+    }
+  };
+
+  /**
+   * A `_search` answer's total (exact) and hits' sources; undefined when the index does not exist yet.
+   * `counted`: the body asked for the exact total (`track_total_hits`); else the total is not read.
+   */
+  async function searchIndex(path: string, body: string, counted = true): Promise<{ total: number; sources: Json[] } | undefined> {
     // No ensureIndex here: search-api may not create an index (infra/permissions.ts). Before the
     // indexer's first write there is no index, and nothing to find.
     const answer = await request('POST', `${path}/_search`, {}, body).catch((error: unknown) => {
@@ -628,10 +821,10 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
     if (!answer) return undefined;
     const hits = answer.json.hits as { total?: { value?: unknown; relation?: unknown }; hits?: { _source?: Json }[] } | undefined;
     const total = hits?.total;
-    if (typeof total?.value !== 'number' || total.relation !== 'eq' || !Array.isArray(hits?.hits)) {
+    if ((counted && (typeof total?.value !== 'number' || total.relation !== 'eq')) || !Array.isArray(hits?.hits)) {
       throw new OpenSearchError(500, 'unexpected_answer', `POST ${path}/_search`);
     }
-    return { total: total.value, sources: hits.hits.map((hit) => hit._source ?? {}) };
+    return { total: typeof total?.value === 'number' ? total.value : 0, sources: hits.hits.map((hit) => hit._source ?? {}) };
   }
 
   return {
@@ -641,8 +834,17 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
       checkIndexedPages(pages); // the rules every engine applies (index terms only), before sending any
       const batches = bulkBodies(pages, maxBulkBytes); // and what this one needs
       if (batches.length === 0) return;
+      const terms = unfiled(pages);
       await ensured();
-      for (const { body, pages: batch } of batches) await bulk(indexPath, batch, body, bulkLines);
+      // The pages and their new terms side by side: each refreshOnPut waits for its own index's refresh.
+      const [written, termsFiled] = await Promise.allSettled([
+        (async () => {
+          for (const { body, pages: batch } of batches) await bulk(indexPath, batch, body, bulkLines);
+        })(),
+        fileTerms(terms),
+      ]);
+      if (written.status === 'rejected') throw written.reason;
+      if (termsFiled.status === 'rejected') throw termsFiled.reason;
     },
 
     async setBookFields(bookTextId, fields) {
@@ -679,6 +881,17 @@ export function openSearchEngine(options: OpenSearchEngineOptions): OpenSearchEn
           return source.bookTextId;
         }),
       };
+    },
+
+    async similarTerms(keys) {
+      const body = similarTermsBody(keys);
+      if (!body) return [];
+      const found = await searchIndex(termsPath, JSON.stringify(body), false);
+      if (!found) return [];
+      return found.sources.map((source) => {
+        if (typeof source.term !== 'string') throw new OpenSearchError(500, 'unexpected_answer', `POST ${termsPath}/_search`);
+        return source.term;
+      });
     },
 
     async search(query) {
