@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   catalogue: () => import('./catalogue.ts').then((m) => runBench(m.catalogueBench, m.printCatalogue)),
   ocr: () => import('./ocr.ts').then((m) => runBench(m.ocrBench, m.printOcr)),
   search: () => import('./search.ts').then((m) => runBench(m.searchBench, m.printSearch)),
+  'search-ocr': () => import('./search-ocr.ts').then((m) => runBench(m.searchOcrBench, m.printSearchOcr)),
   'write-latency': () => import('./write-latency.ts').then((m) => runBench(m.writeLatency, m.printWriteLatency)),
   hostile: () => import('./hostile.ts').then((m) => runBench(m.hostileBench, m.printHostile)),
   faults: () => import('./faults.ts').then((m) => runBench(m.faultsBench, m.printFaults)),

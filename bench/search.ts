@@ -10,6 +10,7 @@ import { openSearchOverFake } from '../test/support/fake-opensearch.ts';
 import { realBooks, type RealBook } from './corpus/real-text.ts';
 import { corpusBooks, owners, pageText, typed, userIdOf, vocabularySize, wordsOf, type CorpusBook, type CorpusLanguage } from './corpus/generate.ts';
 import { runIfMain } from './report.ts';
+import { ocrPrintPages, printOcrPrintSection, searchOcrBench, type SearchOcrReport } from './search-ocr.ts';
 
 /**
  * `npm run bench -- search` (issue 17): full-text search on a corpus of real Arabic and English words
@@ -34,6 +35,10 @@ import { runIfMain } from './report.ts';
  * After the sizes, the same known-item accuracy on real text (bench/corpus/real-text.ts: the Quran
  * in Arabic and in English, a few hundred pages of each, one fresh engine): `BENCH_SEARCH_FRAGMENTS`
  * fragments per language, measured, not budgeted.
+ *
+ * Last, "OCR'd print" (bench/search-ocr.ts, alone `npm run bench -- search-ocr`): printed pages of real
+ * Arabic text read by the worker's OCR and indexed into both engines, searched with fragments of the
+ * printed words; measured against targets, not budgeted. `BENCH_SEARCH_OCR_PAGES=0` leaves it out.
  *
  * Budget: accuracy at least 95% at every size; in-book search p95 under 5 ms at 20,000 pages;
  * totals equal on every parity query. The rest is reported.
@@ -462,6 +467,8 @@ export interface SearchReport {
   parity?: Parity;
   /** Known-item accuracy on real text (the Quran, Arabic and English), measured, not budgeted. */
   realText: RealTextReport[];
+  /** Search over OCR'd pages with what the printed pages say (bench/search-ocr.ts), measured, not budgeted. */
+  ocrPrint?: SearchOcrReport;
   load: { before: number[]; after: number[] };
   cpu: { userS: number; systemS: number; wallS: number };
   problems: string[];
@@ -553,6 +560,7 @@ export async function searchBench(): Promise<SearchReport> {
   const sizeReports: SizeReport[] = [];
   let parityReport: Parity | undefined;
   let realTextReports: RealTextReport[] = [];
+  let ocrPrint: SearchOcrReport | undefined;
   try {
     for (const size of sizes) {
       const c = corpus(size);
@@ -598,6 +606,7 @@ export async function searchBench(): Promise<SearchReport> {
       }
     }
     realTextReports = await realText(dir);
+    if (ocrPrintPages > 0) ocrPrint = await searchOcrBench();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -615,6 +624,7 @@ export async function searchBench(): Promise<SearchReport> {
     sizes: sizeReports,
     parity: parityReport,
     realText: realTextReports,
+    ...(ocrPrint && { ocrPrint }),
     load: { before: loadBefore, after: loadavg() },
     cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, wallS: (performance.now() - wallStart) / 1000 },
     problems,
@@ -699,6 +709,7 @@ export function printSearch(report: SearchReport): void {
     );
     for (const r of real) for (const m of r.accuracy.misses.slice(0, 5)) console.log(`  real ${r.language}: missed "${m.q}": rank ${m.rank}, ${m.total} pages with all words, ${m.phraseTotal} with the phrase`);
   }
+  if (report.ocrPrint) printOcrPrintSection(report.ocrPrint);
   console.log(`load average before ${report.load.before.map((l) => l.toFixed(2)).join(' ')}, after ${report.load.after.map((l) => l.toFixed(2)).join(' ')}; CPU ${report.cpu.userS.toFixed(0)} s user + ${report.cpu.systemS.toFixed(0)} s system in ${report.cpu.wallS.toFixed(0)} s`);
   console.log(`budget: known item first in at least ${accuracyBudget * 100}% at every size; in-book p95 under ${inBookP95BudgetMs} ms at ${inBookBudgetAt} pages; totals equal on every parity query`);
   for (const problem of report.problems) console.log(`PROBLEM: ${problem}`);
