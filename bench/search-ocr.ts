@@ -10,7 +10,7 @@ import { maxPageTextLength } from '../lib/ocr/pages/page.ts';
 import { analyze } from '../lib/search/analysis.ts';
 import type { IndexedBookFields, IndexedPage, MatchMode, PageHit, SearchEngine } from '../lib/search/engine.ts';
 import { indexedPage } from '../lib/search/indexing.ts';
-import { defaultSearchMode, matchOf, searchModes } from '../lib/search/query.ts';
+import { defaultSearchMode, planSearch, searchModes } from '../lib/search/query.ts';
 import { PageError, type OcrEngine, type OcrModel } from '../ocr-worker/contract.ts';
 import { readPage } from '../ocr-worker/engine/read-page.ts';
 import { modelData } from '../ocr-worker/engine/models.ts';
@@ -74,12 +74,13 @@ const model: OcrModel = modelFor(language);
 export const ocrPrintTargets = { first: 0.9, noHit: 0.05 } as const;
 
 /**
- * The search a reader makes with `q` in `mode`, as staff over the whole catalogue: the one place the
- * bench makes a query, so a new query builder (fuzzy variants, all-but-one-word) is measured by
- * changing this function alone.
+ * The search a reader makes with `q` in `mode`, as staff over the whole catalogue, planned as search-api
+ * plans it (lib/search/query.ts `planSearch`: the words' OCR variants, all but one word): the one place
+ * the bench makes a query.
  */
 export async function findPages(engine: SearchEngine, q: string, mode: MatchMode, size = limit): Promise<{ total: number; hits: PageHit[] }> {
-  return engine.search({ ...matchOf(q, mode), view: { kind: 'all' }, limit: size, offset: 0 });
+  const { words: _words, ...match } = await planSearch(engine, q, mode);
+  return engine.search({ ...match, view: { kind: 'all' }, limit: size, offset: 0 });
 }
 
 // ---------------------------------------------------------------------------------------------
