@@ -39,6 +39,11 @@ describe('Arabic clean-up', () => {
     expect(cleanArabic('إلى السماء وما فيها')).toBe('إلى السماء وما فيها');
   });
 
+  it('writes the ya of شيء read dotless before the hamza', () => {
+    expect(cleanArabic('يغنينا عن كل شىء، حتى عن السفر')).toBe('يغنينا عن كل شيء، حتى عن السفر');
+    expect(cleanArabic('مشى إلى البيت')).toBe('مشى إلى البيت');
+  });
+
   it('drops the direction marks around numbers and folds half-Western Arabic-Indic numbers', () => {
     expect(cleanArabic('نحو \u200E35٠\u200F صفحة')).toBe('نحو ٣٥٠ صفحة');
     expect(cleanArabic('رقم 4 في الصفحة 127')).toBe('رقم 4 في الصفحة 127');
