@@ -104,6 +104,16 @@ export const cleanupRules: readonly CleanupRule[] = [
     apply: (t) => t.replace(/^[ \t]*[©®“”"'`.·•,_~|-][ \t]+(?=\p{Script=Arabic})/gmu, ''),
   },
   {
+    name: 'stray-dots',
+    why: 'Specks read as dots at the end of a line: a lone run of dots after the sentence\'s own mark (`العربي. .`, `شتوية! ...`), one or two lone dots after a word (`كامل ..`), and a second dot glued to the first (`والباحثون..`); a spaced ellipsis (`. . .`) stays (CER % 4.98 → 4.74).',
+    kept: true,
+    apply: (t) =>
+      t
+        .replace(/(?<=[^\s.][.!؟?])[ \t]+\.+[ \t]*$/gmu, '')
+        .replace(/(?<=[^\s.!؟?])[ \t]+\.{1,2}[ \t]*$/gmu, '')
+        .replace(/(?<=[^\s.])\.\.[ \t]*$/gmu, '.'),
+  },
+  {
     name: 'spaces',
     why: 'Runs of spaces and trailing spaces, and more than one blank line, folded (CER % 4.98 → 4.98: CER ignores whitespace; the text is left as Tesseract lays it out).',
     kept: false,

@@ -44,6 +44,17 @@ describe('Arabic clean-up', () => {
     expect(cleanArabic('مشى إلى البيت')).toBe('مشى إلى البيت');
   });
 
+  it('drops specks read as dots at the end of a line', () => {
+    expect(cleanArabic('من كتب النحو العربي. .\nفي ليلة شتوية! ...\nبأني كامل ..\nالطلاب والباحثون..')).toBe(
+      'من كتب النحو العربي.\nفي ليلة شتوية!\nبأني كامل\nالطلاب والباحثون.',
+    );
+  });
+
+  it('keeps an ellipsis, glued or spaced, and dots inside a line', () => {
+    const kept = 'ثم سكت...\nثم قال . . .\nفي الصفحة ١٢. ثم';
+    expect(cleanArabic(kept)).toBe(kept);
+  });
+
   it('drops the direction marks around numbers and folds half-Western Arabic-Indic numbers', () => {
     expect(cleanArabic('نحو \u200E35٠\u200F صفحة')).toBe('نحو ٣٥٠ صفحة');
     expect(cleanArabic('رقم 4 في الصفحة 127')).toBe('رقم 4 في الصفحة 127');
