@@ -84,7 +84,18 @@ export async function planSearch(engine: Pick<SearchEngine, 'similarTerms'>, q: 
   const keys = [...firsts.flatMap((t) => variantKeys(t.term)), ...runs.filter((r) => isFiled(r.joined)).map((r) => skeleton(r.joined))];
   const similar = keys.length > 0 ? await engine.similarTerms([...new Set(keys)]) : [];
   const found = new Set(similar);
-  const variants = new Map(firsts.map((t) => [t.stem, variantsOf(t.term, similar)]));
+  // Each word measures only the candidates filed under one of its own keys (a query of 32 words would
+  // otherwise measure every word against all of up to 2,000 candidates).
+  const filedUnder = new Map<string, string[]>();
+  for (const term of similar) {
+    for (const key of variantKeys(term)) {
+      const terms = filedUnder.get(key);
+      if (terms) terms.push(term);
+      else filedUnder.set(key, [term]);
+    }
+  }
+  const candidatesOf = (term: string) => new Set(variantKeys(term).flatMap((key) => filedUnder.get(key) ?? []));
+  const variants = new Map(firsts.map((t) => [t.stem, variantsOf(t.term, candidatesOf(t.term))]));
   const joinedRuns = runs.filter((r) => found.has(r.joined));
 
   const words = firsts.map((t): PlannedWord => {
