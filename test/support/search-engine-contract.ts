@@ -603,23 +603,7 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
         await fc.assert(
           fc.asyncProperty(randomHistory, fc.array(randomForgiving, { minLength: 1, maxLength: 4 }), async (history, queries) => {
             const engine = await make();
-            const model = new Map<string, IndexedPage>();
-            const filed = new Set<string>();
-            for (const step of history) {
-              if (step.kind === 'put') {
-                await engine.putPages(step.pages);
-                for (const p of step.pages) {
-                  model.set(`${p.bookTextId}#${p.pageNumber}`, p);
-                  for (const t of p.exact) if (isFiled(t)) filed.add(t);
-                }
-              } else if (step.kind === 'fields') {
-                await engine.setBookFields(step.bookTextId, step.fields);
-                for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.set(key, { ...p, ...step.fields });
-              } else {
-                await engine.removeBook(step.bookTextId);
-                for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.delete(key);
-              }
-            }
+            const { model, filed } = await replay(engine, history);
             for (const q of queries) {
               const f = q.forgiving!;
               const holds = (p: IndexedPage, alternatives: string[]) => alternatives.some((t) => p.stemmed.includes(t));
@@ -694,19 +678,7 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
       await fc.assert(
         fc.asyncProperty(randomHistory, fc.array(randomQuery, { minLength: 1, maxLength: 6 }), async (history, queries) => {
           const engine = await make();
-          const model = new Map<string, IndexedPage>();
-          for (const step of history) {
-            if (step.kind === 'put') {
-              await engine.putPages(step.pages);
-              for (const p of step.pages) model.set(`${p.bookTextId}#${p.pageNumber}`, p);
-            } else if (step.kind === 'fields') {
-              await engine.setBookFields(step.bookTextId, step.fields);
-              for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.set(key, { ...p, ...step.fields });
-            } else {
-              await engine.removeBook(step.bookTextId);
-              for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.delete(key);
-            }
-          }
+          const { model } = await replay(engine, history);
           for (const q of queries) {
             const expected = bruteForce([...model.values()], q);
             const result = await engine.search(q);
@@ -726,6 +698,28 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
 
     describeListing(make);
   });
+}
+
+/** Runs a history on an engine and on a model of it: the pages each key holds, and every filed term ever put. */
+async function replay(engine: SearchEngine, history: Step[]) {
+  const model = new Map<string, IndexedPage>();
+  const filed = new Set<string>();
+  for (const step of history) {
+    if (step.kind === 'put') {
+      await engine.putPages(step.pages);
+      for (const p of step.pages) {
+        model.set(`${p.bookTextId}#${p.pageNumber}`, p);
+        for (const t of p.exact) if (isFiled(t)) filed.add(t);
+      }
+    } else if (step.kind === 'fields') {
+      await engine.setBookFields(step.bookTextId, step.fields);
+      for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.set(key, { ...p, ...step.fields });
+    } else {
+      await engine.removeBook(step.bookTextId);
+      for (const [key, p] of model) if (p.bookTextId === step.bookTextId) model.delete(key);
+    }
+  }
+  return { model, filed };
 }
 
 /** Whether `terms` hold `phrase` consecutively, in order. */
