@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sqlite3 from 'node-sqlite3-wasm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { forgivingExpression, matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
+import { forgivingExpression, keyHash, matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
 import type { IndexedPage } from '../../lib/search/engine.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
 import { discardStaleSearchIndex, releaseSearchIndexLock } from '../../infra/local/search-index.ts';
@@ -151,6 +151,28 @@ describe('SQLite FTS5 search engine', () => {
     expect(matchExpression({ mode: 'all', terms: ['a', '*'] })).toBeNull();
     expect(matchExpression({ mode: 'phrase', terms: ['a', 'a"b'] })).toBeNull();
     expect(matchExpression({ mode: 'any', terms: ['OR'] })).toBeNull();
+  });
+
+  it('files vocabulary keys as 32-bit hashes, and leaves out of similarTerms a term whose key only shares a hash', async () => {
+    // The first two three-letter terms (one key each: their skeleton, themselves) whose keys share a hash.
+    const letters = Array.from({ length: 90 }, (_, i) => String.fromCodePoint(0x4e00 + i));
+    const firstCollision = (): [string, string] => {
+      const seen = new Map<number, string>();
+      for (const a of letters) for (const b of letters) for (const c of letters) {
+        const term = a + b + c;
+        const other = seen.get(keyHash(term));
+        if (other) return [other, term];
+        seen.set(keyHash(term), term);
+      }
+      throw new Error('no collision');
+    };
+    const pair = firstCollision();
+    const [first, second] = pair!;
+    expect(keyHash(first)).toBe(keyHash(second));
+    const engine = open(':memory:');
+    await engine.putPages([page(0, `${first} ${second}`)]);
+    expect(await engine.similarTerms([first])).toEqual([first]);
+    expect(await engine.similarTerms([second])).toEqual([second]);
   });
 
   it('writes a forgiving match as the ways of choosing its words, or, past 256 groups, counts the words each page holds', async () => {

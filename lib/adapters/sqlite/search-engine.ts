@@ -46,10 +46,14 @@ import {
  *   2.6 ms, its ranked page 20 ms against 10 ms. A whole-index search ranked without the join was
  *   no faster than with it.
  *
- * - `vocabulary` and `vocabulary_keys` (issue 32): every filed term put (ocr-variants.ts `isFiled`),
- *   and the keys it is filed under, one row per key and term (TEXT: the database's UTF-8 compared
- *   by memcmp, so `ORDER BY term` is UTF-8 byte order). putPages files a term the first time it
- *   sees it (this process remembers the terms it filed); similarTerms is one indexed lookup per key.
+ * - `vocabulary` and `vocabulary_keys` (issue 32): every filed term put (ocr-variants.ts `isFiled`)
+ *   under an id (TEXT: the database's UTF-8 compared by memcmp, so `ORDER BY term` is UTF-8 byte
+ *   order), and the keys it is filed under, one row per key and term id, the key as a 32-bit hash
+ *   (`keyHash`: a varint of 5 bytes at most, where the key's text was 6 to 40 bytes of UTF-8; the
+ *   vocabulary was most of the index's growth). A hash two keys share adds a term no key of the
+ *   lookup files, which similarTerms leaves out by the term's own keys. putPages files a term the
+ *   first time it sees it (this process remembers the terms it filed); similarTerms is one indexed
+ *   lookup per key.
  *   Terms are never taken out: a removed page's term widens a query to nothing.
  *
  * A forgiving search (engine.ts `forgiving`) is one MATCH expression of the words' groups (each word
@@ -122,9 +126,9 @@ const deleteMergePercent = 50;
  * The layout this code reads and writes (PRAGMA user_version). 2: the catalogue listing. 3: the same
  * tables, with the listing kept by the indexer and the backfill (an index of layout 2 may hold pages
  * and no listing entries, so it is built again: infra/local/search-index.ts). 4: revisions (a book's
- * `rev`, each page's in `page_revs`, the listing entry's in its JSON). 5: the vocabulary of similar terms.
+ * `rev`, each page's in `page_revs`, the listing entry's in its JSON). 5: the vocabulary of similar terms. 6: its keys as hashes.
  */
-const schemaVersion = 5;
+const schemaVersion = 6;
 
 /**
  * Whether the file at `path` is a search index this code can open as it is: absent, empty, or of
@@ -220,8 +224,8 @@ const schema = `
     n INTEGER NOT NULL,
     PRIMARY KEY (kind, value, public, status, language)
   ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS vocabulary (term TEXT PRIMARY KEY) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS vocabulary_keys (key TEXT NOT NULL, term TEXT NOT NULL, PRIMARY KEY (key, term)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS vocabulary (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS vocabulary_keys (key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (key, id)) WITHOUT ROWID;
   INSERT INTO exact (exact, rank) VALUES ('deletemerge', ${deleteMergePercent});
   INSERT INTO stemmed (stemmed, rank) VALUES ('deletemerge', ${deleteMergePercent});
   PRAGMA user_version = ${schemaVersion};
@@ -239,6 +243,13 @@ export function matchExpression(query: Pick<PageQuery, 'mode' | 'terms'>): strin
   const terms = matchableTerms(query);
   if (!terms) return null;
   return query.mode === 'phrase' ? quoted(terms.join(' ')) : terms.map(quoted).join(query.mode === 'all' ? ' AND ' : ' OR ');
+}
+
+/** A vocabulary key as stored: FNV-1a over its UTF-8, 32 bits. */
+export function keyHash(key: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(key)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash;
 }
 
 /** An OR of terms, each quoted: a word of a forgiving query, held by any of its alternatives. */
@@ -410,14 +421,15 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
   /** Terms this engine has filed (or found filed): each is looked for once per process. */
   const filed = new Set<string>();
   const file = (pages: readonly IndexedPage[]): void => {
-    const addTerm = statement('INSERT INTO vocabulary (term) VALUES (?) ON CONFLICT DO NOTHING RETURNING term');
-    const addKey = statement('INSERT OR IGNORE INTO vocabulary_keys (key, term) VALUES (?, ?)');
+    const addTerm = statement('INSERT INTO vocabulary (term) VALUES (?) ON CONFLICT DO NOTHING RETURNING id');
+    const addKey = statement('INSERT OR IGNORE INTO vocabulary_keys (key, id) VALUES (?, ?)');
     for (const page of pages) {
       for (const term of page.exact) {
         if (filed.has(term) || !isFiled(term)) continue;
         filed.add(term);
-        if (addTerm.all([term]).length === 0) continue;
-        for (const key of variantKeys(term)) addKey.run([key, term]);
+        const added = addTerm.all([term])[0];
+        if (!added) continue;
+        for (const key of variantKeys(term)) addKey.run([keyHash(key), Number(added.id)]);
       }
     }
   };
@@ -759,9 +771,15 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     async similarTerms(keys) {
       const wanted = similarKeys(keys);
       if (wanted.length === 0) return [];
-      return statement('SELECT DISTINCT term FROM vocabulary_keys WHERE key IN (SELECT value FROM json_each(?)) ORDER BY term LIMIT ?')
-        .all([JSON.stringify(wanted), maxSimilarTerms])
-        .map((found) => String(found.term));
+      const asked = new Set(wanted);
+      // Twice the answer's bound, then the terms a shared hash brought in are left out.
+      return statement(
+        'SELECT term FROM vocabulary WHERE id IN (SELECT id FROM vocabulary_keys WHERE key IN (SELECT value FROM json_each(?))) ORDER BY term LIMIT ?',
+      )
+        .all([JSON.stringify([...new Set(wanted.map(keyHash))]), 2 * maxSimilarTerms])
+        .map((found) => String(found.term))
+        .filter((term) => variantKeys(term).some((key) => asked.has(key)))
+        .slice(0, maxSimilarTerms);
     },
 
     async search(query) {
