@@ -498,21 +498,60 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
   };
 
   /**
-   * The ORDER BY terms of a forgiving query's groups (engine.ts `forgiving`), each a subquery run
-   * once: near-phrase hits, then the typed terms all held, then every word held. A group no page can
-   * be in (no near phrase, a typed term or a word that is on no page) is left out.
+   * A forgiving query's groups in rank order (engine.ts `forgiving`), each the subquery of its pages:
+   * the phrase hits, the near-phrase hits, the typed terms all held, every word held; `within` names
+   * the groups that hold every page of this one (the typed terms lead the words' alternatives), which
+   * tell none of its pages apart.
    */
-  const forgivingOrder = (table: string, typed: readonly string[], forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, seq: number | undefined) => {
-    const parts: { sql: string; values: Value[] }[] = [];
-    if (forgiving.nearPhrases.length > 0) parts.push(pagesMatching('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq));
+  const forgivingGroups = (table: string, typed: readonly string[], phrase: string[] | null, forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, seq: number | undefined) => {
+    const groups: { name: string; within: string[]; sub: { sql: string; values: Value[] } }[] = [];
+    if (phrase) groups.push({ name: 'phrase', within: [], sub: pagesMatching('exact', matchExpression({ mode: 'phrase', terms: phrase })!, seq) });
+    if (forgiving.nearPhrases.length > 0) groups.push({ name: 'near', within: [], sub: pagesMatching('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq) });
     const typedTerms = matchableTerms({ mode: 'all', terms: [...typed] });
     const everyWord = forgiving.words.every((alternatives) => alternatives.length > 0);
     // Left out where it tells no matching pages apart: the typed terms when no word has another
     // alternative (every word as typed is every word), every word when every match holds them all.
     const alternatives = forgiving.words.some((a) => a.length > 1);
-    if (typedTerms && (alternatives || forgiving.minimumWords < forgiving.words.length)) parts.push(pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq));
-    if (everyWord && alternatives && forgiving.minimumWords < forgiving.words.length) parts.push(pagesMatching(table, forgiving.words.map(group).join(' AND '), seq));
-    return { sql: parts.map((p) => `${table}.rowid IN ${p.sql} DESC, `).join(''), values: parts.flatMap((p) => p.values) };
+    if (typedTerms && (alternatives || forgiving.minimumWords < forgiving.words.length)) {
+      groups.push({ name: 'typed', within: ['every'], sub: pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq) });
+    }
+    if (everyWord && alternatives && forgiving.minimumWords < forgiving.words.length) {
+      groups.push({ name: 'every', within: [], sub: pagesMatching(table, forgiving.words.map(group).join(' AND '), seq) });
+    }
+    return groups;
+  };
+
+  /**
+   * The window of a forgiving query, taken group by group in rank order (then the pages in no group):
+   * within each group its pages ordered by the groups below that still tell them apart, then bm25.
+   * So bm25 scores only the pages of the groups the window reaches, not every match (the pages lacking
+   * a word are most of them); a group is counted only to be skipped past (a window past the first).
+   */
+  const forgivingWindow = (where: ReturnType<typeof searchWhere>, groups: ReturnType<typeof forgivingGroups>, offset: number, limit: number): PageHit[] => {
+    const t = where.table;
+    const hits: PageHit[] = [];
+    let skip = offset;
+    for (let i = 0; i <= groups.length && hits.length < limit; i++) {
+      const own = groups[i];
+      const conditions = [...(own ? [`${t}.rowid IN ${own.sub.sql}`] : []), ...groups.slice(0, i).map((g) => `${t}.rowid NOT IN ${g.sub.sql}`)];
+      const values = [...(own ? own.sub.values : []), ...groups.slice(0, i).flatMap((g) => g.sub.values)];
+      const filter = conditions.map((c) => ` AND ${c}`).join('');
+      if (skip > 0) {
+        const n = Number(row(`SELECT count(*) AS n ${where.counted}${filter}`, [...where.values, ...values])!.n);
+        if (n <= skip) {
+          skip -= n;
+          continue;
+        }
+      }
+      const below = own ? groups.slice(i + 1).filter((g) => !own.within.includes(g.name)) : [];
+      const rows = statement(
+        `SELECT b.bookTextId AS bookTextId, ${t}.rowid & ${pageSpan - 1} AS pageNumber ${where.joined}${filter}
+         ORDER BY ${below.map((g) => `${t}.rowid IN ${g.sub.sql} DESC, `).join('')}bm25(${t}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
+      ).all([...where.values, ...values, ...below.flatMap((g) => g.sub.values), limit - hits.length, skip]);
+      hits.push(...rows.map((found) => ({ bookTextId: String(found.bookTextId), pageNumber: Number(found.pageNumber) })));
+      skip = 0;
+    }
+    return hits;
   };
 
   /** The ORDER BY term ranking the pages of `exact` that hold `phrase` first, and its parameters. */
@@ -799,16 +838,15 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       // Counted without ranking (cheaper than one ranked query counting with a window: measured).
       const total = Number(row(`SELECT count(*) AS n ${where.counted}`, where.values)!.n);
       if (query.offset >= total) return { total, hits: [] };
+      if (forgiving) return { total, hits: forgivingWindow(where, forgivingGroups(where.table, query.terms, phrase, forgiving, seq), query.offset, query.limit) };
       // Phrase hits first: the pages of `exact` holding the phrase (in the book's rowid range, if
-      // any), one uncorrelated subquery SQLite runs once; then a forgiving query's groups, as many
-      // such subqueries; then bm25(), lower for better pages; ties by bookTextId (BINARY: ids are
-      // ASCII), then page number.
+      // any), one uncorrelated subquery SQLite runs once; then bm25(), lower for better pages; ties
+      // by bookTextId (BINARY: ids are ASCII), then page number.
       const first = phrase ? phraseFirstOrder(where.table, phrase, seq) : { sql: '', values: [] };
-      const groups = forgiving ? forgivingOrder(where.table, query.terms, forgiving, seq) : { sql: '', values: [] };
       const rows = statement(
         `SELECT b.bookTextId AS bookTextId, ${where.table}.rowid & ${pageSpan - 1} AS pageNumber ${where.joined}
-         ORDER BY ${first.sql}${groups.sql}bm25(${where.table}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
-      ).all([...where.values, ...first.values, ...groups.values, query.limit, query.offset]);
+         ORDER BY ${first.sql}bm25(${where.table}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
+      ).all([...where.values, ...first.values, query.limit, query.offset]);
       const hits: PageHit[] = rows.map((row) => ({ bookTextId: String(row.bookTextId), pageNumber: Number(row.pageNumber) }));
       return { total, hits };
     },
