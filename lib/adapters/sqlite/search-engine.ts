@@ -545,11 +545,10 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
           continue;
         }
       }
-      const below = own ? groups.slice(i + 1).filter((g) => !own.within.includes(g.name)) : [];
       const rows = statement(
         `SELECT b.bookTextId AS bookTextId, ${t}.rowid & ${pageSpan - 1} AS pageNumber ${where.joined}${filter}
-         ORDER BY ${below.map((g) => `${t}.rowid IN ${g.sub.sql} DESC, `).join('')}bm25(${t}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
-      ).all([...where.values, ...values, ...below.flatMap((g) => g.sub.values), limit - hits.length, skip]);
+         ORDER BY bm25(${t}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
+      ).all([...where.values, ...values, limit - hits.length, skip]);
       hits.push(...rows.map((found) => ({ bookTextId: String(found.bookTextId), pageNumber: Number(found.pageNumber) })));
       skip = 0;
     }

@@ -154,11 +154,15 @@ export class FakeSearchEngine implements SearchEngine {
       const score = counts.reduce((sum, c, i) => sum + (idf[i]! * c * (k1 + 1)) / (c + k1 * lengthNorm), 0);
       scored.push({ page, score, phraseHit: phraseFirst !== null && occurrences(page.exact, phraseFirst) > 0, groups: groups(page) });
     }
-    const byGroups = (x: number[], y: number[]): number => x.reduce((order, _, i) => order || y[i]! - x[i]!, 0);
+    /** The first group a page is in (the phrase hits' first), or after them all: each page ranks by it, then by BM25. */
+    const firstGroup = (x: { phraseHit: boolean; groups: number[] }): number => {
+      const all = [Number(x.phraseHit), ...x.groups];
+      const at = all.indexOf(1);
+      return at < 0 ? all.length : at;
+    };
     scored.sort(
       (x, y) =>
-        Number(y.phraseHit) - Number(x.phraseHit) ||
-        byGroups(x.groups, y.groups) ||
+        firstGroup(x) - firstGroup(y) ||
         y.score - x.score ||
         (x.page.bookTextId < y.page.bookTextId ? -1 : x.page.bookTextId > y.page.bookTextId ? 1 : 0) ||
         x.page.pageNumber - y.page.pageNumber,
