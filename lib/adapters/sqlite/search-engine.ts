@@ -504,7 +504,9 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
    * tell none of its pages apart.
    */
   const forgivingGroups = (table: string, typed: readonly string[], phrase: string[] | null, forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, seq: number | undefined) => {
-    const groups: { name: string; within: string[]; sub: { sql: string; values: Value[] } }[] = [];
+    // `match`: an expression of the group's own pages, all of them matches (every word held is at least
+    // minimumWords of them), which a window reads instead of the whole match filtered by the group.
+    const groups: { name: string; within: string[]; match?: string; sub: { sql: string; values: Value[] } }[] = [];
     if (phrase) groups.push({ name: 'phrase', within: [], sub: pagesMatching('exact', matchExpression({ mode: 'phrase', terms: phrase })!, seq) });
     if (forgiving.nearPhrases.length > 0) groups.push({ name: 'near', within: [], sub: pagesMatching('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq) });
     const typedTerms = matchableTerms({ mode: 'all', terms: [...typed] });
@@ -513,10 +515,10 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     // alternative (every word as typed is every word), every word when every match holds them all.
     const alternatives = forgiving.words.some((a) => a.length > 1);
     if (typedTerms && (alternatives || forgiving.minimumWords < forgiving.words.length)) {
-      groups.push({ name: 'typed', within: ['every'], sub: pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq) });
+      groups.push({ name: 'typed', within: ['every'], match: typedTerms.map(quoted).join(' AND '), sub: pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq) });
     }
     if (everyWord && alternatives && forgiving.minimumWords < forgiving.words.length) {
-      groups.push({ name: 'every', within: [], sub: pagesMatching(table, forgiving.words.map(group).join(' AND '), seq) });
+      groups.push({ name: 'every', within: [], match: forgiving.words.map(group).join(' AND '), sub: pagesMatching(table, forgiving.words.map(group).join(' AND '), seq) });
     }
     return groups;
   };
@@ -527,16 +529,18 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
    * So bm25 scores only the pages of the groups the window reaches, not every match (the pages lacking
    * a word are most of them); a group is counted only to be skipped past (a window past the first).
    */
-  const forgivingWindow = (where: ReturnType<typeof searchWhere>, groups: ReturnType<typeof forgivingGroups>, offset: number, limit: number): PageHit[] => {
-    const t = where.table;
+  const forgivingWindow = (whereOf: (match?: string) => ReturnType<typeof searchWhere>, groups: ReturnType<typeof forgivingGroups>, offset: number, limit: number): PageHit[] => {
     const hits: PageHit[] = [];
     let skip = offset;
     for (let i = 0; i <= groups.length && hits.length < limit; i++) {
       const own = groups[i];
+      const where = whereOf(own?.match);
+      const t = where.table;
       // `+`: the group's rowids only filter the pages the MATCH finds; as a constraint on the FTS5
       // table's rowid, SQLite would run the MATCH once per rowid of the group (measured: seconds).
-      const conditions = [...(own ? [`+${t}.rowid IN ${own.sub.sql}`] : []), ...groups.slice(0, i).map((g) => `+${t}.rowid NOT IN ${g.sub.sql}`)];
-      const values = [...(own ? own.sub.values : []), ...groups.slice(0, i).flatMap((g) => g.sub.values)];
+      const ownCondition = own && !own.match ? [`+${t}.rowid IN ${own.sub.sql}`] : [];
+      const conditions = [...ownCondition, ...groups.slice(0, i).map((g) => `+${t}.rowid NOT IN ${g.sub.sql}`)];
+      const values = [...(own && !own.match ? own.sub.values : []), ...groups.slice(0, i).flatMap((g) => g.sub.values)];
       const filter = conditions.map((c) => ` AND ${c}`).join('');
       if (skip > 0) {
         const n = Number(row(`SELECT count(*) AS n ${where.counted}${filter}`, [...where.values, ...values])!.n);
@@ -839,7 +843,11 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       // Counted without ranking (cheaper than one ranked query counting with a window: measured).
       const total = Number(row(`SELECT count(*) AS n ${where.counted}`, where.values)!.n);
       if (query.offset >= total) return { total, hits: [] };
-      if (forgiving) return { total, hits: forgivingWindow(where, forgivingGroups(where.table, query.terms, phrase, forgiving, seq), query.offset, query.limit) };
+      if (forgiving) {
+        const counted = expression?.counted && { groups: expression.counted, minimum: forgiving.minimumWords };
+        const whereOf = (own?: string) => (own ? searchWhere(query, own, seq) : searchWhere(query, match, seq, counted));
+        return { total, hits: forgivingWindow(whereOf, forgivingGroups(where.table, query.terms, phrase, forgiving, seq), query.offset, query.limit) };
+      }
       // Phrase hits first: the pages of `exact` holding the phrase (in the book's rowid range, if
       // any), one uncorrelated subquery SQLite runs once; then bm25(), lower for better pages; ties
       // by bookTextId (BINARY: ids are ASCII), then page number.
