@@ -798,12 +798,12 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     await expect(engine.similarTerms(['moo'])).rejects.toMatchObject({ name: 'OpenSearchError', status: 500 });
   });
 
-  it('sends a forgiving query as a bool of the words (minimum_should_match) and constant_score groups, each boosted above all below', async () => {
+  it('sends a forgiving query as a bool of the words (minimum_should_match) and a dis_max of constant_score groups, each boosted above the next', async () => {
     const engine = openSearchOverFake();
     const words = (...alternatives: string[]) => ({ match: { stemmed: { query: alternatives.join(' '), operator: 'or' } } });
     const group = (filter: unknown, boost: number) => ({ constant_score: { filter, boost } });
-    const body = (must: unknown, should?: unknown[], filter: unknown[] = []) => ({
-      query: { bool: { filter, must: [must], ...(should && { should }) } },
+    const body = (must: unknown, groups?: unknown[], filter: unknown[] = []) => ({
+      query: { bool: { filter, must: [must], ...(groups && { should: [{ dis_max: { queries: groups, tie_breaker: 0 } }] }) } },
       track_total_hits: true,
       from: 0,
       size: 10,
@@ -823,15 +823,15 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
       body(
         { bool: { should: [words('sun'), words('moon', 'mood'), words('star')], minimum_should_match: 2 } },
         [
-          group({ match_phrase: { exact: { query: 'sun moon star' } } }, 40_000),
-          group({ bool: { should: [{ match_phrase: { exact: { query: 'sun mood star' } } }, { match_phrase: { exact: { query: 'sunmoon star' } } }], minimum_should_match: 1 } }, 20_000),
+          group({ match_phrase: { exact: { query: 'sun moon star' } } }, 20_000),
+          group({ bool: { should: [{ match_phrase: { exact: { query: 'sun mood star' } } }, { match_phrase: { exact: { query: 'sunmoon star' } } }], minimum_should_match: 1 } }, 15_000),
           group({ match: { stemmed: { query: 'sun moon star', operator: 'and' } } }, 10_000),
           group({ bool: { must: [words('sun'), words('moon', 'mood'), words('star')] } }, 5_000),
         ],
         [{ term: { visibility: { value: 'public' } } }],
       ),
     );
-    expect(forgivingBoosts).toEqual({ phrase: 40_000, nearPhrase: 20_000, typed: 10_000, everyWord: 5_000 });
+    expect(forgivingBoosts).toEqual({ phrase: 20_000, nearPhrase: 15_000, typed: 10_000, everyWord: 5_000 });
 
     // A typed word that is no index term: no typed group; with no alternative left, out of the must and no every-word group.
     await engine.search(query({ terms: ['sun', '"', 'star'], forgiving: { words: [['sun'], ['"'], ['star', 'stars']], minimumWords: 2, nearPhrases: [] } }));
@@ -850,19 +850,19 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     expect(engine.fake.requests.length).toBe(sent);
   });
 
-  it('keeps each group above everything below it whatever the BM25 of the must, and the largest query under 1,024 clauses', () => {
+  it('keeps each group above the next whatever the BM25 of the must, and the largest query under 1,024 clauses', () => {
     // A term scores less than its idf, at most ln(1 + (N − 0.5) / 1.5) for a shard of N ≤ 2^31 pages.
     const mustBound = maxQueryTerms * maxAlternatives * Math.log(1 + (2 ** 31 - 0.5) / 1.5);
     expect(mustBound).toBeLessThan(4_727);
     const { everyWord, typed, nearPhrase, phrase } = forgivingBoosts;
     expect(everyWord).toBeGreaterThan(mustBound);
     expect(typed).toBeGreaterThan(everyWord + mustBound);
-    expect(nearPhrase).toBeGreaterThan(typed + everyWord + mustBound);
-    expect(phrase).toBeGreaterThan(nearPhrase + typed + everyWord + mustBound);
+    expect(nearPhrase).toBeGreaterThan(typed + mustBound);
+    expect(phrase).toBeGreaterThan(nearPhrase + mustBound);
     // Exact in float32, and the largest score's float32 step far under the least margin (273).
     for (const boost of Object.values(forgivingBoosts)) expect(Math.fround(boost)).toBe(boost);
-    const highest = phrase + nearPhrase + typed + everyWord + mustBound;
-    expect(highest).toBeLessThan(2 ** 17); // float32's step there: 2^-7
+    const highest = phrase + mustBound; // dis_max: one group's boost, the highest
+    expect(highest).toBeLessThan(2 ** 15); // float32's step there: 2^-9
 
     // The largest forgiving query rules.ts allows, counted as Lucene 9 counts a rewritten query's
     // clauses (IndexSearcher's visitor): one per term query, one per phrase query whatever its terms.
@@ -887,6 +887,7 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
       if (kind === 'term' || kind === 'terms' || kind === 'match_phrase') return 1;
       if (kind === 'match') return (Object.values(spec)[0] as { query: string }).query.split(' ').length;
       if (kind === 'constant_score') return clauses(spec.filter);
+      if (kind === 'dis_max') return (spec.queries as unknown[]).reduce<number>((n, c) => n + clauses(c), 0);
       expect(kind).toBe('bool');
       return ['filter', 'must', 'should', 'must_not'].reduce((n, occur) => n + ((spec[occur] as unknown[] | undefined) ?? []).reduce<number>((m, c) => m + clauses(c), 0), 0);
     };
@@ -894,7 +895,7 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     expect(clauses(largest.query)).toBeLessThan(1_024); // indices.query.bool.max_clause_count
   });
 
-  it('ranks through the fake as OpenSearch scores it: the must’s BM25 plus the boosts of the groups a page is in', async () => {
+  it('ranks through the fake as OpenSearch scores it: the must’s BM25 plus the boost of the first group a page is in', async () => {
     const engine = openSearchOverFake();
     await engine.putPages([page(b, 1, 'sun moon star'), page(b, 2, 'sun mood'), page(b, 3, 'star'), page(b, 4, 'rain')]);
     const scoreOf = async (terms: string[]) => {
@@ -906,7 +907,7 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     const scored = engine.fake.lastSearchHits();
     expect(scored.map((h) => h.id)).toEqual(['bt-1:2', 'bt-1:1']);
     expect(scored[0]!.score).toBeCloseTo(sun.get('bt-1:2')! + moon.get('bt-1:2')! + forgivingBoosts.nearPhrase, 9);
-    expect(scored[1]!.score).toBeCloseTo(sun.get('bt-1:1')! + moon.get('bt-1:1')! + star.get('bt-1:1')! + forgivingBoosts.typed + forgivingBoosts.everyWord, 9);
+    expect(scored[1]!.score).toBeCloseTo(sun.get('bt-1:1')! + moon.get('bt-1:1')! + star.get('bt-1:1')! + forgivingBoosts.typed, 9);
   });
 });
 
@@ -1217,31 +1218,37 @@ describe('the fake OpenSearch', () => {
     // A page into the listing's index, or an entry into the pages', breaks the strict mapping.
     expect(await errors(send('/pages/_bulk', `{"index":{"_id":"b"}}\n${entry}\n`))).toBe(true);
 
-    // A forgiving search: a bool of matches with minimum_should_match, up to four constant_score groups.
+    // A forgiving search: a bool of matches with minimum_should_match, a dis_max of up to four constant_score groups.
     const words = { bool: { should: [{ match: { stemmed: { query: 'x y', operator: 'or' } } }], minimum_should_match: 1 } };
     const groups = [
-      { constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 40_000 } },
-      { constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 1 } }, boost: 20_000 } },
+      { constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 20_000 } },
+      { constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 1 } }, boost: 15_000 } },
       { constant_score: { filter: { match: { stemmed: { query: 'x', operator: 'and' } } }, boost: 10_000 } },
       { constant_score: { filter: { bool: { must: [{ match: { stemmed: { query: 'x y', operator: 'or' } } }] } }, boost: 5_000 } },
     ];
+    const disMax = (queries: unknown[], more: object = {}) => [{ dis_max: { queries, tie_breaker: 0, ...more } }];
     const forgiving = (must: unknown, should?: unknown[]) => ({ ...valid, query: { bool: { filter: [], must: [must], ...(should && { should }) } } });
-    expect((await send('/pages/_search', forgiving(words, groups))).status).toBe(200);
+    expect((await send('/pages/_search', forgiving(words, disMax(groups)))).status).toBe(200);
     expect((await send('/pages/_search', forgiving(words))).status).toBe(200);
     const invalidForgiving: unknown[] = [
-      forgiving(words, [...groups, groups[0]]),
-      forgiving(words, []),
+      forgiving(words, disMax([...groups, groups[0]])),
+      forgiving(words, disMax([])),
+      forgiving(words, groups),
+      forgiving(words, [...disMax(groups), ...disMax(groups)]),
+      forgiving(words, disMax(groups, { tie_breaker: 0.5 })),
+      forgiving(words, [{ dis_max: { queries: groups } }]),
       forgiving({ bool: { ...words.bool, minimum_should_match: 0 } }),
       forgiving({ bool: { ...words.bool, minimum_should_match: '50%' } }),
       forgiving({ bool: { should: words.bool.should } }),
       forgiving({ bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 1 } }),
       forgiving({ bool: { ...words.bool, must: words.bool.should } }),
-      forgiving(words, [{ constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 2 } }, boost: 1 } }]),
-      forgiving(words, [{ constant_score: { filter: { bool: { must: [{ match_phrase: { exact: { query: 'x y' } } }] } }, boost: 1 } }]),
-      forgiving(words, [{ constant_score: { filter: words, boost: 1 } }]),
-      forgiving(words, [{ constant_score: { filter: { match: { userId: { query: 'x', operator: 'and' } } }, boost: 1 } }]),
+      forgiving(words, disMax([{ constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 2 } }, boost: 1 } }])),
+      forgiving(words, disMax([{ constant_score: { filter: { bool: { must: [{ match_phrase: { exact: { query: 'x y' } } }] } }, boost: 1 } }])),
+      forgiving(words, disMax([{ constant_score: { filter: words, boost: 1 } }])),
+      forgiving(words, disMax([{ constant_score: { filter: { match: { userId: { query: 'x', operator: 'and' } } }, boost: 1 } }])),
       // A plain must takes the phrase group only.
       forgiving(valid.query.bool.must[0], [groups[1]]),
+      forgiving(valid.query.bool.must[0], disMax([groups[0]])),
     ];
     for (const body of invalidForgiving) expect((await send('/pages/_search', body)).status, JSON.stringify(body)).toBe(400);
 

@@ -22,9 +22,10 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  * - `POST /{index}/_search` of pages: `bool` with `filter` (`term`, and `bool.should` of `term`s
  *   with `minimum_should_match: 1`) and one `must`, either plain (a `match` with `operator` and/or, or a
  *   `match_phrase`; at most one `should`, a `constant_score` of a `match_phrase` filter) or forgiving (a
- *   `bool` of `match`es, `should` with an integer `minimum_should_match`; up to four `should`s, each a
- *   `constant_score` of a `match_phrase`, of a `match`, of a `bool` of `match_phrase` `should`s with
- *   `minimum_should_match: 1`, or of a `bool` of `match` `must`s), `track_total_hits: true`,
+ *   `bool` of `match`es, `should` with an integer `minimum_should_match`; at most one `should`, a
+ *   `dis_max` with `tie_breaker: 0` of up to four queries, each a `constant_score` of a `match_phrase`,
+ *   of a `match`, of a `bool` of `match_phrase` `should`s with `minimum_should_match: 1`, or of a
+ *   `bool` of `match` `must`s), `track_total_hits: true`,
  *   `from`/`size` (within `max_result_window`), the sort `_score` desc, `bookTextId` asc, `pageNumber`
  *   asc, `_source` of those two fields. With a `must`, a `should` need not match: it only adds its
  *   score to the pages it matches;
@@ -53,7 +54,7 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  * frequency is the phrase's and whose idf is the sum of its terms'. `match` sums its terms' scores,
  * a `bool` its `must`s' and its matching `should`s' (matching when every `must` and at least
  * `minimum_should_match` `should`s match; with a `must` and no `minimum_should_match`, none need), a
- * `constant_score` its boost (1 by default), in doubles (Lucene: float32, so Lucene ties some scores
+ * `constant_score` its boost (1 by default), a `dis_max` the highest of its matching queries' (`tie_breaker` 0), in doubles (Lucene: float32, so Lucene ties some scores
  * the fake tells apart).
  * Unlike Lucene the statistics never count deleted documents (Lucene does until segments merge), and
  * a write is searchable at once (OpenSearch: after the next refresh).
@@ -128,12 +129,17 @@ export const GroupClause = v.strictObject({
   }),
 });
 
-/** `POST /{index}/_search` of pages: a plain query (one match, at most one phrase `should`), or a forgiving one (the words, up to four groups). */
+/** A forgiving query's groups: a page scores the highest boost of the groups it is in (`tie_breaker` 0: the others add nothing). */
+export const GroupsClause = v.strictObject({
+  dis_max: v.strictObject({ queries: v.pipe(v.array(GroupClause), v.minLength(1), v.maxLength(4)), tie_breaker: v.literal(0) }),
+});
+
+/** `POST /{index}/_search` of pages: a plain query (one match, at most one phrase `should`), or a forgiving one (the words, its groups). */
 export const SearchRequest = v.strictObject({
   query: v.strictObject({
     bool: v.union([
       v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([MatchClause]), should: v.optional(v.strictTuple([ConstantScoreClause])) }),
-      v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([WordsClause]), should: v.optional(v.pipe(v.array(GroupClause), v.minLength(1), v.maxLength(4))) }),
+      v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([WordsClause]), should: v.optional(v.strictTuple([GroupsClause])) }),
     ]),
   }),
   track_total_hits: v.literal(true),
@@ -676,6 +682,13 @@ export class FakeOpenSearch {
    * statistics are read once per search (`statistics`).
    */
   private scorer(index: Index, clause: ScoringClause, statistics: Map<string, FieldStatistics>): (doc: Stored) => number | undefined {
+    if ('dis_max' in clause) {
+      const queries = clause.dis_max.queries.map((c) => this.scorer(index, c, statistics));
+      return (doc) => {
+        const scores = queries.map((scorer) => scorer(doc)).filter((score) => score !== undefined);
+        return scores.length === 0 ? undefined : Math.max(...scores);
+      };
+    }
     if ('constant_score' in clause) {
       const { filter, boost = 1 } = clause.constant_score;
       const matches = this.scorer(index, filter, statistics);
@@ -810,6 +823,7 @@ type ScoringClause =
   | v.InferOutput<typeof ConstantScoreClause>
   | v.InferOutput<typeof WordsClause>
   | v.InferOutput<typeof GroupClause>
+  | v.InferOutput<typeof GroupsClause>
   | v.InferOutput<typeof GroupClause>['constant_score']['filter'];
 type RevisionTermClause = v.InferOutput<typeof RevisionTermQuery>;
 type RangeClause = v.InferOutput<typeof RangeQuery>;

@@ -411,19 +411,18 @@ export function listBooksBody(query: BookListQuery) {
 export const phraseFirstBoost = 1_000;
 
 /**
- * The boosts of a forgiving query's ranking groups (engine.ts `forgiving`), each a `should` clause,
- * `constant_score` (its score is its boost), added to the `must`'s BM25 score: a page's score is the
- * `must`'s and the boosts of the groups it is in. The `must` is a `bool` of one `match` per word (its
- * alternatives, `or`), which sums the scores of the terms a page holds: at most maxQueryTerms (32)
- * words of maxAlternatives (7) distinct alternatives each, 224 terms (a term that is an alternative of
- * two words counts twice), each scoring less than its idf, under 21.1 (phraseFirstBoost): under 4,727.
- * So each boost exceeds that bound and every boost below it together: everyWord 5,000 > 4,727;
- * typed 10,000 > 5,000 + 4,727; nearPhrase 20,000 > 15,000 + 4,727; phrase 40,000 > 35,000 + 4,727.
- * A page in a group therefore ranks before every page that is not in it but in the same groups above
- * (the groups compared in order, as engine.ts says), by at least 273, and within the same groups by
- * the `must`'s BM25. The boosts are exact in float32 (integers below 2^24); the highest score is under
- * 79,727, where float32's step is 2^-7 (0.008; 2^-8 under 65,536, 2^-9 under 32,768, ...): pages of one
- * group whose BM25 scores differ by less than that tie, and go by bookTextId and pageNumber.
+ * The boosts of a forgiving query's ranking groups (engine.ts `forgiving`): one `should` clause, a
+ * `dis_max` of one `constant_score` per group (its score is its boost; `dis_max` scores a page by the
+ * highest of the groups it is in, `tie_breaker` 0), added to the `must`'s BM25 score: a page's score
+ * is the `must`'s and the boost of the first group it is in. The `must` is a `bool` of one `match` per
+ * word (its alternatives, `or`), which sums the scores of the terms a page holds: at most maxQueryTerms
+ * (32) words of maxAlternatives (7) distinct alternatives each, 224 terms (a term that is an
+ * alternative of two words counts twice), each scoring less than its idf, under 21.1
+ * (phraseFirstBoost): under 4,727. So each boost exceeds the next by more than that: a page ranks by
+ * the first group it is in, by at least 273, and within it by the `must`'s BM25. The boosts are exact
+ * in float32 (integers below 2^24); the highest score is under 24,727, where float32's step is 2^-9
+ * (0.002; 2^-10 under 16,384, ...): pages of one group whose BM25 scores differ by less than that tie,
+ * and go by bookTextId and pageNumber.
  *
  * The largest forgiving query rules.ts allows stays far under Lucene's limit of 1,024 clauses
  * (`indices.query.bool.max_clause_count`, which Lucene 9 counts over the whole rewritten query, one
@@ -431,7 +430,7 @@ export const phraseFirstBoost = 1_000;
  * once): the filters 4 (two of the view, the book, the language), the `must` 224, the phrase hit 1,
  * the near phrases maxNearPhrases (48), the typed terms 32 and every word 224: 533.
  */
-export const forgivingBoosts = { everyWord: 5_000, typed: 10_000, nearPhrase: 20_000, phrase: 40_000 } as const;
+export const forgivingBoosts = { everyWord: 5_000, typed: 10_000, nearPhrase: 15_000, phrase: 20_000 } as const;
 
 /**
  * The `_search` body of a query (validated first: out-of-contract values throw a RangeError), or
@@ -497,14 +496,15 @@ function forgivingQuery(typed: string[], forgiving: { words: string[][]; minimum
   const typedTerms = matchableTerms({ mode: 'all', terms: typed });
   for (const t of [...words.flat(), ...forgiving.nearPhrases.flat(), ...(typedTerms ?? []), ...(phrase ?? [])]) checkTerm(t, 64);
   const held = (alternatives: readonly string[]) => ({ match: { stemmed: { query: alternatives.join(' '), operator: 'or' } } });
-  const should: object[] = [];
-  if (phrase) should.push(constantScore(phraseOn('exact', phrase), forgivingBoosts.phrase));
+  const groups: object[] = [];
+  if (phrase) groups.push(constantScore(phraseOn('exact', phrase), forgivingBoosts.phrase));
   if (forgiving.nearPhrases.length > 0) {
-    should.push(constantScore({ bool: { should: forgiving.nearPhrases.map((p) => phraseOn('exact', p)), minimum_should_match: 1 } }, forgivingBoosts.nearPhrase));
+    groups.push(constantScore({ bool: { should: forgiving.nearPhrases.map((p) => phraseOn('exact', p)), minimum_should_match: 1 } }, forgivingBoosts.nearPhrase));
   }
-  if (typedTerms) should.push(constantScore({ match: { stemmed: { query: typedTerms.join(' '), operator: 'and' } } }, forgivingBoosts.typed));
-  if (words.length === forgiving.words.length) should.push(constantScore({ bool: { must: words.map(held) } }, forgivingBoosts.everyWord));
-  return { must: { bool: { should: words.map(held), minimum_should_match: forgiving.minimumWords } }, should };
+  if (typedTerms) groups.push(constantScore({ match: { stemmed: { query: typedTerms.join(' '), operator: 'and' } } }, forgivingBoosts.typed));
+  if (words.length === forgiving.words.length) groups.push(constantScore({ bool: { must: words.map(held) } }, forgivingBoosts.everyWord));
+  const must = { bool: { should: words.map(held), minimum_should_match: forgiving.minimumWords } };
+  return { must, should: groups.length > 0 ? [{ dis_max: { queries: groups, tie_breaker: 0 } }] : [] };
 }
 
 /**

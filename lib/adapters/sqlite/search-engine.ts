@@ -288,6 +288,12 @@ export function forgivingExpression(words: readonly string[][], minimumWords: nu
 
 type Value = string | number | Uint8Array;
 
+/** A set of pages' rowids as SQL: a subquery, or (`ids`) a list read once. */
+type Rows = { sql: string; values: Value[]; ids?: number[] };
+
+/** The most rowids of a group passed as a list (forgivingGroups); a larger group stays a subquery. */
+const maxListedRows = 4096;
+
 /** The kinds of posting lists: every book, and one list per status, language, tag and category. */
 const kinds = { every: 0, status: 1, language: 2, tag: 3, category: 4 } as const;
 /** The orders, each list kept once per order (`ord`). */
@@ -492,42 +498,59 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
   };
 
   /** The rowids of a table's pages matching an expression (within the book's range, if any): an uncorrelated subquery, run once. */
-  const pagesMatching = (table: string, match: string, seq: number | undefined): { sql: string; values: Value[] } => {
+  const pagesMatching = (table: string, match: string, seq: number | undefined): Rows => {
     const range = seq === undefined ? [] : [seq * pageSpan, seq * pageSpan + pageSpan - 1];
     return { sql: `(SELECT rowid FROM ${table} WHERE ${table} MATCH ?${range.length > 0 ? ` AND ${table}.rowid BETWEEN ? AND ?` : ''})`, values: [match, ...range] };
   };
 
   /**
-   * A forgiving query's groups in rank order (engine.ts `forgiving`), each the subquery of its pages:
-   * the phrase hits, the near-phrase hits, the typed terms all held, every word held; `within` names
-   * the groups that hold every page of this one (the typed terms lead the words' alternatives), which
-   * tell none of its pages apart.
+   * The pages of a group read once, as a list every later statement takes (`json_each`), when they are
+   * at most `maxListedRows`; else the subquery, run again by each statement that needs it. The phrase
+   * and near-phrase groups are mostly a few pages (none in the median), and their expressions (up to
+   * 48 phrases) cost up to 8 ms at 20,000 pages: read once, not once per group below them.
+   */
+  const rowsOf = (table: string, match: string, seq: number | undefined): Rows => {
+    const sub = pagesMatching(table, match, seq);
+    const ids = statement(`SELECT rowid AS id FROM ${sub.sql} LIMIT ?`)
+      .all([...sub.values, maxListedRows + 1])
+      .map((found) => Number(found.id));
+    return ids.length > maxListedRows ? sub : { sql: '(SELECT value FROM json_each(?))', values: [JSON.stringify(ids)], ids };
+  };
+
+  /**
+   * A forgiving query's groups in rank order (engine.ts `forgiving`): the phrase hits, the near-phrase
+   * hits, the typed terms all held, every word held. `match`: an expression of the group's own pages,
+   * each of them a match of the query (every word held is at least `minimumWords` of them), which a
+   * window reads instead of the whole match filtered by the group. A group found empty is left out.
    */
   const forgivingGroups = (table: string, typed: readonly string[], phrase: string[] | null, forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, seq: number | undefined) => {
-    // `match`: an expression of the group's own pages, all of them matches (every word held is at least
-    // minimumWords of them), which a window reads instead of the whole match filtered by the group.
-    const groups: { name: string; within: string[]; match?: string; sub: { sql: string; values: Value[] } }[] = [];
-    if (phrase) groups.push({ name: 'phrase', within: [], sub: pagesMatching('exact', matchExpression({ mode: 'phrase', terms: phrase })!, seq) });
-    if (forgiving.nearPhrases.length > 0) groups.push({ name: 'near', within: [], sub: pagesMatching('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq) });
+    const groups: { rows: Rows; match?: string }[] = [];
+    const listedFirst = (rows: Rows): void => {
+      if (!rows.ids || rows.ids.length > 0) groups.push({ rows });
+    };
+    if (phrase) listedFirst(rowsOf('exact', matchExpression({ mode: 'phrase', terms: phrase })!, seq));
+    if (forgiving.nearPhrases.length > 0) listedFirst(rowsOf('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq));
     const typedTerms = matchableTerms({ mode: 'all', terms: [...typed] });
     const everyWord = forgiving.words.every((alternatives) => alternatives.length > 0);
     // Left out where it tells no matching pages apart: the typed terms when no word has another
     // alternative (every word as typed is every word), every word when every match holds them all.
     const alternatives = forgiving.words.some((a) => a.length > 1);
     if (typedTerms && (alternatives || forgiving.minimumWords < forgiving.words.length)) {
-      groups.push({ name: 'typed', within: ['every'], match: typedTerms.map(quoted).join(' AND '), sub: pagesMatching(table, typedTerms.map(quoted).join(' AND '), seq) });
+      const match = typedTerms.map(quoted).join(' AND ');
+      groups.push({ match, rows: pagesMatching(table, match, seq) });
     }
     if (everyWord && alternatives && forgiving.minimumWords < forgiving.words.length) {
-      groups.push({ name: 'every', within: [], match: forgiving.words.map(group).join(' AND '), sub: pagesMatching(table, forgiving.words.map(group).join(' AND '), seq) });
+      const match = forgiving.words.map(group).join(' AND ');
+      groups.push({ match, rows: pagesMatching(table, match, seq) });
     }
     return groups;
   };
 
   /**
-   * The window of a forgiving query, taken group by group in rank order (then the pages in no group):
-   * within each group its pages ordered by the groups below that still tell them apart, then bm25.
-   * So bm25 scores only the pages of the groups the window reaches, not every match (the pages lacking
-   * a word are most of them); a group is counted only to be skipped past (a window past the first).
+   * The window of a forgiving query, taken group by group in rank order (then the pages in no group),
+   * each group's pages by bm25. So bm25 scores only the pages of the groups the window reaches, not
+   * every match (the pages lacking a word are most of them); a group is counted only to be skipped
+   * past (a window past the first).
    */
   const forgivingWindow = (whereOf: (match?: string) => ReturnType<typeof searchWhere>, groups: ReturnType<typeof forgivingGroups>, offset: number, limit: number): PageHit[] => {
     const hits: PageHit[] = [];
@@ -538,9 +561,9 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       const t = where.table;
       // `+`: the group's rowids only filter the pages the MATCH finds; as a constraint on the FTS5
       // table's rowid, SQLite would run the MATCH once per rowid of the group (measured: seconds).
-      const ownCondition = own && !own.match ? [`+${t}.rowid IN ${own.sub.sql}`] : [];
-      const conditions = [...ownCondition, ...groups.slice(0, i).map((g) => `+${t}.rowid NOT IN ${g.sub.sql}`)];
-      const values = [...(own && !own.match ? own.sub.values : []), ...groups.slice(0, i).flatMap((g) => g.sub.values)];
+      const ownCondition = own && !own.match ? [`+${t}.rowid IN ${own.rows.sql}`] : [];
+      const conditions = [...ownCondition, ...groups.slice(0, i).map((g) => `+${t}.rowid NOT IN ${g.rows.sql}`)];
+      const values = [...(own && !own.match ? own.rows.values : []), ...groups.slice(0, i).flatMap((g) => g.rows.values)];
       const filter = conditions.map((c) => ` AND ${c}`).join('');
       if (skip > 0) {
         const n = Number(row(`SELECT count(*) AS n ${where.counted}${filter}`, [...where.values, ...values])!.n);
