@@ -96,10 +96,12 @@ export interface PageQuery {
    *   typed) first, then its variants (lib/search/ocr-variants.ts), 1..1 + maxVariants + 2 of them. A
    *   page *holds* a word when it holds any of its alternatives.
    * - A page matches when it holds at least `minimumWords` of the words (1..words.length).
-   * - Ranked: the phrase hits of `phraseFirst`; then the pages of `exact` holding any of `nearPhrases`
-   *   (the typed words with one slip: a variant, a word left out, two words run together; 0..48 of
-   *   them, each 1..32 terms); then the pages holding every `terms` (the words as typed); then those
-   *   holding every word; then the rest; within each group as without it (BM25, then the tie-break).
+   * - Ranked by the first of these groups a page is in: the phrase hits of `phraseFirst`; the pages of
+   *   `exact` holding any of `nearPhrases` (the typed words with one slip: a variant, a word left out,
+   *   two words run together; 0..48 of them, each 1..32 terms); the pages holding every `terms` (the
+   *   words as typed); those holding every word; then the rest; within a group by BM25, then the
+   *   tie-break. (Only the first group counts: a near-phrase hit that also holds every typed term
+   *   ranks with the other near-phrase hits, by BM25, so an engine reads each group's pages on their own.)
    */
   forgiving?: ForgivingQuery;
   /** Only this BookText's pages (search within a book). */

@@ -7,6 +7,7 @@ import sqlite3 from 'node-sqlite3-wasm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { forgivingExpression, keyHash, matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
 import type { IndexedPage } from '../../lib/search/engine.ts';
+import { variantKeys } from '../../lib/search/ocr-variants.ts';
 import { describeSearchEngine } from '../support/search-engine-contract.ts';
 import { discardStaleSearchIndex, releaseSearchIndexLock } from '../../infra/local/search-index.ts';
 import { removeStack, searchDbFile, streamCheckpointFile, writeStack } from '../../infra/local/state.ts';
@@ -48,9 +49,9 @@ describe('SQLite FTS5 search engine', () => {
   it('refuses a file of another layout', () => {
     const path = join(dir, 'other.sqlite');
     const other = new sqlite3.Database(path);
-    other.exec('PRAGMA user_version = 7');
+    other.exec('PRAGMA user_version = 8');
     other.close();
-    expect(() => sqliteSearchEngine(path)).toThrow(/layout 7/);
+    expect(() => sqliteSearchEngine(path)).toThrow(/layout 8/);
   });
 
   it('npm start builds an index of an older layout again: the file and its stream position go, a current one stays', async () => {
@@ -173,6 +174,28 @@ describe('SQLite FTS5 search engine', () => {
     await engine.putPages([page(0, `${first} ${second}`)]);
     expect(await engine.similarTerms([first])).toEqual([first]);
     expect(await engine.similarTerms([second])).toEqual([second]);
+  });
+
+  it('files a term once, whoever puts it again: the same engine, or one that opens the file later', async () => {
+    const path = join(dir, 'vocabulary.sqlite');
+    const first = open(path);
+    await first.putPages([page(0, 'كتاب الكتاب')]);
+    await first.putPages([page(1, 'كتاب')]);
+    first.close();
+    opened.splice(opened.indexOf(first), 1);
+    const again = open(path);
+    await again.putPages([page(2, 'كتاب كتب')]);
+    // Found once each, though put three times by two engines.
+    expect(await again.similarTerms(variantKeys('كتاب'))).toEqual(['كتاب', 'كتب']);
+    again.close();
+    opened.splice(opened.indexOf(again), 1);
+    const reader = new sqlite3.Database(path, { readOnly: true });
+    expect(reader.all("SELECT term, count(*) AS n FROM vocabulary GROUP BY term ORDER BY term")).toEqual([
+      { term: 'الكتاب', n: 1 },
+      { term: 'كتاب', n: 1 },
+      { term: 'كتب', n: 1 },
+    ]);
+    reader.close();
   });
 
   it('writes a forgiving match as the ways of choosing its words, or, past 256 groups, counts the words each page holds', async () => {

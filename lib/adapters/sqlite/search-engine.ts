@@ -48,20 +48,21 @@ import {
  *
  * - `vocabulary` and `vocabulary_keys` (issue 32): every filed term put (ocr-variants.ts `isFiled`)
  *   under an id (TEXT: the database's UTF-8 compared by memcmp, so `ORDER BY term` is UTF-8 byte
- *   order), and the keys it is filed under, one row per key and term id, the key as a 32-bit hash
- *   (`keyHash`: a varint of 5 bytes at most, where the key's text was 6 to 40 bytes of UTF-8; the
- *   vocabulary was most of the index's growth). A hash two keys share adds a term no key of the
- *   lookup files, which similarTerms leaves out by the term's own keys. putPages files a term the
- *   first time it sees it (this process remembers the terms it filed); similarTerms is one indexed
- *   lookup per key.
+ *   order), and the keys it is filed under, each as a 32-bit hash (`keyHash`) in a bucket of its high
+ *   bits (`bucketEntry`: about 5 bytes a key, where a row per key and id took 14 and the key's text 6
+ *   to 40; the vocabulary is most of the index's growth). A hash two keys share adds a term no key of
+ *   the lookup files, which similarTerms leaves out by the term's own keys. putPages files a term the
+ *   first time it sees it (this process remembers the terms it filed, and looks for a term under its
+ *   first key before filing it); similarTerms reads the keys' buckets, then their terms (two lookups).
  *   Terms are never taken out: a removed page's term widens a query to nothing.
  *
- * A forgiving search (engine.ts `forgiving`) is one MATCH expression of the words' groups (each word
- * an OR of its alternatives): all of them ANDed, or, when a page may lack some, the OR of each way to
- * choose `minimumWords` of them (the planner's queries: every word, or all but one, of up to 8 words);
- * when those ways are too many, pages holding any word are counted by how many words they hold. Its
- * groups are ranked by `IN` subqueries of the near phrases (on `exact`), the typed terms ANDed and the
- * groups ANDed, each run once.
+ * A forgiving search (engine.ts `forgiving`) matches one MATCH expression of the words' groups (each
+ * word an OR of its alternatives): all of them ANDed, or, when a page may lack some, the OR of each
+ * way to choose `minimumWords` of them (the planner's queries: every word, or all but one, of up to 8
+ * words); when those ways are too many, pages holding any word are counted by how many words they
+ * hold. It is counted once; its window is read group by group (forgivingWindow), so bm25 scores the
+ * pages of the groups the window reaches only, not every page lacking a word (at 20,000 pages, queries
+ * of 1 to 3 words of a page match 170 pages in the median, and 5,701 forgiving).
  *
  * A search is two statements: a count (no ranking) and the ranked page of hits (the phrase hits of
  * `phraseFirst` first, then bm25, then the tie-break). One statement counting with a window function over the ranked rows was slower.
@@ -126,9 +127,9 @@ const deleteMergePercent = 50;
  * The layout this code reads and writes (PRAGMA user_version). 2: the catalogue listing. 3: the same
  * tables, with the listing kept by the indexer and the backfill (an index of layout 2 may hold pages
  * and no listing entries, so it is built again: infra/local/search-index.ts). 4: revisions (a book's
- * `rev`, each page's in `page_revs`, the listing entry's in its JSON). 5: the vocabulary of similar terms. 6: its keys as hashes.
+ * `rev`, each page's in `page_revs`, the listing entry's in its JSON). 5: the vocabulary of similar terms. 6: its keys as hashes. 7: the keys in buckets.
  */
-const schemaVersion = 6;
+const schemaVersion = 7;
 
 /**
  * Whether the file at `path` is a search index this code can open as it is: absent, empty, or of
@@ -224,8 +225,8 @@ const schema = `
     n INTEGER NOT NULL,
     PRIMARY KEY (kind, value, public, status, language)
   ) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS vocabulary (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
-  CREATE TABLE IF NOT EXISTS vocabulary_keys (key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (key, id)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS vocabulary (id INTEGER PRIMARY KEY, term TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS vocabulary_keys (bucket INTEGER PRIMARY KEY, entries BLOB NOT NULL);
   INSERT INTO exact (exact, rank) VALUES ('deletemerge', ${deleteMergePercent});
   INSERT INTO stemmed (stemmed, rank) VALUES ('deletemerge', ${deleteMergePercent});
   PRAGMA user_version = ${schemaVersion};
@@ -250,6 +251,51 @@ export function keyHash(key: string): number {
   let hash = 0x811c9dc5;
   for (const byte of Buffer.from(key)) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
   return hash;
+}
+
+/**
+ * Vocabulary keys are kept in buckets by their hash's high bits, one row per bucket whose entries are
+ * a blob of each key's low bits (3 bytes, big-endian) and its term's id (LEB128): about 5 bytes an
+ * entry, against 14 as a row of (key, id) of a WITHOUT ROWID table (2,000 pages: 211,420 keys, 3.0 MB).
+ * 2^14 buckets: at 20,000 pages about 40 entries each.
+ */
+const lowBits = 18;
+
+/** A bucket's entry: its key hash's low bits, and the term's id. */
+function bucketEntry(hash: number, id: number): Uint8Array {
+  const low = hash & ((1 << lowBits) - 1);
+  const bytes = [low >> 16, (low >> 8) & 0xff, low & 0xff];
+  let rest = id;
+  for (; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes.push((rest % 0x80) | 0x80);
+  bytes.push(rest);
+  return Uint8Array.from(bytes);
+}
+
+/** The ids of the terms filed under these key hashes, read from their buckets. */
+function idsIn(buckets: ReadonlyMap<number, Uint8Array>, hashes: readonly number[]): number[] {
+  const ids: number[] = [];
+  const lows = new Map<number, Set<number>>();
+  for (const hash of hashes) {
+    const bucket = hash >>> lowBits;
+    if (!lows.has(bucket)) lows.set(bucket, new Set());
+    lows.get(bucket)!.add(hash & ((1 << lowBits) - 1));
+  }
+  for (const [bucket, wanted] of lows) {
+    const entries = buckets.get(bucket);
+    if (!entries) continue;
+    for (let at = 0; at < entries.length; ) {
+      const low = (entries[at]! << 16) | (entries[at + 1]! << 8) | entries[at + 2]!;
+      at += 3;
+      let id = 0;
+      for (let scale = 1; ; scale *= 0x80) {
+        const byte = entries[at++]!;
+        id += (byte & 0x7f) * scale;
+        if (byte < 0x80) break;
+      }
+      if (wanted.has(low)) ids.push(id);
+    }
+  }
+  return ids;
 }
 
 /** An OR of terms, each quoted: a word of a forgiving query, held by any of its alternatives. */
@@ -426,19 +472,55 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
 
   /** Terms this engine has filed (or found filed): each is looked for once per process. */
   const filed = new Set<string>();
+  /**
+   * Files the terms of these pages not filed yet: each in `vocabulary` under a new id, and an entry of
+   * each of its keys in the key's bucket. A term first seen by this process is looked for under its
+   * first key (a term is filed whole, in one transaction): so no term is filed twice, without an index
+   * on the terms. The batch's buckets are read once and written once.
+   */
   const file = (pages: readonly IndexedPage[]): void => {
-    const addTerm = statement('INSERT INTO vocabulary (term) VALUES (?) ON CONFLICT DO NOTHING RETURNING id');
-    const addKey = statement('INSERT OR IGNORE INTO vocabulary_keys (key, id) VALUES (?, ?)');
+    const fresh = new Map<string, number[]>();
     for (const page of pages) {
       for (const term of page.exact) {
-        if (filed.has(term) || !isFiled(term)) continue;
-        filed.add(term);
-        const added = addTerm.all([term])[0];
-        if (!added) continue;
-        for (const key of variantKeys(term)) addKey.run([keyHash(key), Number(added.id)]);
+        if (filed.has(term) || fresh.has(term) || !isFiled(term)) continue;
+        fresh.set(term, [...new Set(variantKeys(term).map(keyHash))]);
       }
     }
+    if (fresh.size === 0) return;
+    const buckets = readBuckets([...fresh.values()].flat());
+    const found = termsById([...fresh.values()].flatMap((hashes) => idsIn(buckets, [hashes[0]!])));
+    const addTerm = statement('INSERT INTO vocabulary (term) VALUES (?) RETURNING id');
+    const changed = new Set<number>();
+    for (const [term, hashes] of fresh) {
+      filed.add(term);
+      if (found.has(term)) continue;
+      const id = Number(addTerm.all([term])[0]!.id);
+      for (const hash of hashes) {
+        const bucket = hash >>> lowBits;
+        buckets.set(bucket, Buffer.concat([buckets.get(bucket) ?? new Uint8Array(), bucketEntry(hash, id)]));
+        changed.add(bucket);
+      }
+    }
+    const putBucket = statement('INSERT OR REPLACE INTO vocabulary_keys (bucket, entries) VALUES (?, ?)');
+    for (const bucket of changed) putBucket.run([bucket, buckets.get(bucket)!]);
   };
+
+  /** The buckets of these key hashes, as stored (a bucket with no entries is not in the map). */
+  const readBuckets = (hashes: readonly number[]): Map<number, Uint8Array> => {
+    const wanted = [...new Set(hashes.map((hash) => hash >>> lowBits))];
+    const rows = statement('SELECT bucket, entries FROM vocabulary_keys WHERE bucket IN (SELECT value FROM json_each(?))').all([JSON.stringify(wanted)]);
+    return new Map(rows.map((found) => [Number(found.bucket), found.entries as Uint8Array]));
+  };
+
+  /** The terms of these ids, each by its id's term. */
+  const termsById = (ids: readonly number[]): Set<string> =>
+    new Set(
+      ids.length === 0
+        ? []
+        : statement('SELECT term FROM vocabulary WHERE id IN (SELECT value FROM json_each(?))')
+            .all([JSON.stringify([...new Set(ids)])])
+            .map((found) => String(found.term)),
+    );
 
   const writeBatch = (pages: readonly IndexedPage[]): void => {
     file(pages);
@@ -840,10 +922,11 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       if (wanted.length === 0) return [];
       const asked = new Set(wanted);
       // Twice the answer's bound, then the terms a shared hash brought in are left out.
-      return statement(
-        'SELECT term FROM vocabulary WHERE id IN (SELECT id FROM vocabulary_keys WHERE key IN (SELECT value FROM json_each(?))) ORDER BY term LIMIT ?',
-      )
-        .all([JSON.stringify([...new Set(wanted.map(keyHash))]), 2 * maxSimilarTerms])
+      const hashes = [...new Set(wanted.map(keyHash))];
+      const ids = [...new Set(idsIn(readBuckets(hashes), hashes))];
+      if (ids.length === 0) return [];
+      return statement('SELECT term FROM vocabulary WHERE id IN (SELECT value FROM json_each(?)) ORDER BY term LIMIT ?')
+        .all([JSON.stringify(ids), 2 * maxSimilarTerms])
         .map((found) => String(found.term))
         .filter((term) => variantKeys(term).some((key) => asked.has(key)))
         .slice(0, maxSimilarTerms);
