@@ -200,7 +200,7 @@ describe('SQLite FTS5 search engine', () => {
 
   it('writes a forgiving match as the ways of choosing its words, or, past 256 groups, counts the words each page holds', async () => {
     expect(forgivingExpression([['a', 'b'], ['c'], []], 2)).toEqual({ match: '("a" OR "b") AND ("c")' });
-    expect(forgivingExpression([['a'], ['c'], ['d']], 2)).toEqual({ match: '(("a") AND ("c")) OR (("a") AND ("d")) OR (("c") AND ("d"))' });
+    expect(forgivingExpression([['a'], ['c'], ['d']], 2)).toEqual({ match: '(("a") AND ("c")) OR (("a") AND ("d")) OR (("c") AND ("d"))', ranked: '("a") OR ("c") OR ("d")' });
     expect(forgivingExpression([['a'], [], []], 2)).toBeNull();
     const twelve = Array.from({ length: 12 }, (_, i) => [`w${i}`]);
     expect(forgivingExpression(twelve, 6)).toMatchObject({ counted: twelve.map((w) => `("${w[0]}")`) });
