@@ -3,6 +3,7 @@ import { availableParallelism, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureLedgerTable } from '../../ocr-worker/adapters/ensure-ledger-table.ts';
+import { chosenEngine, engineName } from '../../ocr-worker/engine/choose-engine.ts';
 import { workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
 import type { OcrHostData } from './ocr-worker-host.ts';
 
@@ -31,6 +32,8 @@ export async function startLocalOcrWorker(options: LocalOcrWorkerOptions): Promi
   await ensureLedgerTable(client, options.ledgerTable);
   client.destroy();
   const count = Math.max(1, options.threads ?? availableParallelism());
+  // Chosen here as the worker's threads choose it (the same PATH and OCR_ENGINE), to say it, and to fail at once on a bad OCR_ENGINE.
+  const engine = engineName(chosenEngine());
   const hostData: OcrHostData = { threads: count, pagesQueueUrl: options.pagesQueueUrl, ocrQueueUrl: options.ocrQueueUrl };
   // A process of its own, not threads of the API's: a hostile file costs the worker, never the API's
   // memory or event loop; and a lower priority, so that the API wins the cores while pages are read.
@@ -52,7 +55,7 @@ export async function startLocalOcrWorker(options: LocalOcrWorkerOptions): Promi
     host.once('message', () => ready());
     host.once('exit', (code) => failed(new Error(`the OCR worker stopped as it started (exit ${code})`)));
   });
-  process.stderr.write(`OCR worker: ${count} thread${count === 1 ? '' : 's'} in process ${host.pid} (OCR_WORKER=off runs none)\n`);
+  process.stderr.write(`OCR worker: ${count} thread${count === 1 ? '' : 's'} in process ${host.pid}, reading with ${engine} (OCR_WORKER=off runs none; OCR_ENGINE=tesseract.js or native chooses)\n`);
   return {
     async stop() {
       if (host.exitCode !== null || host.signalCode !== null) return;

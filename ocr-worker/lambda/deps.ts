@@ -8,7 +8,7 @@ import { dynamoLedger } from '../adapters/dynamo-ledger.ts';
 import { s3JobFiles } from '../adapters/s3-files.ts';
 import { httpServiceApi } from '../client/http-api.ts';
 import { readPage } from '../engine/read-page.ts';
-import { createTesseractEngine } from '../engine/tesseract-engine.ts';
+import { createOcrEngine } from '../engine/choose-engine.ts';
 import type { RunnerDeps } from '../job/runner.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { FileBytes, OcrJobMessage, PageSource } from '../contract.ts';
@@ -53,8 +53,9 @@ let composed: LambdaDeps | undefined;
 
 /**
  * The runner's dependencies, composed once per container: the ledger table, the bucket, the API (per
- * job, with its credential), and one engine (never closed: it recycles its tesseract workers itself,
- * and the container's end ends them).
+ * job, with its credential), and one engine, native tesseract where the image has it, else tesseract.js
+ * (engine/choose-engine.ts; never closed: tesseract.js recycles its workers itself, native tesseract
+ * is a process per page, and the container's end ends them).
  */
 export function lambdaDeps(): LambdaDeps {
   if (composed) return composed;
@@ -64,7 +65,7 @@ export function lambdaDeps(): LambdaDeps {
     ledger: dynamoLedger(workerDocumentClient(), env('ledgerTable')),
     files: s3JobFiles(workerS3()),
     apiFor: (message) => httpServiceApi({ baseUrl, token: message.credential }),
-    engine: createTesseractEngine(workerPath ? { workerPath } : {}),
+    engine: createOcrEngine(workerPath ? { workerPath } : {}),
     openSource: (bytes) => openSource(bytes),
     openSourceWith: openSource,
     modelFor,

@@ -1,0 +1,122 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { PageError, type OcrEngine, type OcrModel, type Recognized } from '../contract.ts';
+import { langPathOf, modelData } from './models.ts';
+import { enginePageDefaults, engineErrors } from './tesseract-engine.ts';
+
+/**
+ * The OCR engine over native Tesseract 5 (issue 33): the `tesseract` command, one process per page
+ * with `OMP_THREAD_LIMIT=1` (a page on one core; the worker runs a page per core), reading the page's
+ * greyscale PGM from stdin and writing its text and its TSV (word confidences) to a private folder.
+ * The models are the same `4.0.0_best_int` data as tesseract.js reads, from the same npm packages,
+ * gunzipped once into a folder of the machine's temporary directory (tesseract reads plain
+ * traineddata); Debian's own models are never used, so both engines read with the same weights.
+ * Layout: automatic (`--psm 3`), as the tesseract.js engine.
+ */
+export interface NativeEngineOptions {
+  /** The command; default `tesseract` on the PATH. */
+  command?: string;
+  /** Default per-page time limit. */
+  timeoutMs?: number;
+  /** Where the gunzipped models are kept; default a folder of the temporary directory. */
+  tessdataDir?: string;
+}
+
+/** The native tesseract on this machine, when there is one of version 5 or later: its command and version. */
+export function nativeTesseract(command = 'tesseract'): { command: string; version: string } | undefined {
+  const probe = spawnSync(command, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  if (probe.error || probe.status !== 0) return undefined;
+  const version = /tesseract\s+v?(\d+)\.(\d+)\.(\d+)/i.exec(`${probe.stdout}\n${probe.stderr}`);
+  if (!version || Number(version[1]) < 5) return undefined;
+  return { command, version: `${version[1]}.${version[2]}.${version[3]}` };
+}
+
+/** The folder holding `<model>.traineddata`, gunzipped from the npm package the first time (written whole, then renamed). */
+export function tessdataWith(model: OcrModel, dir = join(tmpdir(), `maktaba-tessdata-${modelData}`)): string {
+  const file = join(dir, `${model}.traineddata`);
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    const partial = `${file}.${process.pid}.part`;
+    writeFileSync(partial, gunzipSync(readFileSync(join(langPathOf(model), `${model}.traineddata.gz`))));
+    renameSync(partial, file);
+  }
+  return dir;
+}
+
+/**
+ * A page's mean word confidence from tesseract's TSV: the words' (level 5, text not blank) mean, as
+ * tesseract's own MeanTextConf and tesseract.js's `confidence` take it; 0 for a page with no words.
+ */
+export function meanWordConfidence(tsv: string): number {
+  let sum = 0;
+  let words = 0;
+  for (const line of tsv.split('\n').slice(1)) {
+    const cells = line.split('\t');
+    if (cells[0] !== '5' || cells.length < 12 || cells[11]!.trim() === '') continue;
+    const confidence = Number(cells[10]);
+    if (!Number.isFinite(confidence) || confidence < 0) continue;
+    sum += confidence;
+    words++;
+  }
+  return words === 0 ? 0 : sum / words;
+}
+
+export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine {
+  const command = options.command ?? 'tesseract';
+  const defaultTimeout = options.timeoutMs ?? enginePageDefaults.timeoutMs;
+  const running = new Set<ReturnType<typeof spawn>>();
+  let closed = false;
+  let scratch: string | undefined;
+
+  const read = async (image: Buffer, model: OcrModel, timeoutMs: number): Promise<Recognized> => {
+    if (closed) throw new Error('The OCR engine is closed');
+    const tessdata = tessdataWith(model, options.tessdataDir);
+    scratch ??= mkdtempSync(join(tmpdir(), 'maktaba-ocr-'));
+    const base = join(scratch, `page-${process.hrtime.bigint()}`);
+    const args = ['stdin', base, '--tessdata-dir', tessdata, '-l', model, '--oem', '1', '--psm', '3', '-c', 'tessedit_create_txt=1', '-c', 'tessedit_create_tsv=1'];
+    const child = spawn(command, args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'ignore', 'pipe'] });
+    running.add(child);
+    try {
+      await new Promise<void>((done, failed) => {
+        let stderr = '';
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          failed(new PageError(engineErrors.timeout(timeoutMs)));
+        }, timeoutMs);
+        child.stderr!.on('data', (chunk: Buffer) => {
+          if (stderr.length < 4_000) stderr += chunk.toString('utf8');
+        });
+        child.on('error', (error) => {
+          clearTimeout(timer);
+          failed(new PageError(engineErrors.failed, { cause: error }));
+        });
+        child.on('close', (code, signal) => {
+          clearTimeout(timer);
+          if (code === 0) done();
+          else failed(new PageError(engineErrors.failed, { cause: new Error(`tesseract exited ${code ?? signal}: ${stderr.trim()}`) }));
+        });
+        // A closed pipe (tesseract gone) is reported by 'close'; the write's own error adds nothing.
+        child.stdin!.on('error', () => undefined);
+        child.stdin!.end(image);
+      });
+      const text = readFileSync(`${base}.txt`, 'utf8');
+      return { text, confidence: meanWordConfidence(readFileSync(`${base}.tsv`, 'utf8')) };
+    } finally {
+      running.delete(child);
+      rmSync(`${base}.txt`, { force: true });
+      rmSync(`${base}.tsv`, { force: true });
+    }
+  };
+
+  return {
+    recognize: (image, model, opts) => read(image, model, opts?.timeoutMs ?? defaultTimeout),
+    async close() {
+      closed = true;
+      for (const child of running) child.kill('SIGKILL');
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+}

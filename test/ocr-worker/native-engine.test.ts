@@ -1,0 +1,76 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { PageError } from '../../ocr-worker/contract.ts';
+import { chosenEngine, engineName } from '../../ocr-worker/engine/choose-engine.ts';
+import { createNativeEngine, meanWordConfidence, nativeTesseract } from '../../ocr-worker/engine/native-engine.ts';
+import { readPage } from '../../ocr-worker/engine/read-page.ts';
+import { createTesseractEngine } from '../../ocr-worker/engine/tesseract-engine.ts';
+import { renderTextPage } from '../../ocr-worker/fixtures/render.ts';
+import { arabicLines, englishLines } from '../../ocr-worker/fixtures/texts.ts';
+import { cer } from '../../ocr-worker/text/cer.ts';
+import { modelFor } from '../../ocr-worker/text/language.ts';
+
+describe('the native engine’s parts', () => {
+  it('takes a page’s confidence as the mean of its words’, leaving out blocks, lines and blank words', () => {
+    const header = 'level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext';
+    const row = (level: number, conf: number, text: string) => [level, 1, 1, 1, 1, 1, 0, 0, 10, 10, conf, text].join('\t');
+    expect(meanWordConfidence([header, row(1, -1, ''), row(4, -1, ''), row(5, 90, 'كتب'), row(5, 60, 'قال'), row(5, 95, ' ')].join('\n'))).toBe(75);
+    expect(meanWordConfidence(header)).toBe(0);
+    expect(meanWordConfidence('')).toBe(0);
+  });
+
+  it('finds no native tesseract where there is no such command', () => {
+    expect(nativeTesseract('/nonexistent/tesseract')).toBeUndefined();
+  });
+
+  it('reads with the engine OCR_ENGINE names, native tesseract when installed, and refuses a name it does not know', () => {
+    expect(chosenEngine('tesseract.js')).toEqual({ kind: 'tesseract.js' });
+    expect(engineName(chosenEngine('tesseract.js'))).toBe('tesseract.js (WebAssembly)');
+    const installed = nativeTesseract();
+    if (installed) {
+      expect(chosenEngine(undefined)).toEqual({ kind: 'native', version: installed.version });
+      expect(engineName(chosenEngine('native'))).toBe(`native tesseract ${installed.version}`);
+    } else {
+      expect(chosenEngine(undefined)).toEqual({ kind: 'tesseract.js' });
+      expect(() => chosenEngine('native')).toThrow('OCR_ENGINE=native, but no tesseract 5 is on the PATH');
+    }
+    expect(() => chosenEngine('fast')).toThrow('OCR_ENGINE is "native" or "tesseract.js", not "fast"');
+  });
+});
+
+// Run where tesseract 5 is installed (CI installs Debian's tesseract-ocr); elsewhere tesseract.js is the engine.
+const native = nativeTesseract();
+const arabic = arabicLines.slice(9, 12);
+const english = englishLines.slice(0, 3);
+
+describe.runIf(native)('native tesseract against tesseract.js on the same pages', { timeout: 180_000 }, () => {
+  const arabicPage = renderTextPage({ lines: arabic, font: 'noto-naskh', noise: 'light' });
+  const englishPage = renderTextPage({ lines: english, font: 'noto-serif' });
+  const engines = { native: createNativeEngine(), wasm: createTesseractEngine() };
+  afterAll(async () => {
+    await engines.native.close();
+    await engines.wasm.close();
+  });
+
+  it('reads an Arabic page and an English page within the same error bound as tesseract.js, with confidence', async () => {
+    for (const [name, engine] of Object.entries(engines)) {
+      const ar = await readPage(engine, arabicPage, modelFor('ar'));
+      expect([name, ar.model]).toEqual([name, 'ara']);
+      expect(cer(arabic.join('\n'), ar.text), name).toBeLessThan(0.08);
+      expect(ar.confidence, name).toBeGreaterThan(60);
+      const en = await readPage(engine, englishPage, modelFor('ar'));
+      expect([name, en.model]).toEqual([name, 'eng']);
+      expect(cer(english.join('\n'), en.text), name).toBeLessThan(0.03);
+    }
+    // The same model and layout: the two read the page alike.
+    const [a, b] = await Promise.all([engines.native.recognize(arabicPage, 'ara'), engines.wasm.recognize(arabicPage, 'ara')]);
+    expect(Math.abs(cer(arabic.join('\n'), a.text) - cer(arabic.join('\n'), b.text))).toBeLessThan(0.03);
+    expect(Math.abs(a.confidence - b.confidence)).toBeLessThan(10);
+  });
+
+  it('fails a page past its time limit, and one that is no image, with page errors, and reads the next page', async () => {
+    await expect(engines.native.recognize(arabicPage, 'ara', { timeoutMs: 1 })).rejects.toThrow('This page took longer than 1 second to read and was skipped.');
+    await expect(engines.native.recognize(Buffer.from('not an image'), 'ara')).rejects.toThrow(PageError);
+    await expect(engines.native.recognize(Buffer.from('not an image'), 'ara')).rejects.toThrow('This page could not be read by the text recognizer.');
+    expect(cer(english.join('\n'), (await engines.native.recognize(englishPage, 'eng')).text)).toBeLessThan(0.03);
+  });
+});
