@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,12 +35,16 @@ export function nativeTesseract(command = 'tesseract'): { command: string; versi
   return { command, version: `${version[1]}.${version[2]}.${version[3]}` };
 }
 
-/** The folder holding `<model>.traineddata`, gunzipped from the npm package the first time (written whole, then renamed). */
+/**
+ * The folder holding `<model>.traineddata`, gunzipped from the npm package the first time: written whole
+ * under a name of its own, then renamed, so that threads and processes starting at once never read a
+ * partial file.
+ */
 export function tessdataWith(model: OcrModel, dir = join(tmpdir(), `maktaba-tessdata-${modelData}`)): string {
   const file = join(dir, `${model}.traineddata`);
   if (!existsSync(file)) {
     mkdirSync(dir, { recursive: true });
-    const partial = `${file}.${process.pid}.part`;
+    const partial = `${file}.${randomUUID()}.part`;
     writeFileSync(partial, gunzipSync(readFileSync(join(langPathOf(model), `${model}.traineddata.gz`))));
     renameSync(partial, file);
   }
@@ -70,12 +75,13 @@ export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine
   const running = new Set<ReturnType<typeof spawn>>();
   let closed = false;
   let scratch: string | undefined;
+  let pages = 0;
 
   const read = async (image: Buffer, model: OcrModel, timeoutMs: number): Promise<Recognized> => {
     if (closed) throw new Error('The OCR engine is closed');
     const tessdata = tessdataWith(model, options.tessdataDir);
     scratch ??= mkdtempSync(join(tmpdir(), 'maktaba-ocr-'));
-    const base = join(scratch, `page-${process.hrtime.bigint()}`);
+    const base = join(scratch, `page-${++pages}`);
     const args = ['stdin', base, '--tessdata-dir', tessdata, '-l', model, '--oem', '1', '--psm', '3', '-c', 'tessedit_create_txt=1', '-c', 'tessedit_create_tsv=1'];
     const child = spawn(command, args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'ignore', 'pipe'] });
     running.add(child);
@@ -102,8 +108,11 @@ export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine
         child.stdin!.on('error', () => undefined);
         child.stdin!.end(image);
       });
-      const text = readFileSync(`${base}.txt`, 'utf8');
-      return { text, confidence: meanWordConfidence(readFileSync(`${base}.tsv`, 'utf8')) };
+      try {
+        return { text: readFileSync(`${base}.txt`, 'utf8'), confidence: meanWordConfidence(readFileSync(`${base}.tsv`, 'utf8')) };
+      } catch (error) {
+        throw new PageError(engineErrors.failed, { cause: error });
+      }
     } finally {
       running.delete(child);
       rmSync(`${base}.txt`, { force: true });

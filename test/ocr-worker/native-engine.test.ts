@@ -1,7 +1,10 @@
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PageError } from '../../ocr-worker/contract.ts';
 import { chosenEngine, engineName } from '../../ocr-worker/engine/choose-engine.ts';
-import { createNativeEngine, meanWordConfidence, nativeTesseract } from '../../ocr-worker/engine/native-engine.ts';
+import { createNativeEngine, meanWordConfidence, nativeTesseract, tessdataWith } from '../../ocr-worker/engine/native-engine.ts';
 import { readPage } from '../../ocr-worker/engine/read-page.ts';
 import { createTesseractEngine } from '../../ocr-worker/engine/tesseract-engine.ts';
 import { renderTextPage } from '../../ocr-worker/fixtures/render.ts';
@@ -16,6 +19,20 @@ describe('the native engine’s parts', () => {
     expect(meanWordConfidence([header, row(1, -1, ''), row(4, -1, ''), row(5, 90, 'كتب'), row(5, 60, 'قال'), row(5, 95, ' ')].join('\n'))).toBe(75);
     expect(meanWordConfidence(header)).toBe(0);
     expect(meanWordConfidence('')).toBe(0);
+  });
+
+  it('gunzips a model from its npm package once, whole, with nothing left beside it', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'tessdata-test-')), 'models');
+    try {
+      expect(tessdataWith('eng', dir)).toBe(dir);
+      const size = statSync(join(dir, 'eng.traineddata')).size;
+      expect(tessdataWith('eng', dir)).toBe(dir);
+      expect(readdirSync(dir)).toEqual(['eng.traineddata']);
+      expect(statSync(join(dir, 'eng.traineddata')).size).toBe(size);
+      expect(size).toBeGreaterThan(1_000_000);
+    } finally {
+      rmSync(join(dir, '..'), { recursive: true, force: true });
+    }
   });
 
   it('finds no native tesseract where there is no such command', () => {
