@@ -260,10 +260,13 @@ export function keyHash(key: string): number {
  * 2^14 buckets: at 20,000 pages about 40 entries each.
  */
 const lowBits = 18;
+/** A key hash's bucket (its high bits) and its entry's low bits. */
+const bucketOf = (hash: number): number => hash >>> lowBits;
+const lowOf = (hash: number): number => hash & ((1 << lowBits) - 1);
 
 /** A bucket's entry: its key hash's low bits, and the term's id. */
 function bucketEntry(hash: number, id: number): Uint8Array {
-  const low = hash & ((1 << lowBits) - 1);
+  const low = lowOf(hash);
   const bytes = [low >> 16, (low >> 8) & 0xff, low & 0xff];
   let rest = id;
   for (; rest >= 0x80; rest = Math.floor(rest / 0x80)) bytes.push((rest % 0x80) | 0x80);
@@ -276,9 +279,9 @@ function idsIn(buckets: ReadonlyMap<number, Uint8Array>, hashes: readonly number
   const ids: number[] = [];
   const lows = new Map<number, Set<number>>();
   for (const hash of hashes) {
-    const bucket = hash >>> lowBits;
+    const bucket = bucketOf(hash);
     if (!lows.has(bucket)) lows.set(bucket, new Set());
-    lows.get(bucket)!.add(hash & ((1 << lowBits) - 1));
+    lows.get(bucket)!.add(lowOf(hash));
   }
   for (const [bucket, wanted] of lows) {
     const entries = buckets.get(bucket);
@@ -500,7 +503,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       if (found.has(term)) continue;
       const id = Number(addTerm.all([term])[0]!.id);
       for (const hash of hashes) {
-        const bucket = hash >>> lowBits;
+        const bucket = bucketOf(hash);
         buckets.set(bucket, Buffer.concat([buckets.get(bucket) ?? new Uint8Array(), bucketEntry(hash, id)]));
         changed.add(bucket);
       }
@@ -511,7 +514,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
 
   /** The buckets of these key hashes, as stored (a bucket with no entries is not in the map). */
   const readBuckets = (hashes: readonly number[]): Map<number, Uint8Array> => {
-    const wanted = [...new Set(hashes.map((hash) => hash >>> lowBits))];
+    const wanted = [...new Set(hashes.map(bucketOf))];
     const rows = statement('SELECT bucket, entries FROM vocabulary_keys WHERE bucket IN (SELECT value FROM json_each(?))').all([JSON.stringify(wanted)]);
     return new Map(rows.map((found) => [Number(found.bucket), found.entries as Uint8Array]));
   };
