@@ -3,12 +3,14 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import fc from 'fast-check';
 import sqlite3 from 'node-sqlite3-wasm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { forgivingExpression, keyHash, matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
-import type { IndexedPage } from '../../lib/search/engine.ts';
+import { keyHash, matchExpression, searchIndexOwnerFile, sqliteSearchEngine, type SqliteSearchEngine } from '../../lib/adapters/sqlite/search-engine.ts';
+import type { IndexedPage, PageQuery, SearchEngine } from '../../lib/search/engine.ts';
 import { variantKeys } from '../../lib/search/ocr-variants.ts';
-import { describeSearchEngine } from '../support/search-engine-contract.ts';
+import { FakeSearchEngine } from '../support/fakes/search-engine.ts';
+import { describeSearchEngine, randomForgiving, randomHistory, type Step } from '../support/search-engine-contract.ts';
 import { discardStaleSearchIndex, releaseSearchIndexLock } from '../../infra/local/search-index.ts';
 import { removeStack, searchDbFile, streamCheckpointFile, writeStack } from '../../infra/local/state.ts';
 
@@ -198,13 +200,8 @@ describe('SQLite FTS5 search engine', () => {
     reader.close();
   });
 
-  it('writes a forgiving match as the ways of choosing its words, or, past 256 groups, counts the words each page holds', async () => {
-    expect(forgivingExpression([['a', 'b'], ['c'], []], 2)).toEqual({ match: '("a" OR "b") AND ("c")' });
-    expect(forgivingExpression([['a'], ['c'], ['d']], 2)).toEqual({ match: '(("a") AND ("c")) OR (("a") AND ("d")) OR (("c") AND ("d"))', ranked: '("a") OR ("c") OR ("d")' });
-    expect(forgivingExpression([['a'], [], []], 2)).toBeNull();
+  it('finds the pages holding at least the minimum of many words', async () => {
     const twelve = Array.from({ length: 12 }, (_, i) => [`w${i}`]);
-    expect(forgivingExpression(twelve, 6)).toMatchObject({ counted: twelve.map((w) => `("${w[0]}")`) });
-    // Counted: the same pages as the rule says, whatever the way.
     const engine = open(':memory:');
     const pages = Array.from({ length: 40 }, (_, n) => page(n, Array.from({ length: 12 }, (_, i) => ((n * 31 + i * 17 + ((n * i) % 5)) % 11 < 6 ? `w${i}` : `x${i}`)).join(' ')));
     await engine.putPages(pages);
@@ -215,5 +212,52 @@ describe('SQLite FTS5 search engine', () => {
     expect(expected.length).toBeLessThan(pages.length);
     expect(found.total).toBe(expected.length);
     expect(found.hits.map((h) => h.pageNumber).sort((a, b) => a - b)).toEqual(expected);
+  });
+
+  /** One step of a history (search-engine-contract.ts), on one engine. */
+  const apply = async (engine: SearchEngine, step: Step): Promise<void> => {
+    if (step.kind === 'put') await engine.putPages(step.pages);
+    else if (step.kind === 'fields') await engine.setBookFields(step.bookTextId, step.fields);
+    else await engine.removeBook(step.bookTextId);
+  };
+
+  it('answers a forgiving search as the in-memory engine does, order and all, while pages are put, replaced and removed between searches', async () => {
+    // The terms a search reads are kept in memory (term-pages.ts) and follow each write after it:
+    // a search after every step reads what the step changed from memory, not from the index.
+    await fc.assert(
+      fc.asyncProperty(randomHistory, fc.array(randomForgiving, { minLength: 1, maxLength: 4 }), fc.nat(3), fc.integer({ min: 1, max: 4 }), async (history, queries, offset, limit) => {
+        const engine = open(':memory:');
+        const fake = new FakeSearchEngine();
+        for (const [i, step] of history.entries()) {
+          await apply(engine, step);
+          await apply(fake, step);
+          for (const q of [queries[i % queries.length]!, { ...queries[i % queries.length]!, offset, limit }]) expect(await engine.search(q)).toEqual(await fake.search(q));
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('reads long pages\' lengths as FTS5 keeps them: of pages naming a word once, the shorter ranks first, also after the file is opened again', async () => {
+    const path = join(dir, 'lengths.sqlite');
+    const fake = new FakeSearchEngine();
+    // Lengths of 1, 2 and 3 bytes as varints, put in no order.
+    const lengths = [16_500, 150, 100, 17_000, 200];
+    const pages: IndexedPage[] = lengths.map((n, pageNumber) => {
+      const terms = ['sun', ...Array.from({ length: n - 1 }, (_, i) => `w${i % 50}`)];
+      return { ...page(pageNumber, 'x'), exact: terms, stemmed: terms };
+    });
+    // Pages without the word, so its idf counts.
+    for (let n = 5; n < 15; n++) pages.push(page(n, 'moon star'));
+    const query: PageQuery = { mode: 'all', field: 'stemmed', terms: ['sun'], forgiving: { words: [['sun']], minimumWords: 1, nearPhrases: [] }, view: { kind: 'all' }, limit: 10, offset: 0 };
+    const shortestFirst = [2, 1, 4, 0, 3];
+    let engine = open(path);
+    await engine.putPages(pages);
+    await fake.putPages(pages);
+    expect((await fake.search(query)).hits.map((h) => h.pageNumber)).toEqual(shortestFirst);
+    expect((await engine.search(query)).hits.map((h) => h.pageNumber)).toEqual(shortestFirst);
+    engine.close();
+    engine = open(path);
+    expect((await engine.search(query)).hits.map((h) => h.pageNumber)).toEqual(shortestFirst);
   });
 });

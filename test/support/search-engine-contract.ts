@@ -760,12 +760,12 @@ const randomFields: fc.Arbitrary<IndexedBookFields> = fc.record({
   status: fc.constantFrom('completed', 'processing'),
   language: fc.constantFrom(...languages),
 });
-type Step =
+export type Step =
   | { kind: 'put'; pages: IndexedPage[] }
   | { kind: 'fields'; bookTextId: string; fields: IndexedBookFields }
   | { kind: 'remove'; bookTextId: string };
 /** Steps, each page carrying its book's fields as they are at that step (engine.ts). */
-const randomHistory: fc.Arbitrary<Step[]> = fc
+export const randomHistory: fc.Arbitrary<Step[]> = fc
   .record({
     initial: fc.array(randomFields, { minLength: bookIds.length, maxLength: bookIds.length }),
     steps: fc.array(
@@ -807,7 +807,7 @@ const randomQuery: fc.Arbitrary<PageQuery> = fc.record(
 
 /** Forgiving queries over the random corpora: 1 to 3 distinct stems, each with 0 to 2 other stems as alternatives. */
 const stems = [...new Set(words.map(stem))];
-const randomForgiving: fc.Arbitrary<PageQuery> = fc
+export const randomForgiving: fc.Arbitrary<PageQuery> = fc
   .record({
     typed: fc.uniqueArray(fc.constantFrom(...stems), { minLength: 1, maxLength: 3 }),
     others: fc.array(fc.array(fc.constantFrom(...stems, '"'), { maxLength: 2 }), { minLength: 3, maxLength: 3 }),

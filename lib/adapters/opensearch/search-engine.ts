@@ -5,6 +5,7 @@ import { onceAsync } from '../../lazy.ts';
 import { maxLimit, maxOffset, maxWindow } from '../../paging.ts';
 import { policies, retry, type RetryClock } from '../../retry.ts';
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../search/engine.ts';
+import { bm25 } from '../../search/bm25.ts';
 import { isFiled, variantKeys } from '../../search/ocr-variants.ts';
 import {
   checkIndexedPages,
@@ -160,8 +161,8 @@ export class OpenSearchBulkError extends Error {
   }
 }
 
-/** The BM25 parameters, pinned (Lucene's defaults): k1 1.2, b 0.75. */
-export const pageSimilarity = { type: 'BM25', k1: 1.2, b: 0.75 } as const;
+/** The BM25 parameters, pinned (lib/search/bm25.ts: k1 1.2, b 0.75, Lucene's defaults). */
+export const pageSimilarity = { type: 'BM25', ...bm25 } as const;
 
 /**
  * The fields a page document gained after indexes were first deployed: its revisions, `textRev` (of

@@ -16,6 +16,8 @@ import {
   similarKeys,
   type ListingQuery,
 } from '../../search/rules.ts';
+import { forgivingSearch, type SearchedBook } from './forgiving-search.ts';
+import { termPagesCache, type WrittenPage } from './term-pages.ts';
 
 /**
  * The search engine on SQLite FTS5 (issue 17), for the laptop: node-sqlite3-wasm is SQLite built to
@@ -56,15 +58,17 @@ import {
  *   first key before filing it); similarTerms reads the keys' buckets, then their terms (two lookups).
  *   Terms are never taken out: a removed page's term widens a query to nothing.
  *
- * A forgiving search (engine.ts `forgiving`) matches one MATCH expression of the words' groups (each
- * word an OR of its alternatives): all of them ANDed, or, when a page may lack some, the OR of each
- * way to choose `minimumWords` of them (the planner's queries: every word, or all but one, of up to 8
- * words); when those ways are too many, pages holding any word are counted by how many words they
- * hold. It is counted once; its window is read group by group (forgivingWindow), so bm25 scores the
- * pages of the groups the window reaches only, not every page lacking a word (at 20,000 pages, queries
- * of 1 to 3 words of a page match 170 pages in the median, and 5,701 forgiving).
+ * A forgiving search (engine.ts `forgiving`) is answered from the pages of its terms kept in memory
+ * (term-pages.ts, forgiving-search.ts): each page's words held and BM25 score in one pass over the
+ * alternatives' postings, then the matches filtered by their books' fields (one lookup of the books
+ * met), grouped, and the window's groups sorted; FTS5 gives only the phrase and near-phrase hits (one
+ * statement each, on `exact`). Measured at 20,000 pages, the same queries in SQL took 12 to 35 ms at
+ * the p95: bm25 counts each term's pages over the whole index in every statement that ranks, and
+ * counting the pages that hold all but one word walks each pair of dense posting lists. The scores
+ * are the in-memory engine's to the last bit (the same parts, summed in the same order, N and the
+ * average length of the pages indexed now), so a forgiving search has no ranking drift (below).
  *
- * A search is two statements: a count (no ranking) and the ranked page of hits (the phrase hits of
+ * Every other search is two statements: a count (no ranking) and the ranked page of hits (the phrase hits of
  * `phraseFirst` first, then bm25, then the tie-break). One statement counting with a window function over the ranked rows was slower.
  * Ranking is the cost of a broad search: bm25 runs on every matching visible page, about 1 µs each
  * (a term on all of 20,000 pages: about 15 ms).
@@ -301,51 +305,19 @@ function idsIn(buckets: ReadonlyMap<number, Uint8Array>, hashes: readonly number
   return ids;
 }
 
-/** An OR of terms, each quoted: a word of a forgiving query, held by any of its alternatives. */
-const group = (alternatives: readonly string[]): string => `(${alternatives.map(quoted).join(' OR ')})`;
-
-/** Ways of choosing `m` of `n` words past which a forgiving match counts words instead (an expression of up to 256 groups). */
-const maxExpandedGroups = 256;
-
-function choose(n: number, m: number): number {
-  let ways = 1;
-  for (let i = 0; i < m; i++) ways = (ways * (n - i)) / (i + 1);
-  return Math.round(ways);
-}
-
-/** Each way of choosing `m` of the items, in order. */
-function combinations<T>(items: readonly T[], m: number): T[][] {
-  if (m === 0) return [[]];
-  if (items.length < m) return [];
-  const [first, ...rest] = items;
-  return [...combinations(rest, m - 1).map((c) => [first!, ...c]), ...combinations(rest, m)];
-}
-
-/**
- * The MATCH expression of a forgiving query's words (each an OR of its alternatives; a word with none
- * is held by no page), or null when no page can hold `minimumWords` of them. `counted`: the expression
- * matches pages holding any word, and the groups are to be counted per page (too many ways to choose).
- * `ranked`: the words' OR, each term once, for a statement that ranks the matches (`match` as a filter
- * then): bm25 first counts, over the whole index, the pages of every phrase of its expression, as many
- * times as the phrase is written there, and the ways of choosing write each word up to 7 times (at
- * 20,000 pages, 1.5 to 2.5 ms for each common term: most of a search within a book).
- */
-export function forgivingExpression(words: readonly string[][], minimumWords: number): { match: string; counted?: string[]; ranked?: string } | null {
-  const groups = words.filter((alternatives) => alternatives.length > 0).map(group);
-  if (groups.length < minimumWords) return null;
-  if (minimumWords === groups.length) return { match: groups.join(' AND ') };
-  if (minimumWords === 1) return { match: groups.join(' OR ') };
-  if (choose(groups.length, minimumWords) * minimumWords > maxExpandedGroups) return { match: groups.join(' OR '), counted: groups };
-  return { match: combinations(groups, minimumWords).map((chosen) => `(${chosen.join(' AND ')})`).join(' OR '), ranked: groups.join(' OR ') };
-}
-
 type Value = string | number | Uint8Array;
 
-/** A set of pages' rowids as SQL: a subquery, or (`ids`) a list read once. */
-type Rows = { sql: string; values: Value[]; ids?: number[] };
-
-/** The most rowids of a group passed as a list (forgivingGroups); a larger group stays a subquery. */
-const maxListedRows = 4096;
+/** The first of a blob's SQLite varints (big-endian, 7 bits a byte, the high bit set on all but the last; a 9th byte whole): a page's size in FTS5's `_docsize`. */
+function firstVarint(bytes: Uint8Array): number {
+  let value = 0;
+  for (let i = 0; i < 9 && i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (i === 8) return value * 256 + byte;
+    value = value * 128 + (byte & 0x7f);
+    if ((byte & 0x80) === 0) return value;
+  }
+  return value;
+}
 
 /** The kinds of posting lists: every book, and one list per status, language, tag and category. */
 const kinds = { every: 0, status: 1, language: 2, tag: 3, category: 4 } as const;
@@ -529,7 +501,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
             .map((found) => String(found.term)),
     );
 
-  const writeBatch = (pages: readonly IndexedPage[]): void => {
+  const writeBatch = (pages: readonly IndexedPage[]): WrittenPage[] => {
     file(pages);
     // The book's fields from its page of the highest revision here (the last of equal ones).
     const books = new Map<string, IndexedPage>();
@@ -543,14 +515,18 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     const putStemmed = statement('INSERT OR REPLACE INTO stemmed (rowid, terms) VALUES (?, ?)');
     const heldRev = statement('SELECT rev FROM page_revs WHERE rowid = ?');
     const putRev = statement('INSERT OR REPLACE INTO page_revs (rowid, rev) VALUES (?, ?)');
+    const written: WrittenPage[] = [];
     for (const page of pages) {
-      const rowid = seqs.get(page.bookTextId)! * pageSpan + page.pageNumber;
+      const seq = seqs.get(page.bookTextId)!;
+      const rowid = seq * pageSpan + page.pageNumber;
       const held = heldRev.all([rowid])[0];
       if (held && Number(held.rev) > (page.pageRev ?? 0)) continue;
       putExact.run([rowid, page.exact.join(' ')]);
       putStemmed.run([rowid, page.stemmed.join(' ')]);
       putRev.run([rowid, page.pageRev ?? 0]);
+      written.push({ seq, pageNumber: page.pageNumber, terms: page.stemmed, replaced: held !== undefined });
     }
+    return written;
   };
 
   /**
@@ -558,22 +534,13 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
    * are bound), so there are few distinct statements to prepare. `counted` leaves `books` out when
    * no book field filters (every page has its book): staff's counts 15 to 30% faster.
    */
-  const searchWhere = (query: PageQuery, match: string, seq: number | undefined, counted?: { groups: string[]; minimum: number }, within?: Rows) => {
+  const searchWhere = (query: PageQuery, match: string, seq: number | undefined) => {
     const table = query.field === 'exact' ? 'exact' : 'stemmed';
     const filters: string[] = [`${table} MATCH ?`];
     const values: Value[] = [match];
     if (seq !== undefined) {
       filters.push(`${table}.rowid BETWEEN ? AND ?`);
       values.push(seq * pageSpan, seq * pageSpan + pageSpan - 1);
-    }
-    if (within) {
-      filters.push(`+${table}.rowid IN ${within.sql}`);
-      values.push(...within.values);
-    }
-    if (counted) {
-      const held = counted.groups.map((g) => pagesMatching(table, g, seq));
-      filters.push(`(${held.map((h) => `(${table}.rowid IN ${h.sql})`).join(' + ')}) >= ?`);
-      values.push(...held.flatMap((h) => h.values), counted.minimum);
     }
     if (query.language !== undefined) {
       filters.push('b.language = ?');
@@ -590,90 +557,45 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     return { table, values, joined, counted: bookFiltered ? joined : `FROM ${table} WHERE ${filters.join(' AND ')}` };
   };
 
-  /** The rowids of a table's pages matching an expression (within the book's range, if any): an uncorrelated subquery, run once. */
-  const pagesMatching = (table: string, match: string, seq: number | undefined): Rows => {
+  /** The rowids of the pages of `exact` matching an expression (within the book's range, if any). */
+  const exactPages = (match: string, seq: number | undefined): Set<number> => {
     const range = seq === undefined ? [] : [seq * pageSpan, seq * pageSpan + pageSpan - 1];
-    return { sql: `(SELECT rowid FROM ${table} WHERE ${table} MATCH ?${range.length > 0 ? ` AND ${table}.rowid BETWEEN ? AND ?` : ''})`, values: [match, ...range] };
+    return new Set(
+      statement(`SELECT rowid AS id FROM exact WHERE exact MATCH ?${range.length > 0 ? ' AND rowid BETWEEN ? AND ?' : ''}`)
+        .all([match, ...range])
+        .map((found) => Number(found.id)),
+    );
   };
 
-  /**
-   * The pages of a group read once, as a list every later statement takes (`json_each`), when they are
-   * at most `maxListedRows`; else the subquery, run again by each statement that needs it. The phrase
-   * and near-phrase groups are mostly a few pages (none in the median), and their expressions (up to
-   * 48 phrases) cost up to 8 ms at 20,000 pages: read once, not once per group below them.
-   */
-  const rowsOf = (table: string, match: string, seq: number | undefined): Rows => {
-    const sub = pagesMatching(table, match, seq);
-    const ids = statement(`SELECT rowid AS id FROM ${sub.sql} LIMIT ?`)
-      .all([...sub.values, maxListedRows + 1])
-      .map((found) => Number(found.id));
-    return ids.length > maxListedRows ? sub : { sql: '(SELECT value FROM json_each(?))', values: [JSON.stringify(ids)], ids };
-  };
+  /** The books of these seqs (a seq of no book left out). */
+  const booksOf = (seqs: readonly number[]): Map<number, SearchedBook> =>
+    new Map(
+      statement('SELECT seq, bookTextId, userId, visibility, language FROM books WHERE seq IN (SELECT value FROM json_each(?))')
+        .all([JSON.stringify(seqs)])
+        .map((found) => [
+          Number(found.seq),
+          { bookTextId: String(found.bookTextId), userId: String(found.userId), visibility: String(found.visibility), language: String(found.language) },
+        ]),
+    );
 
   /**
-   * A forgiving query's groups in rank order (engine.ts `forgiving`): the phrase hits, the near-phrase
-   * hits, the typed terms all held, every word held. `match`: an expression of the group's own pages,
-   * each of them a match of the query (every word held is at least `minimumWords` of them), which a
-   * window reads instead of the whole match filtered by the group. A group found empty is left out.
+   * The default search's terms in memory (term-pages.ts): read from FTS5's vocabulary of instances
+   * (`stemmed_instances`, in the connection's temporary schema) and the pages' sizes FTS5 keeps.
    */
-  const forgivingGroups = (table: string, typed: readonly string[], phrase: string[] | null, forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, seq: number | undefined) => {
-    const groups: { rows: Rows; match?: string }[] = [];
-    const listedFirst = (rows: Rows): void => {
-      if (!rows.ids || rows.ids.length > 0) groups.push({ rows });
-    };
-    if (phrase) listedFirst(rowsOf('exact', matchExpression({ mode: 'phrase', terms: phrase })!, seq));
-    if (forgiving.nearPhrases.length > 0) listedFirst(rowsOf('exact', forgiving.nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq));
-    const typedTerms = matchableTerms({ mode: 'all', terms: [...typed] });
-    const everyWord = forgiving.words.every((alternatives) => alternatives.length > 0);
-    // Left out where it tells no matching pages apart: the typed terms when no word has another
-    // alternative (every word as typed is every word), every word when every match holds them all.
-    const alternatives = forgiving.words.some((a) => a.length > 1);
-    if (typedTerms && (alternatives || forgiving.minimumWords < forgiving.words.length)) {
-      const match = typedTerms.map(quoted).join(' AND ');
-      groups.push({ match, rows: pagesMatching(table, match, seq) });
-    }
-    if (everyWord && alternatives && forgiving.minimumWords < forgiving.words.length) {
-      const match = forgiving.words.map(group).join(' AND ');
-      groups.push({ match, rows: pagesMatching(table, match, seq) });
-    }
-    return groups;
-  };
-
-  /**
-   * The window of a forgiving query, taken group by group in rank order (then the pages in no group),
-   * each group's pages by bm25. So bm25 scores only the pages of the groups the window reaches, not
-   * every match (the pages lacking a word are most of them); a group is counted only to be skipped
-   * past (a window past the first).
-   */
-  const forgivingWindow = (whereOf: (match?: string) => ReturnType<typeof searchWhere>, groups: ReturnType<typeof forgivingGroups>, offset: number, limit: number): PageHit[] => {
-    const hits: PageHit[] = [];
-    let skip = offset;
-    for (let i = 0; i <= groups.length && hits.length < limit; i++) {
-      const own = groups[i];
-      const where = whereOf(own?.match);
-      const t = where.table;
-      // `+`: the group's rowids only filter the pages the MATCH finds; as a constraint on the FTS5
-      // table's rowid, SQLite would run the MATCH once per rowid of the group (measured: seconds).
-      const ownCondition = own && !own.match ? [`+${t}.rowid IN ${own.rows.sql}`] : [];
-      const conditions = [...ownCondition, ...groups.slice(0, i).map((g) => `+${t}.rowid NOT IN ${g.rows.sql}`)];
-      const values = [...(own && !own.match ? own.rows.values : []), ...groups.slice(0, i).flatMap((g) => g.rows.values)];
-      const filter = conditions.map((c) => ` AND ${c}`).join('');
-      if (skip > 0) {
-        const n = Number(row(`SELECT count(*) AS n ${where.counted}${filter}`, [...where.values, ...values])!.n);
-        if (n <= skip) {
-          skip -= n;
-          continue;
+  db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.stemmed_instances USING fts5vocab(main, 'stemmed', 'instance')");
+  const termPages = termPagesCache(
+    {
+      *postings(term) {
+        for (const found of statement('SELECT doc, count(*) AS n FROM temp.stemmed_instances WHERE term = ? GROUP BY doc ORDER BY doc').all([term])) {
+          yield [Number(found.doc), Number(found.n)];
         }
-      }
-      const rows = statement(
-        `SELECT b.bookTextId AS bookTextId, ${t}.rowid & ${pageSpan - 1} AS pageNumber ${where.joined}${filter}
-         ORDER BY bm25(${t}), b.bookTextId, pageNumber LIMIT ? OFFSET ?`,
-      ).all([...where.values, ...values, limit - hits.length, skip]);
-      hits.push(...rows.map((found) => ({ bookTextId: String(found.bookTextId), pageNumber: Number(found.pageNumber) })));
-      skip = 0;
-    }
-    return hits;
-  };
+      },
+      *lengths() {
+        for (const found of statement('SELECT id, sz FROM stemmed_docsize').all([])) yield [Number(found.id), firstVarint(found.sz as Uint8Array)];
+      },
+    },
+    pageSpan,
+  );
 
   /** The ORDER BY term ranking the pages of `exact` that hold `phrase` first, and its parameters. */
   const phraseFirstOrder = (table: string, phrase: string[], seq: number | undefined): { sql: string; values: Value[] } => {
@@ -885,7 +807,12 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       for (let start = 0; start < pages.length; start += batchSize) {
         if (start > 0) await new Promise((resolve) => setImmediate(resolve));
         try {
-          transaction(() => writeBatch(pages.slice(start, start + batchSize)));
+          let written: WrittenPage[] = [];
+          transaction(() => {
+            written = writeBatch(pages.slice(start, start + batchSize));
+          });
+          // Committed: the terms kept in memory follow.
+          termPages.written(written);
         } catch (error) {
           // The terms this batch filed were rolled back with it: look for every term again.
           filed.clear();
@@ -917,6 +844,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     },
 
     async removeBook(bookTextId) {
+      let removed: number | undefined;
       transaction(() => {
         unlist(bookTextId);
         const seq = seqOf(bookTextId);
@@ -925,7 +853,9 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
         statement('DELETE FROM stemmed WHERE rowid BETWEEN ? AND ?').run([seq * pageSpan, seq * pageSpan + pageSpan - 1]);
         statement('DELETE FROM page_revs WHERE rowid BETWEEN ? AND ?').run([seq * pageSpan, seq * pageSpan + pageSpan - 1]);
         statement('DELETE FROM books WHERE seq = ?').run([seq]);
+        removed = seq;
       });
+      if (removed !== undefined) termPages.removedBook(removed);
     },
 
     async similarTerms(keys) {
@@ -948,25 +878,25 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
       const phrase = phraseFirstTerms(query);
       const forgiving = forgivingTerms(query);
       const none = { total: 0, hits: [] };
-      const expression = forgiving ? forgivingExpression(forgiving.words, forgiving.minimumWords) : null;
-      const match = forgiving ? (expression?.match ?? null) : matchExpression(query);
-      if (match === null) return none;
       let seq: number | undefined;
       if (query.bookTextId !== undefined) {
         seq = seqOf(query.bookTextId);
         if (seq === undefined) return none;
       }
-      const where = searchWhere(query, match, seq, expression?.counted && { groups: expression.counted, minimum: forgiving!.minimumWords });
+      if (forgiving) {
+        const { words, minimumWords, nearPhrases } = forgiving;
+        if (words.filter((alternatives) => alternatives.length > 0).length < minimumWords) return none;
+        const phraseHits = phrase ? exactPages(matchExpression({ mode: 'phrase', terms: phrase })!, seq) : null;
+        const nearHits = nearPhrases.length > 0 ? exactPages(nearPhrases.map((p) => quoted(p.join(' '))).join(' OR '), seq) : new Set<number>();
+        const { view, language, offset, limit } = query;
+        return forgivingSearch(termPages, booksOf, { words, minimumWords, typed: query.terms, phraseHits, nearHits, seq, view, language, offset, limit }, pageSpan);
+      }
+      const match = matchExpression(query);
+      if (match === null) return none;
+      const where = searchWhere(query, match, seq);
       // Counted without ranking (cheaper than one ranked query counting with a window: measured).
       const total = Number(row(`SELECT count(*) AS n ${where.counted}`, where.values)!.n);
       if (query.offset >= total) return { total, hits: [] };
-      if (forgiving) {
-        const counted = expression?.counted && { groups: expression.counted, minimum: forgiving.minimumWords };
-        const ranked = expression?.ranked;
-        const whereOf = (own?: string) =>
-          own ? searchWhere(query, own, seq) : ranked ? searchWhere(query, ranked, seq, undefined, pagesMatching(where.table, match, seq)) : searchWhere(query, match, seq, counted);
-        return { total, hits: forgivingWindow(whereOf, forgivingGroups(where.table, query.terms, phrase, forgiving, seq), query.offset, query.limit) };
-      }
       // Phrase hits first: the pages of `exact` holding the phrase (in the book's rowid range, if
       // any), one uncorrelated subquery SQLite runs once; then bm25(), lower for better pages; ties
       // by bookTextId (BINARY: ids are ASCII), then page number.

@@ -1,10 +1,8 @@
 import type { BookListQuery, IndexedBook, IndexedBookFields, IndexedPage, PageHit, PageQuery, SearchEngine, SearchView } from '../../../lib/search/engine.ts';
 import { isFiled, variantKeys } from '../../../lib/search/ocr-variants.ts';
 import { checkIndexedPages, checkPageQuery, forgivingTerms, listingBook, listingQuery, maxSimilarTerms, phraseFirstTerms, similarKeys } from '../../../lib/search/rules.ts';
+import { bm25Part, idf as idfOf, lengthNorm as lengthNormOf } from '../../../lib/search/bm25.ts';
 import { copy } from './copy.ts';
-
-const k1 = 1.2;
-const b = 0.75;
 
 /** A book's fields as a page carries them, with their revision. */
 const fieldsOf = ({ userId, visibility, status, language, rev }: IndexedBookFields): IndexedBookFields => ({ userId, visibility, status, language, rev });
@@ -34,9 +32,9 @@ const byUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a), 
  * 1e-6 when that is not positive, N every indexed page and n those holding the phrase in the
  * field, visible or not, and a page's length against the average over every page; the phrase
  * hits of `phraseFirst` before the others. A forgiving query scores every alternative of every word as
- * `any` would, within its groups (engine.ts `forgiving`). (The SQLite engine's N and average length also count
- * pages since replaced or removed, so after such writes its order of close scores can differ: the
- * contract is the hits and totals.)
+ * `any` would, within its groups (engine.ts `forgiving`), as the SQLite engine does to the last bit (lib/search/bm25.ts).
+ * (The SQLite engine's other searches' N and average length also count pages since replaced or
+ * removed, so after such writes their order of close scores can differ: the contract is the hits and totals.)
  */
 export class FakeSearchEngine implements SearchEngine {
   /** By `${bookTextId} ${pageNumber}`. */
@@ -123,11 +121,7 @@ export class FakeSearchEngine implements SearchEngine {
     const all = [...this.pages.values()];
     const scoredTerms = forgiving ? [...new Set(forgiving.words.flat())] : query.terms;
     const phrases = query.mode === 'phrase' ? [query.terms] : scoredTerms.map((term) => [term]);
-    const idf = phrases.map((phrase) => {
-      const n = all.filter((page) => occurrences(page[query.field], phrase) > 0).length;
-      const value = Math.log((all.length - n + 0.5) / (n + 0.5));
-      return value > 0 ? value : 1e-6;
-    });
+    const idf = phrases.map((phrase) => idfOf(all.length, all.filter((page) => occurrences(page[query.field], phrase) > 0).length));
     const averageLength = all.reduce((sum, page) => sum + page[query.field].length, 0) / all.length;
 
     /** A forgiving query's groups, best first (engine.ts `forgiving`); every page is in group 0 otherwise. */
@@ -150,8 +144,8 @@ export class FakeSearchEngine implements SearchEngine {
       const counts = phrases.map((phrase) => occurrences(page[query.field], phrase));
       const matches = forgiving ? held(page) : query.mode === 'any' ? counts.some((c) => c > 0) : counts.every((c) => c > 0);
       if (!matches) continue;
-      const lengthNorm = 1 - b + (b * page[query.field].length) / averageLength;
-      const score = counts.reduce((sum, c, i) => sum + (idf[i]! * c * (k1 + 1)) / (c + k1 * lengthNorm), 0);
+      const norm = lengthNormOf(page[query.field].length, averageLength);
+      const score = counts.reduce((sum, c, i) => sum + bm25Part(idf[i]!, c, norm), 0);
       scored.push({ page, score, phraseHit: phraseFirst !== null && occurrences(page.exact, phraseFirst) > 0, groups: groups(page) });
     }
     /** The first group a page is in (the phrase hits' first), or after them all: each page ranks by it, then by BM25. */
