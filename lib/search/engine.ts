@@ -151,7 +151,7 @@ export interface SearchEngine {
    * once indexed, after their pages are replaced or removed (a term no page holds widens nothing). 0..
    * maxSimilarKeys keys, each 1..maxFiledLength characters.
    */
-  similarTerms(keys: string[]): Promise<string[]>;
+  similarTerms(keys: readonly string[]): Promise<string[]>;
   /** Removes a book's pages and its listing entry. */
   removeBook(bookTextId: string): Promise<void>;
   /**

@@ -36,7 +36,21 @@ export function isFiled(term: string): boolean {
 }
 
 /** The keys a term is filed under, and looked up by: its skeleton, and from four letters on, each skeleton with one letter left out. */
-export function variantKeys(term: string): string[] {
+export function variantKeys(term: string): readonly string[] {
+  let keys = knownKeys.get(term);
+  if (keys) return keys;
+  keys = Object.freeze(keysOf(term));
+  // A search works out the keys of up to 2,000 candidate terms, twice (engine and planner): most of
+  // its planning, and the same few thousand terms search after search.
+  if (knownKeys.size >= maxKnownKeys) knownKeys.clear();
+  knownKeys.set(term, keys);
+  return keys;
+}
+
+const knownKeys = new Map<string, readonly string[]>();
+const maxKnownKeys = 65_536;
+
+function keysOf(term: string): string[] {
   if (!isFiled(term)) return [];
   const shape = [...skeleton(term)];
   const keys = new Set([shape.join('')]);

@@ -604,7 +604,7 @@ export function termBulkLines(term: string): string {
  * when no key can be one a term is filed under (no request is sent): filters only, the terms in their
  * keyword order (UTF-8 bytes), at most maxSimilarTerms. No total: none is needed.
  */
-export function similarTermsBody(keys: string[]) {
+export function similarTermsBody(keys: readonly string[]) {
   const wanted = similarKeys(keys);
   if (wanted.length === 0) return null;
   return {

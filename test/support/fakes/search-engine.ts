@@ -105,7 +105,7 @@ export class FakeSearchEngine implements SearchEngine {
     return { total: listed.length, bookTextIds: listed.slice(q.offset, q.offset + q.limit).map((book) => book.bookTextId) };
   }
 
-  async similarTerms(keys: string[]): Promise<string[]> {
+  async similarTerms(keys: readonly string[]): Promise<string[]> {
     const wanted = new Set(similarKeys(keys));
     return [...this.vocabulary]
       .filter((term) => variantKeys(term).some((key) => wanted.has(key)))
