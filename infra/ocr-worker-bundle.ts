@@ -12,9 +12,9 @@ import { formatBytes, lambdaEsm } from './bundle.ts';
 import { projectRoot } from './project-root.ts';
 
 /**
- * The OCR worker's Lambda asset (both of its functions, `job.handler` and `pages.handler`): a zip, not
- * a container image. It holds about 50 MB unzipped, far below a zip's 250 MB, and a zip needs no
- * registry and starts without pulling image layers. What goes in, and nothing else:
+ * The OCR worker's Lambda code (both of its functions, `job.handler` and `pages.handler`): the zip asset
+ * with `-c ocrWorkerPackage=zip`, and what the container image copies otherwise (infra/ocr-worker-image.ts).
+ * It holds about 50 MB unzipped, far below a zip's 250 MB. What goes in, and nothing else:
  *
  * - the handlers, bundled by esbuild as the service's functions are (minified ESM, dependencies
  *   inside, the AWS SDK included);

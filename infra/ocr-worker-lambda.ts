@@ -12,6 +12,7 @@ import { workerEnvironment } from '../ocr-worker/lambda/deps.ts';
 import { worstPlanSeconds, worstTaskSeconds } from '../ocr-worker/lambda/limits.ts';
 import type { Alarms } from './monitoring.ts';
 import { bundleOcrWorkerSync } from './ocr-worker-bundle.ts';
+import { buildOcrWorkerImageContextSync, ocrWorkerImagePlatform, stagedOnce } from './ocr-worker-image.ts';
 import { functionRole, sendTo, uploadsPrefixes } from './permissions.ts';
 import { jobQueue } from './storage.ts';
 
@@ -33,7 +34,9 @@ export type OcrWorkerFunction = 'job' | 'pages';
  * 40-megapixel page at most (160 MB of RGBA) and an image file of up to 200 MB read whole. More memory
  * buys no faster OCR (one thread reads). `pages` may take Lambda's 15 minutes: a task of 8 pages
  * takes about 8 × 4.5 s here, and even one whose every page runs into every limit ends in time.
- * `job` opens the file and decides a PDF's text layer on one sample page.
+ * `job` opens the file and decides a PDF's text layer on one sample page. The same for both packages:
+ * the image's native tesseract (a process per page) needs no more than the zip's tesseract.js; what
+ * it saves has not been measured on Lambda.
  */
 export const ocrWorkerSizing: Record<OcrWorkerFunction, { memoryMb: number; timeoutSeconds: number }> = {
   job: { memoryMb: 2048, timeoutSeconds: 300 },
@@ -48,6 +51,15 @@ export const visibilityFor = (fn: OcrWorkerFunction): Duration => Duration.secon
 
 /** Pages functions at once (the pages queue trigger's maximum concurrency); `-c ocrWorkerConcurrency=n`. */
 export const defaultOcrWorkerConcurrency = 50;
+
+/**
+ * How the worker's code is deployed (`-c ocrWorkerPackage=…`): `image`, a container image with native
+ * tesseract (infra/ocr-worker-image.ts; `cdk deploy` needs Docker), or `zip`, the Node 22 runtime's zip
+ * that reads with tesseract.js (infra/ocr-worker-bundle.ts; no Docker), for operators without Docker.
+ */
+export const ocrWorkerPackages = ['image', 'zip'] as const;
+export type OcrWorkerPackage = (typeof ocrWorkerPackages)[number];
+export const defaultOcrWorkerPackage: OcrWorkerPackage = 'image';
 
 /** The ledger's item actions the worker uses (TransactWriteItems is authorized by each item's Put and Update); no Scan, no Delete. */
 export const ledgerItemActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] as const;
@@ -81,6 +93,7 @@ export interface OcrWorkerLambdaProps {
   apiUrl: string;
   alarms: Alarms;
   concurrency: number;
+  package: OcrWorkerPackage;
 }
 
 export class OcrWorkerLambda extends Construct {
@@ -109,12 +122,10 @@ export class OcrWorkerLambda extends Construct {
       [workerEnvironment.pagesQueueUrl]: this.pagesQueue.queueUrl,
       [workerEnvironment.apiUrl]: props.apiUrl,
     };
-    // Built at synth like the service's bundles; OCR_WORKER_ASSET names one built already (the CDK tests' stub).
-    const assetDir = process.env.OCR_WORKER_ASSET || bundleOcrWorkerSync().dir;
-    const code = lambda.Code.fromAsset(assetDir);
+    const code = workerCode(props.package);
     const grantable = { uploads: props.uploads, pagesQueue: this.pagesQueue, ledger: this.ledger };
     const made = (['job', 'pages'] as const).map((fn) => {
-      const made = this.workerFunction(fn, code, environment);
+      const made = this.workerFunction(fn, code(fn), environment);
       for (const statement of ocrWorkerStatements(fn, grantable)) made.role.addToPrincipalPolicy(statement);
       props.alarms.watchFunction(`OcrWorker${fn === 'job' ? 'Job' : 'Pages'}`, made.fn);
       return [fn, made] as const;
@@ -131,25 +142,52 @@ export class OcrWorkerLambda extends Construct {
     new CfnOutput(Stack.of(this), 'OcrPagesDeadLetterQueueUrl', { value: this.pagesQueue.deadLetterQueue!.queue.queueUrl });
   }
 
-  /** As the stack's functions: nodejs22.x on arm64, a role and a log group (30 days) of its own, active tracing. */
-  private workerFunction(fn: OcrWorkerFunction, code: lambda.Code, environment: Record<string, string>) {
+  /**
+   * As the stack's functions: arm64, a role and a log group (30 days) of its own, active tracing; from
+   * the zip, on nodejs22.x, or from the image, whose command names the handler.
+   */
+  private workerFunction(fn: OcrWorkerFunction, code: WorkerCode, environment: Record<string, string>) {
     const id = fn === 'job' ? 'Job' : 'Pages';
     const role = functionRole(Stack.of(this), `OcrWorker${id}Role`, `Maktaba OCR worker: ${fn}`);
     const logGroup = new logs.LogGroup(this, `${id}Logs`, { retention: logs.RetentionDays.ONE_MONTH });
     logGroup.grantWrite(role);
-    const f = new lambda.Function(this, id, {
+    const common = {
       description: `Maktaba OCR worker: ${fn === 'job' ? 'plans a job into page tasks' : 'reads a task of pages'}`,
-      runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      handler: `${fn}.handler`,
-      code,
       memorySize: ocrWorkerSizing[fn].memoryMb,
       timeout: Duration.seconds(ocrWorkerSizing[fn].timeoutSeconds),
       environment,
       role,
       logGroup,
       tracing: lambda.Tracing.ACTIVE,
-    });
+    };
+    const f =
+      'image' in code
+        ? new lambda.DockerImageFunction(this, id, { ...common, code: code.image })
+        : new lambda.Function(this, id, { ...common, runtime: ocrWorkerRuntime, handler: handlerOf(fn), code: code.zip });
     return { fn: f, role };
   }
 }
+
+/** The zip's runtime; the image's Node is of the same major version (ocr-worker/image/Dockerfile, held by a test). */
+export const ocrWorkerRuntime = lambda.Runtime.NODEJS_22_X;
+
+/** Each function's handler: `<file>.<export>` of the bundle, the zip's Handler and the image's command alike. */
+export const handlerOf = (fn: OcrWorkerFunction): string => `${fn}.handler`;
+
+/**
+ * Each function's code. Built at synth like the service's bundles; OCR_WORKER_ASSET names a bundle built
+ * already (the CDK tests' stub). One image asset for both functions: the same context makes the same
+ * hash, which CDK builds and pushes once.
+ */
+function workerCode(kind: OcrWorkerPackage): (fn: OcrWorkerFunction) => WorkerCode {
+  const prebuilt = process.env.OCR_WORKER_ASSET;
+  if (kind === 'zip') {
+    const zip = lambda.Code.fromAsset(prebuilt || bundleOcrWorkerSync().dir);
+    return () => ({ zip });
+  }
+  const context = prebuilt ? stagedOnce(prebuilt) : buildOcrWorkerImageContextSync();
+  return (fn) => ({ image: lambda.DockerImageCode.fromImageAsset(context, { platform: ocrWorkerImagePlatform, cmd: [handlerOf(fn)] }) });
+}
+
+type WorkerCode = { zip: lambda.Code } | { image: lambda.DockerImageCode };

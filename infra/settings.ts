@@ -4,7 +4,7 @@ import { parseVoiceMap } from '../lib/adapters/speech/polly.ts';
 import { parseTierCatalogue } from '../lib/billing/tiers.ts';
 import { parseOrigins } from './cors.ts';
 import { audioWorkerConcurrency, deployedFunctions, type DeployedFunction } from './functions.ts';
-import { defaultOcrWorkerConcurrency } from './ocr-worker-lambda.ts';
+import { defaultOcrWorkerConcurrency, defaultOcrWorkerPackage, ocrWorkerPackages, type OcrWorkerPackage } from './ocr-worker-lambda.ts';
 
 /**
  * Deployment choices read from CDK context (`cdk synth -c jwksUrl=...` or cdk.json), validated once so
@@ -62,9 +62,10 @@ export interface Settings {
   reservedConcurrency: Partial<Record<DeployedFunction, number>>;
   /**
    * The built-in OCR worker (`ocrWorker`, default `on`; `off` for operators who bring their own, who
-   * get the external worker role instead), and its pages functions at once (`ocrWorkerConcurrency`).
+   * get the external worker role instead), its pages functions at once (`ocrWorkerConcurrency`), and
+   * how its code is deployed (`ocrWorkerPackage`: `image`, the default, or `zip`).
    */
-  ocrWorker: { enabled: boolean; concurrency: number };
+  ocrWorker: { enabled: boolean; concurrency: number; package: OcrWorkerPackage };
   /** The OpenSearch domain of full-text search (search.ts): data node type and count, and each node's gp3 volume. */
   search: SearchSettings;
 }
@@ -237,7 +238,9 @@ function ocrWorker(node: Node): Settings['ocrWorker'] {
   if (mode !== 'on' && mode !== 'off') throw new Error(`context ocrWorker must be on or off: ${mode}`);
   const concurrency = positive(node, 'ocrWorkerConcurrency', defaultOcrWorkerConcurrency, true);
   if (concurrency < 2 || concurrency > 1000) throw new Error(`context ocrWorkerConcurrency must be from 2 to 1000: ${concurrency}`);
-  return { enabled: mode === 'on', concurrency };
+  const pkg = text(node, 'ocrWorkerPackage') ?? defaultOcrWorkerPackage;
+  if (!(ocrWorkerPackages as readonly string[]).includes(pkg)) throw new Error(`context ocrWorkerPackage must be ${ocrWorkerPackages.join(' or ')}: ${pkg}`);
+  return { enabled: mode === 'on', concurrency, package: pkg as OcrWorkerPackage };
 }
 
 /**

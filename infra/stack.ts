@@ -246,6 +246,7 @@ export class MaktabaStack extends Stack {
         apiUrl: this.api.apiEndpoint,
         alarms: this.alarms,
         concurrency: settings.ocrWorker.concurrency,
+        package: settings.ocrWorker.package,
       });
     } else {
       this.ocrWorker = new OcrWorkerAccess(this, 'OcrWorker', { queue: ocrJobs, uploads, principal: settings.ocrWorkerPrincipal });

@@ -25,7 +25,16 @@ export function chosenEngine(setting = process.env.OCR_ENGINE): { kind: 'native'
 export const engineName = (chosen: ReturnType<typeof chosenEngine>): string =>
   chosen.kind === 'native' ? `native tesseract ${chosen.version}` : 'tesseract.js (WebAssembly)';
 
+/**
+ * A folder holding the native engine's models gunzipped already (`<model>.traineddata`): the container
+ * image's, baked at build so that a cold start skips the gunzip (ocr-worker/image/Dockerfile). A model
+ * missing there is gunzipped into it. Unset: a folder of the temporary directory.
+ */
+export const tessdataDirVariable = 'OCR_TESSDATA_DIR';
+
 /** The chosen engine, made. */
 export function createOcrEngine(options: TesseractEngineOptions = {}, chosen = chosenEngine()): OcrEngine {
-  return chosen.kind === 'native' ? createNativeEngine({ ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) }) : createTesseractEngine(options);
+  if (chosen.kind === 'tesseract.js') return createTesseractEngine(options);
+  const tessdataDir = process.env[tessdataDirVariable];
+  return createNativeEngine({ ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }), ...(tessdataDir && { tessdataDir }) });
 }

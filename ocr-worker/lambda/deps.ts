@@ -8,13 +8,14 @@ import { dynamoLedger } from '../adapters/dynamo-ledger.ts';
 import { s3JobFiles } from '../adapters/s3-files.ts';
 import { httpServiceApi } from '../client/http-api.ts';
 import { readPage } from '../engine/read-page.ts';
-import { createOcrEngine } from '../engine/choose-engine.ts';
+import { chosenEngine, createOcrEngine, engineName } from '../engine/choose-engine.ts';
 import type { RunnerDeps } from '../job/runner.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { FileBytes, OcrJobMessage, PageSource } from '../contract.ts';
 import { openSource, type TextLayerPolicy } from '../open-source.ts';
 import { modelFor } from '../text/language.ts';
 import { pageReadingTimeoutMs } from './limits.ts';
+import { log } from './log.ts';
 
 /** What the worker's functions read from their environment (set by infra/ocr-worker-lambda.ts). */
 export const workerEnvironment = {
@@ -61,11 +62,14 @@ export function lambdaDeps(): LambdaDeps {
   if (composed) return composed;
   const workerPath = bundledWorkerScript();
   const baseUrl = env('apiUrl');
+  const engine = chosenEngine();
+  // Once per cold start: which engine this package reads with (the image's native, the zip's tesseract.js).
+  log.info('OCR engine', { engine: engineName(engine) });
   composed = {
     ledger: dynamoLedger(workerDocumentClient(), env('ledgerTable')),
     files: s3JobFiles(workerS3()),
     apiFor: (message) => httpServiceApi({ baseUrl, token: message.credential }),
-    engine: createOcrEngine(workerPath ? { workerPath } : {}),
+    engine: createOcrEngine(workerPath ? { workerPath } : {}, engine),
     openSource: (bytes) => openSource(bytes),
     openSourceWith: openSource,
     modelFor,

@@ -1,4 +1,5 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
+import { AssetManifestArtifact } from 'aws-cdk-lib/cx-api';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Construct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +10,10 @@ import { workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
 import './ocr-worker-stub.ts';
 import { deadLetterAlarm } from './template.ts';
 
-/** The built-in OCR worker (infra/ocr-worker-lambda.ts): on by default, off with `-c ocrWorker=off`. */
+/**
+ * The built-in OCR worker (infra/ocr-worker-lambda.ts): on by default, off with `-c ocrWorker=off`; from
+ * its container image by default, from its zip with `-c ocrWorkerPackage=zip`.
+ */
 
 interface Synth {
   stack: MaktabaStack;
@@ -47,31 +51,79 @@ function grants(s: Synth, fn: OcrWorkerFunction): string[] {
 
 let on: Synth;
 let off: Synth;
+let zip: Synth;
 
 beforeAll(() => {
   on = synth({});
   off = synth({ ocrWorker: 'off' });
-}, 180_000);
+  zip = synth({ ocrWorkerPackage: 'zip' });
+}, 240_000);
+
+/** The stack's asset manifest entries of container images, by hash (what `cdk deploy` builds and pushes). */
+function dockerImages(s: Synth): Record<string, { source: { directory: string; platform?: string; dockerFile?: string } }> {
+  const assembly = (s.stack.node.root as App).synth();
+  const manifests = assembly.artifacts.filter((a): a is AssetManifestArtifact => a instanceof AssetManifestArtifact);
+  return Object.assign({}, ...manifests.map((m) => m.contents.dockerImages ?? {})) as ReturnType<typeof dockerImages>;
+}
 
 describe('the built-in OCR worker', () => {
-  it('is deployed by default: two arm64 Node 22 functions from its own asset, sized from its time limits', () => {
+  it('is deployed by default: two arm64 functions of one container image, each with its handler as the command, sized from its time limits', () => {
+    const [job, pages] = (['job', 'pages'] as const).map((fn) => resource(on, worker(on).functions[fn]).Properties);
+    for (const [fn, props] of [['job', job], ['pages', pages]] as const) {
+      expect(props).toMatchObject({
+        PackageType: 'Image',
+        Architectures: ['arm64'],
+        ImageConfig: { Command: [`${fn}.handler`] },
+        MemorySize: ocrWorkerSizing[fn].memoryMb,
+        Timeout: ocrWorkerSizing[fn].timeoutSeconds,
+        TracingConfig: { Mode: 'Active' },
+      });
+      // An image brings its own runtime and entry point.
+      expect(props.Runtime).toBeUndefined();
+      expect(props.Handler).toBeUndefined();
+    }
+    expect(ocrWorkerSizing).toEqual({ job: { memoryMb: 2048, timeoutSeconds: 300 }, pages: { memoryMb: 2048, timeoutSeconds: 900 } });
+    // One image, built and pushed once, for linux/arm64 from the staged context (infra/ocr-worker-image.ts).
+    expect(job.Code.ImageUri).toEqual(pages.Code.ImageUri);
+    const images = dockerImages(on);
+    expect(Object.keys(images)).toHaveLength(1);
+    const [hash, image] = Object.entries(images)[0]!;
+    expect(JSON.stringify(job.Code.ImageUri)).toContain(`container-assets-\${AWS::AccountId}-\${AWS::Region}:${hash}`);
+    expect(image.source).toMatchObject({ directory: `asset.${hash}`, platform: 'linux/arm64' });
+    expect(image.source.dockerFile ?? 'Dockerfile').toBe('Dockerfile');
+    const env = pages.Environment.Variables as Record<string, unknown>;
+    expect(Object.keys(env).sort()).toEqual(Object.values(workerEnvironment).sort());
+    expect(env[workerEnvironment.apiUrl]).toEqual({ 'Fn::GetAtt': [id(on, on.stack.api), 'ApiEndpoint'] });
+    expect(on.stack.ocrWorker).toBeUndefined();
+    expect(Object.keys(on.template.toJSON().Outputs)).not.toContain('OcrWorkerRoleArn');
+    expect(Object.keys(on.template.toJSON().Outputs)).not.toContain('OcrWorkerTokenSecretArn');
+  });
+
+  it('with ocrWorkerPackage=zip, is the Node 22 zip as before: the same functions, queues, grants and variables, and no image', () => {
     for (const fn of ['job', 'pages'] as const) {
-      expect(resource(on, worker(on).functions[fn]).Properties).toMatchObject({
+      const props = resource(zip, worker(zip).functions[fn]).Properties;
+      expect(props).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         Handler: `${fn}.handler`,
         MemorySize: ocrWorkerSizing[fn].memoryMb,
         Timeout: ocrWorkerSizing[fn].timeoutSeconds,
         TracingConfig: { Mode: 'Active' },
+        Code: { S3Bucket: expect.anything(), S3Key: expect.stringMatching(/\.zip$/) },
       });
+      expect(props.PackageType).toBeUndefined();
+      const imageProps = resource(on, worker(on).functions[fn]).Properties;
+      expect(props.Environment).toEqual(imageProps.Environment);
+      expect(grants(zip, fn)).toEqual(grants(on, fn));
     }
-    expect(ocrWorkerSizing).toEqual({ job: { memoryMb: 2048, timeoutSeconds: 300 }, pages: { memoryMb: 2048, timeoutSeconds: 900 } });
-    const env = resource(on, worker(on).functions.pages).Properties.Environment.Variables as Record<string, unknown>;
-    expect(Object.keys(env).sort()).toEqual(Object.values(workerEnvironment).sort());
-    expect(env[workerEnvironment.apiUrl]).toEqual({ 'Fn::GetAtt': [id(on, on.stack.api), 'ApiEndpoint'] });
-    expect(on.stack.ocrWorker).toBeUndefined();
-    expect(Object.keys(on.template.toJSON().Outputs)).not.toContain('OcrWorkerRoleArn');
-    expect(Object.keys(on.template.toJSON().Outputs)).not.toContain('OcrWorkerTokenSecretArn');
+    expect(dockerImages(zip)).toEqual({});
+    // Only the functions' code differs: every other resource is the image deploy's, property for property.
+    const others = (s: Synth) => {
+      const fns = new Set(Object.values(worker(s).functions).map((f) => id(s, f)));
+      return Object.fromEntries(Object.entries(s.template.toJSON().Resources as Record<string, unknown>).filter(([key]) => !fns.has(key)));
+    };
+    expect(others(zip)).toEqual(others(on));
+    expect(() => synth({ ocrWorkerPackage: 'docker' })).toThrow(/ocrWorkerPackage must be image or zip: docker/);
   });
 
   it('is left out with ocrWorker=off, which gives the external worker its role instead', () => {

@@ -342,19 +342,19 @@ describe('HTTP API: throttling and reserved concurrency', () => {
 });
 
 describe('functions', () => {
-  it('deploys every function as nodejs22.x on arm64 from a bundle built at synth', () => {
-    // With the built-in OCR worker's two functions (its own asset, handlers job and pages), the
+  it('deploys every function as nodejs22.x on arm64 from a bundle built at synth, the OCR worker’s from its arm64 image', () => {
+    // With the built-in OCR worker's two functions (its own container image, test/cdk/ocr-worker.test.ts), the
     // media signing key's generator (inline, run once per deploy, untraced: test/cdk/media.test.ts)
     // and CDK's handler of the audio bucket's notification configuration (run at deploys; below).
     plain.template.resourceCountIs('AWS::Lambda::Function', deployedFunctions().length + 4);
     const keyGenerator = logicalId(plain.stack, plain.stack.media.keyGenerator);
+    const worker = new Set(Object.values(plain.stack.ocrWorkerLambda!.functions).map((f) => logicalId(plain.stack, f)));
     const ours = Object.entries(plain.template.findResources('AWS::Lambda::Function')).filter(([id]) => !id.startsWith('BucketNotificationsHandler'));
     expect(ours).toHaveLength(deployedFunctions().length + 3);
     for (const [id, f] of ours) {
       expect(f.Properties, id).toMatchObject({
-        Runtime: 'nodejs22.x',
+        ...(worker.has(id) ? { PackageType: 'Image' } : { Runtime: 'nodejs22.x', Handler: 'index.handler' }),
         Architectures: ['arm64'],
-        Handler: expect.stringMatching(/^(index|job|pages)\.handler$/),
         MemorySize: expect.any(Number),
         LoggingConfig: { LogGroup: expect.anything() },
       });

@@ -11,14 +11,19 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleOcrWorkerSync, coreOfThisNode, lambdaCore, type OcrWorkerBundle } from '../../infra/ocr-worker-bundle.ts';
+import { handlerOf } from '../../infra/ocr-worker-lambda.ts';
 import { workerDocumentClient, workerS3 } from '../../ocr-worker/adapters/aws-clients.ts';
 import { dynamoLedger } from '../../ocr-worker/adapters/dynamo-ledger.ts';
 import { ensureLedgerTable } from '../../ocr-worker/adapters/ensure-ledger-table.ts';
 import type { PageResult } from '../../ocr-worker/client/service-api.ts';
 import { scannedPdf, textPng } from '../../ocr-worker/fixtures/pdf.ts';
 import { arabicLines } from '../../ocr-worker/fixtures/texts.ts';
+import { tessdataDirVariable } from '../../ocr-worker/engine/choose-engine.ts';
+import { modelScript } from '../../ocr-worker/engine/models.ts';
+import { nativeTesseract } from '../../ocr-worker/engine/native-engine.ts';
 import { workerEnvironment } from '../../ocr-worker/lambda/deps.ts';
 import { cer } from '../../ocr-worker/text/cer.ts';
+import { argsOf, dockerfileStages, ocrWorkerDockerfile } from '../support/dockerfile.ts';
 
 /**
  * The OCR worker's Lambda asset, built for this machine (x64, the core this Node loads) exactly as
@@ -87,6 +92,27 @@ describe('the OCR worker Lambda asset', () => {
     expect(existsSync(join(bundle.dir, 'node_modules/pdfjs-dist/standard_fonts'))).toBe(true);
     expect(bundle.bytes).toBeLessThan(100 * 1024 * 1024); // Lambda allows 250 MB unzipped; this stays far below
     expect(lambdaCore).toBe('tesseract-core-relaxedsimd');
+  });
+
+  it('is what the container image copies: each function’s command names a handler in it, and the Dockerfile’s model step finds every model', async () => {
+    for (const fn of ['job', 'pages'] as const) expect(existsSync(join(bundle.dir, `${handlerOf(fn).split('.')[0]}.mjs`)), fn).toBe(true);
+    // The image's RUN that bakes the models, run here on the bundle with its folder in /tmp instead of /opt.
+    const [, , final] = dockerfileStages(ocrWorkerDockerfile());
+    const bake = argsOf(final!, 'RUN').find((r) => r.includes('traineddata.gz'))!;
+    const baked = argsOf(final!, 'ENV').join(' ').match(new RegExp(`${tessdataDirVariable}=(\\S+)`))![1]!;
+    const dir = mkdtempSync(join(tmpdir(), 'maktaba-image-tessdata-'));
+    try {
+      const steps = bake.split(' && ').filter((step) => !step.startsWith('tesseract '));
+      await run('sh', ['-ec', steps.join(' && ').replaceAll(baked, dir)], { cwd: bundle.dir });
+      expect(readdirSync(dir).sort()).toEqual(Object.keys(modelScript).map((m) => `${m}.traineddata`).sort());
+      const native = nativeTesseract();
+      if (native) {
+        const { stdout } = await run(native.command, ['--tessdata-dir', dir, '--list-langs']);
+        expect(stdout.split('\n').slice(1).filter(Boolean).sort()).toEqual(Object.keys(modelScript).sort());
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads a scanned Arabic PDF page with node from the asset, puts its image and posts the page and the result', async () => {

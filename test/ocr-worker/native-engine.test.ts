@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PageError } from '../../ocr-worker/contract.ts';
-import { chosenEngine, engineName } from '../../ocr-worker/engine/choose-engine.ts';
+import { chosenEngine, createOcrEngine, engineName, tessdataDirVariable } from '../../ocr-worker/engine/choose-engine.ts';
 import { createNativeEngine, meanWordConfidence, nativeTesseract, tessdataWith } from '../../ocr-worker/engine/native-engine.ts';
 import { readPage } from '../../ocr-worker/engine/read-page.ts';
 import { createTesseractEngine } from '../../ocr-worker/engine/tesseract-engine.ts';
@@ -89,5 +89,21 @@ describe.runIf(native)('native tesseract against tesseract.js on the same pages'
     await expect(engines.native.recognize(Buffer.from('not an image'), 'ara')).rejects.toThrow(PageError);
     await expect(engines.native.recognize(Buffer.from('not an image'), 'ara')).rejects.toThrow('This page could not be read by the text recognizer.');
     expect(cer(english.join('\n'), (await engines.native.recognize(englishPage, 'eng')).text)).toBeLessThan(0.03);
+  });
+
+  it('reads with the models of the folder OCR_TESSDATA_DIR names (the container image’s), gunzipping there one it lacks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tessdata-env-'));
+    const before = process.env[tessdataDirVariable];
+    process.env[tessdataDirVariable] = dir;
+    const engine = createOcrEngine({}, { kind: 'native', version: native!.version });
+    try {
+      expect(cer(english.join('\n'), (await engine.recognize(englishPage, 'eng')).text)).toBeLessThan(0.03);
+      expect(readdirSync(dir)).toEqual(['eng.traineddata']);
+    } finally {
+      await engine.close();
+      if (before === undefined) delete process.env[tessdataDirVariable];
+      else process.env[tessdataDirVariable] = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
