@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { bookFieldLimits, clientMetadata, languageProblem, languageTooLong, listFieldProblem, maxClientMetadataBytes, ocrStatuses, splitList, tooManyValues, visibilities, type Visibility } from '../../lib/ocr/book-text.ts';
 import { catalogueSorts, defaultCatalogueSort } from '../../lib/ocr/catalogue/listing.ts';
 import { bookUpdated, type BookEdit } from '../../lib/ocr/pages/edit.ts';
+import { defaultPageOrder, pageOrders } from '../../lib/ocr/pages/page-order.ts';
 import { bookImported } from '../../lib/ocr/export/import.ts';
 import { invalidJobMetadata, jobFieldDefaults, type JobFields } from '../../lib/ocr/jobs/fields.ts';
 import type { UploadRequest } from '../../lib/ocr/jobs/presigned-upload.ts';
@@ -20,6 +21,7 @@ import {
   pageNumberField,
   pageNumberNotWhole,
   sampleIds as ids,
+  sampleReading,
   tooManyPages,
   type Sample,
 } from '../_shared/contract/ocr-shapes.ts';
@@ -325,6 +327,7 @@ const bookView = (x: Sample) => ({
     storageKey: `ocr-pages/${ids.jobId}/page-${i + 1}.png`,
     imageUrl: `https://uploads.example.com/ocr-pages/${ids.jobId}/page-${i + 1}.png?X-Amz-Expires=3600`,
     isAIGenerated: true,
+    ...sampleReading(text, i),
   })),
   status: 'completed',
   processingTime: 252_000,
@@ -454,7 +457,7 @@ export const ocrApiContracts = contracts({
           data: {
             ...common(x),
             extractedText: x.pages.join('\n\n'),
-            pages: x.pages.map((text, i) => ({ _id: `6a1f0c9e2b7d4e5f8a3b2c1${i}`, pageNumber: i + 1, text, storageKey: null, isAIGenerated: true })),
+            pages: x.pages.map((text, i) => ({ _id: `6a1f0c9e2b7d4e5f8a3b2c1${i}`, pageNumber: i + 1, text, storageKey: null, isAIGenerated: true, ...sampleReading(text, i) })),
             status: 'completed',
             completedAt: done,
           },
@@ -552,7 +555,7 @@ export const ocrApiContracts = contracts({
     summary: 'Read a digitized book',
     failure: bookFailed,
     description:
-      'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order, each with a signed image URL. A malformed id is a 500 (docs/SPEC.md 7).',
+      'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order (or the least confident first: `pageOrder=confidence`), each with a signed image URL, the engine’s confidence and its uncertain words. A malformed id is a 500 (docs/SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     query: v.object({
       pageLimit: queryNumber('pageLimit', {
@@ -564,6 +567,11 @@ export const ocrApiContracts = contracts({
       }),
       pageOffset: queryOffset('pageOffset', `Pages to skip: a whole number, at most ${maxOffset} (400 past it); anything else reads as 0.`),
       includeText: queryFlag('Only the value `true` returns `extractedText`; any other value omits it.'),
+      pageOrder: queryChoice(
+        pageOrders,
+        defaultPageOrder,
+        `Not in docs/SPEC.md (docs/interface.md, "Confidence"): \`confidence\` shows the least confident pages first (pages without a confidence last, ties in page order), so a proofreader starts where the engine was least sure; \`pageOffset\` and \`pageLimit\` page through that order. Any other value reads as \`${defaultPageOrder}\` (page order).`,
+      ),
     }),
     responses: {
       200: jsonAnswer('The book.', v.strictObject({ success: v.literal(true), book: s.BookTextView }), bothLanguages((x) => ({ success: true, book: bookView(x) }))),

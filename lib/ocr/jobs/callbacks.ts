@@ -7,7 +7,7 @@ import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
 import { writeWithText } from '../text-storage.ts';
 import { newBookText, type BookText, type BookTextStore, type OcrStatus } from '../book-text.ts';
-import { newPage, type PageFields } from '../pages/page.ts';
+import { newPage, type PageFields, type PageReading } from '../pages/page.ts';
 import type { PageStore } from '../pages/store.ts';
 import type { OcrJobStore, ResultUpdate } from './store.ts';
 import { ocrOutcome } from './outcome.ts';
@@ -42,7 +42,7 @@ export interface JobIds {
  * range, a text within its cap; fields of the wrong type are absent, a page count that is not a
  * whole number up to maxPageCount too (a fractional or huge count would otherwise be billed).
  */
-export interface PageResult extends JobIds, PageFields {
+export interface PageResult extends JobIds, PageFields, PageReading {
   pageNumber: number;
   status?: string;
   error?: string;
@@ -51,7 +51,7 @@ export interface PageResult extends JobIds, PageFields {
 }
 
 /** One page of a final result: a whole page number of the range; absent fields take the defaults. */
-export interface ResultPage extends PageFields {
+export interface ResultPage extends PageFields, PageReading {
   pageNumber: number;
 }
 

@@ -181,6 +181,10 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     return { total: all.length, pages: all.slice(offset, offset + limit) };
   }
 
+  async confidences(bookTextId: string) {
+    return (await this.pages(bookTextId)).map((p) => ({ pageNumber: p.pageNumber, confidence: p.confidence ?? null }));
+  }
+
   async updatePages(bookTextId: string, changes: PageChange[], at: string) {
     const pages = this.pagesOf(bookTextId);
     for (const c of changes) pages.set(c.pageNumber, changedPage(bookTextId, pages.get(c.pageNumber), c, at));
