@@ -71,6 +71,16 @@ const pageResult = v.pipe(
     pageCount: pageCount('Updates the book’s page count when not 0.'),
     pagesProcessed: ignoredUnless(isFiniteNumber, v.pipe(v.number(), v.description('Kept at the highest value reported.'))),
     ...readingFields,
+    rereadId: v.optional(
+      v.pipe(
+        v.string('rereadId must be a string'),
+        v.minLength(1, 'rereadId must not be empty'),
+        v.maxLength(64, 'rereadId must be at most 64 characters'),
+        v.description(
+          'Not in docs/SPEC.md (docs/interface.md, "Reading a page again"): the job message’s `reread.rereadId` when the page answers a reread. The page then replaces the stored page and nothing else changes (not the status); it is applied once, while that reread is pending, and a repeated post writes nothing. With `status: "failed"` the page stays as it was.',
+        ),
+      ),
+    ),
   }),
   rangesFitText(),
 ) satisfies v.GenericSchema<unknown, PageResult>;

@@ -23,6 +23,8 @@ export interface PageResult {
   /** Set, with `error`, for a page the worker could not read. */
   status?: 'failed';
   error?: string;
+  /** The message's `reread.rereadId` when the page answers a reread. */
+  rereadId?: string;
 }
 
 /** `POST /ocr/result`. */

@@ -112,7 +112,7 @@ export async function runPages(deps: RunnerDeps, message: OcrJobMessage, pageNum
 }
 
 /** The file's pages, or what a user reads about a file that cannot be read. */
-async function openPages(deps: RunnerDeps, message: OcrJobMessage): Promise<PageSource | string> {
+export async function openPages(deps: Pick<RunnerDeps, 'files' | 'openSource'>, message: OcrJobMessage): Promise<PageSource | string> {
   try {
     const bytes = await deps.files.open(message.storage.bucket, message.storage.key);
     const source = await deps.openSource(bytes);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { peekQueue } from '../../infra/local/embedded/sqs.ts';
 import { newObjectId } from '../../lib/ids.ts';
-import { maxUncertainRanges } from '../../lib/ocr/pages/page.ts';
+import { newBookText } from '../../lib/ocr/book-text.ts';
+import { maxUncertainRanges, newPage } from '../../lib/ocr/pages/page.ts';
 import { startApi, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
 
@@ -133,5 +135,65 @@ describe('an edit of a page’s text', () => {
     const job = await reportedJob([{ text: 'one two', confidence: 55, uncertain: [[0, 3]] }]);
     expect((await api.call('PATCH', `/ocr/books/${job.bookTextId}`, { token: owner.token, body: { pages: [{ pageNumber: 1, text: 'one two' }] } })).status).toBe(200);
     expect((await readBook(job.bookTextId)).pages[0]).toMatchObject({ confidence: null, uncertain: [] });
+  });
+});
+
+describe('POST /ocr/books/:bookTextId/pages/:pageNumber/reread', () => {
+  const queued = async (rereadId: string) =>
+    (await peekQueue(process.env.AWS_ENDPOINT_URL_SQS!, process.env.OCR_QUEUE_URL!)).map((b) => JSON.parse(b)).filter((m) => m.reread?.rereadId === rereadId);
+  const reread = (bookTextId: string, pageNumber: string | number, account: Account, body?: object) =>
+    api.call('POST', `/ocr/books/${bookTextId}/pages/${pageNumber}/reread`, { token: account.token, ...(body && { body }) });
+
+  /** A completed book of `owner`'s, with its File, as an upload and its job leave it. */
+  async function completedBook(pages = ['one two', 'three four']) {
+    const at = new Date().toISOString();
+    const fileId = newObjectId();
+    const book = newBookText({ bookTextId: newObjectId(), jobId: randomUUID(), fileId, userId: owner.userId, fileName: 'scan.pdf', status: 'completed', language: 'ar', pageCount: pages.length }, at);
+    const file = { fileId, userId: owner.userId, fileName: 'scan.pdf', author: 'x', fileType: 'application/pdf', fileSize: 1234, tags: [], categories: ['ocr'], visibility: 'private' as const, storageKey: `ocr/${randomUUID()}-scan.pdf`, createdAt: at, updatedAt: at };
+    expect(await stores.ocr.create(book, file)).toBe(true);
+    await stores.ocr.putPages(pages.map((text, i) => newPage(book.bookTextId, i + 1, { text, confidence: 50, uncertain: [[0, 3]] }, at)));
+    return { book, file };
+  }
+
+  it('answers 202 at once and queues the page for the worker; asked again while pending, the same reread and no second message', async () => {
+    const { book, file } = await completedBook();
+    const res = await reread(book.bookTextId, 2, owner, { layout: 'single-block', language: 'en' });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ success: true, bookTextId: book.bookTextId, pageNumber: 2 });
+    const { rereadId } = res.body as { rereadId: string };
+    expect(await queued(rereadId)).toEqual([
+      expect.objectContaining({ jobId: book.jobId, fileId: file.fileId, language: 'en', storage: { bucket: process.env.UPLOADS_BUCKET, key: file.storageKey }, reread: { rereadId, pageNumber: 2, layout: 'single-block' } }),
+    ]);
+    const again = await reread(book.bookTextId, 2, ed);
+    expect(again.status).toBe(202);
+    expect(again.body.rereadId).toBe(rereadId);
+    expect(await queued(rereadId)).toHaveLength(1);
+  });
+
+  it('lets the worker post the page once: it replaces the page, the book stays completed, a redelivered post writes nothing', async () => {
+    const { book } = await completedBook();
+    const { rereadId } = (await reread(book.bookTextId, 1, owner)).body as { rereadId: string };
+    const body = { jobId: book.jobId, fileId: book.fileId, userId: owner.userId, pageNumber: 1, text: 'ONE two', confidence: 91, uncertain: [], pageCount: 2, rereadId };
+    expect((await page(body)).status).toBe(200);
+    expect(await stores.ocr.byJobId(book.jobId)).toMatchObject({ status: 'completed' });
+    expect((await readBook(book.bookTextId)).pages[0]).toMatchObject({ text: 'ONE two', confidence: 91, uncertain: [] });
+    // The owner corrects the page; the same post arrives again.
+    await api.call('PATCH', `/ocr/books/${book.bookTextId}`, { token: owner.token, body: { pages: { 1: { text: 'One two' } } } });
+    expect((await page({ ...body, text: 'stale' })).status).toBe(200);
+    expect((await readBook(book.bookTextId)).pages[0]).toMatchObject({ text: 'One two' });
+  });
+
+  it('refuses others as the book routes do (403, 404), and pages, layouts and books it cannot read again (400, 404)', async () => {
+    const { book } = await completedBook();
+    expect(await reread(book.bookTextId, 1, stranger)).toMatchObject({ status: 403, body: { message: 'Unauthorized to read this book again' } });
+    expect((await api.call('POST', `/ocr/books/${book.bookTextId}/pages/1/reread`, {})).status).toBe(401);
+    expect((await reread(newObjectId(), 1, owner)).status).toBe(404);
+    expect((await reread('not-an-id', 1, owner)).status).toBe(500);
+    expect(await reread(book.bookTextId, 3, owner)).toMatchObject({ status: 404, body: { message: 'Page not found' } });
+    expect((await reread(book.bookTextId, 'first', owner)).status).toBe(400);
+    expect(await reread(book.bookTextId, 1, owner, { layout: 'columns' })).toMatchObject({ status: 400, body: { message: 'layout must be one of auto, single-block' } });
+    expect((await reread(book.bookTextId, 1, owner, { language: 'x'.repeat(200) })).status).toBe(400);
+    const running = (await reportedJob([{ text: 'p1' }])).bookTextId;
+    expect(await reread(running, 1, owner)).toMatchObject({ status: 400, body: { message: 'Only the pages of a completed book can be read again' } });
   });
 });
