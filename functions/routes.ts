@@ -43,6 +43,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/ocr/books/{bookTextId}/search', function: 'search-api', auth: 'optional' },
   { method: 'PATCH', path: '/ocr/books/{bookTextId}', function: 'ocr-api', auth: 'required' },
   { method: 'POST', path: '/ocr/books/{bookTextId}/import', function: 'ocr-api', auth: 'required' },
+  // Not in docs/SPEC.md: one page read again by the OCR worker (issue 33; docs/interface.md, "Reading a page again").
+  { method: 'POST', path: '/ocr/books/{bookTextId}/pages/{pageNumber}/reread', function: 'ocr-api', auth: 'required' },
   { method: 'GET', path: '/ocr/books/{bookTextId}/export/docx', function: 'ocr-export', auth: 'required' },
   { method: 'POST', path: '/ocr/result/page', function: 'ocr-callbacks', auth: 'editor', jobCredential: true },
   { method: 'POST', path: '/ocr/result', function: 'ocr-callbacks', auth: 'editor', jobCredential: true },

@@ -51,15 +51,33 @@ export interface PageSource {
 /** The engine's models: Tesseract's `ara`, `fas`, `urd` and `eng` (the `4.0.0_best_int` data from npm). */
 export type OcrModel = 'ara' | 'fas' | 'urd' | 'eng';
 
+/** One word the engine read, with its confidence (0..100), in the order of its text. */
+export interface Word {
+  text: string;
+  confidence: number;
+}
+
 export interface Recognized {
   text: string;
   /** Mean word confidence, 0..100. */
   confidence: number;
+  /** The words of `text`, in order, each with its confidence; absent when the engine gave none. */
+  words?: Word[];
+}
+
+/** How the engine finds the text on a page: `auto` (tesseract's page segmentation mode 3) or `single-block` (mode 6). */
+export type PageLayout = 'auto' | 'single-block';
+export const pageLayouts = ['auto', 'single-block'] as const satisfies readonly PageLayout[];
+
+export interface RecognizeOptions {
+  timeoutMs?: number;
+  /** Default `auto`. */
+  layout?: PageLayout;
 }
 
 export interface OcrEngine {
   /** Reads one page image (a page's greyscale PGM, or a PNG) with one model; rejects with PageError past `timeoutMs` or when the page cannot be read. */
-  recognize(image: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<Recognized>;
+  recognize(image: Buffer, model: OcrModel, options?: RecognizeOptions): Promise<Recognized>;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,8 @@ import * as v from 'valibot';
 import { bookFieldLimits, clientMetadata, languageProblem, languageTooLong, listFieldProblem, maxClientMetadataBytes, ocrStatuses, splitList, tooManyValues, visibilities, type Visibility } from '../../lib/ocr/book-text.ts';
 import { catalogueSorts, defaultCatalogueSort } from '../../lib/ocr/catalogue/listing.ts';
 import { bookUpdated, type BookEdit } from '../../lib/ocr/pages/edit.ts';
+import { defaultPageOrder, pageOrders } from '../../lib/ocr/pages/page-order.ts';
+import { noSourceFile, notRereadable, pageNotFound, pagePathRefused, rereadLayouts, rereadQueued, type RereadRequest } from '../../lib/ocr/pages/reread.ts';
 import { bookImported } from '../../lib/ocr/export/import.ts';
 import { invalidJobMetadata, jobFieldDefaults, type JobFields } from '../../lib/ocr/jobs/fields.ts';
 import type { UploadRequest } from '../../lib/ocr/jobs/presigned-upload.ts';
@@ -20,6 +22,7 @@ import {
   pageNumberField,
   pageNumberNotWhole,
   sampleIds as ids,
+  sampleReading,
   tooManyPages,
   type Sample,
 } from '../_shared/contract/ocr-shapes.ts';
@@ -325,6 +328,7 @@ const bookView = (x: Sample) => ({
     storageKey: `ocr-pages/${ids.jobId}/page-${i + 1}.png`,
     imageUrl: `https://uploads.example.com/ocr-pages/${ids.jobId}/page-${i + 1}.png?X-Amz-Expires=3600`,
     isAIGenerated: true,
+    ...sampleReading(text, i),
   })),
   status: 'completed',
   processingTime: 252_000,
@@ -348,6 +352,29 @@ const booksFailed = 'Error fetching books';
 const bookFailed = 'Error fetching book';
 const editFailed = 'Error updating book';
 const importFailed = 'Error importing book';
+const rereadFailed = 'Error reading the page again';
+
+/** A reread's options: both optional; a layout not one of the two, or a language past its bound, is a 400. */
+const rereadRequest = v.pipe(
+  v.object({
+    language: v.optional(
+      v.pipe(
+        v.string('language must be a string'),
+        v.transform((language) => language.trim()),
+        v.minLength(1, 'language must not be empty'),
+        v.check((language: string) => !languageProblem(language), languageTooLong),
+        v.description('The language to read the page in (the model: `ar`, `fa`, `ur`, `en`, …); default the book’s.'),
+      ),
+    ),
+    layout: v.optional(
+      v.picklist(rereadLayouts, `layout must be one of ${rereadLayouts.join(', ')}`),
+      'auto',
+    ),
+  }),
+  v.description(
+    '`layout`: `auto` (default: the engine finds the columns and blocks, tesseract’s page segmentation mode 3, as the first reading) or `single-block` (the page as one block of text, mode 6: better on a one-column page whose lines the automatic layout splits, wrong across two columns).',
+  ),
+) satisfies v.GenericSchema<unknown, RereadRequest>;
 
 export const ocrApiContracts = contracts({
   'POST /ocr': {
@@ -454,7 +481,7 @@ export const ocrApiContracts = contracts({
           data: {
             ...common(x),
             extractedText: x.pages.join('\n\n'),
-            pages: x.pages.map((text, i) => ({ _id: `6a1f0c9e2b7d4e5f8a3b2c1${i}`, pageNumber: i + 1, text, storageKey: null, isAIGenerated: true })),
+            pages: x.pages.map((text, i) => ({ _id: `6a1f0c9e2b7d4e5f8a3b2c1${i}`, pageNumber: i + 1, text, storageKey: null, isAIGenerated: true, ...sampleReading(text, i) })),
             status: 'completed',
             completedAt: done,
           },
@@ -552,7 +579,7 @@ export const ocrApiContracts = contracts({
     summary: 'Read a digitized book',
     failure: bookFailed,
     description:
-      'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order, each with a signed image URL. A malformed id is a 500 (docs/SPEC.md 7).',
+      'Public books are readable by anyone, private ones by the owner, editors and admins. `userEmail`, `storageKey` and `metadata` only for the owner, editors and admins. One window of pages, in page order (or the least confident first: `pageOrder=confidence`), each with a signed image URL, the engine’s confidence and its uncertain words. A malformed id is a 500 (docs/SPEC.md 7).',
     params: v.object({ bookTextId: pathId('The BookText’s ObjectId.') }),
     query: v.object({
       pageLimit: queryNumber('pageLimit', {
@@ -564,6 +591,11 @@ export const ocrApiContracts = contracts({
       }),
       pageOffset: queryOffset('pageOffset', `Pages to skip: a whole number, at most ${maxOffset} (400 past it); anything else reads as 0.`),
       includeText: queryFlag('Only the value `true` returns `extractedText`; any other value omits it.'),
+      pageOrder: queryChoice(
+        pageOrders,
+        defaultPageOrder,
+        `Not in docs/SPEC.md (docs/interface.md, "Confidence"): \`confidence\` shows the least confident pages first (pages without a confidence last, ties in page order), so a proofreader starts where the engine was least sure; \`pageOffset\` and \`pageLimit\` page through that order. Any other value reads as \`${defaultPageOrder}\` (page order).`,
+      ),
     }),
     responses: {
       200: jsonAnswer('The book.', v.strictObject({ success: v.literal(true), book: s.BookTextView }), bothLanguages((x) => ({ success: true, book: bookView(x) }))),
@@ -622,6 +654,41 @@ export const ocrApiContracts = contracts({
       403: ocrErrorAnswer('`Unauthorized to update this book`.'),
       404: ocrErrorAnswer('`Book not found`.'),
       500: ocrErrorAnswer(`\`${editFailed}\`: a malformed id or field (the reason in \`error\`, e.g. \`tags must be an array of strings or a comma-separated string\`), or saving failed.`),
+    },
+  },
+  'POST /ocr/books/{bookTextId}/pages/{pageNumber}/reread': {
+    tag: 'Digitized books',
+    summary: 'Read a page again',
+    failure: rereadFailed,
+    description:
+      'Not in docs/SPEC.md (docs/interface.md, "Reading a page again"): the OCR worker reads this page of the book’s uploaded file again, by OCR, with the language and layout asked for, and posts it through the page callback, which replaces the page (its text, confidence and uncertain words) and nothing else. Answers 202 at once. The owner, editors and admins; a completed book’s pages 1 to its page count. Free: no page credit is taken (docs/decisions.md, "rereads are free"). Asked again while the page’s reread is pending, it answers the pending one (same `rereadId`) and sends nothing. A malformed id is a 500 (docs/SPEC.md 7).',
+    params: v.object({ bookTextId: pathId('The BookText’s ObjectId.'), pageNumber: pathId('The page’s number, from 1.') }),
+    body: {
+      kind: 'json',
+      schema: rereadRequest,
+      invalid: 400,
+      examples: {
+        layout: { summary: 'One block of text', value: { layout: 'single-block' } },
+        language: { summary: 'An English page in an Arabic book', value: { language: 'en' } },
+      },
+    },
+    responses: {
+      202: jsonAnswer(
+        'The page will be read again.',
+        v.strictObject({
+          success: v.literal(true),
+          message: v.string(),
+          bookTextId: v.string(),
+          pageNumber: v.number(),
+          rereadId: v.pipe(v.string(), v.description('The pending reread: the same for a request repeated while it is pending.')),
+          requestedAt: v.pipe(v.string(), v.description('When the pending reread was asked for.')),
+        }),
+        { queued: { summary: 'Queued', value: { success: true, message: rereadQueued, bookTextId: ids.bookTextId, pageNumber: 3, rereadId: '9b2f6a1e-4c3d-4e8f-a7b6-5c4d3e2f1a0b', requestedAt: at } } },
+      ),
+      400: badRequestAnswer(`\`${pagePathRefused}\`; \`${notRereadable}\`; \`${noSourceFile}\` (a book no upload made); a \`layout\` other than ${rereadLayouts.join(' or ')}; a \`language\` that is empty or too long`),
+      403: ocrErrorAnswer('`Unauthorized to read this book again`: not the owner, an editor or an admin.'),
+      404: ocrErrorAnswer(`\`Book not found\`; \`${pageNotFound}\`: a page number under 1 or past the book’s page count.`),
+      500: ocrErrorAnswer(`\`${rereadFailed}\`: a malformed id (\`Invalid bookText id: <id>\`), or queueing failed (nothing is pending then).`),
     },
   },
   'POST /ocr/books/{bookTextId}/import': {

@@ -5,6 +5,7 @@ import { requireSubscription } from '../../lib/ocr/access.ts';
 import { readBookText } from '../../lib/ocr/pages/read.ts';
 import { listCatalogue } from '../../lib/ocr/catalogue/listing.ts';
 import { bookToEdit, editBookText } from '../../lib/ocr/pages/edit.ts';
+import { requestReread } from '../../lib/ocr/pages/reread.ts';
 import { importBook } from '../../lib/ocr/export/import.ts';
 import { jobStatus, jobText, listJobs } from '../../lib/ocr/jobs/reads.ts';
 import { createJobFromUpload, requestUpload } from '../../lib/ocr/jobs/presigned-upload.ts';
@@ -97,6 +98,10 @@ export const handler = httpFunction({
     'PATCH /ocr/books/{bookTextId}': {
       // Who may edit the book is checked before its edit is read (docs/SPEC.md's order: 404 and 403 first).
       run: async (request) => editBookText(deps(), await bookToEdit(deps(), signedIn(request), request.params.bookTextId), request.body()),
+    },
+    'POST /ocr/books/{bookTextId}/pages/{pageNumber}/reread': {
+      run: async (request) =>
+        json(202, await requestReread(deps(), signedIn(request), request.params.bookTextId, request.params.pageNumber, request.body())),
     },
     'POST /ocr/books/{bookTextId}/import': {
       run: async (request) => json(201, await importBook(deps(), signedIn(request), request.params.bookTextId)),

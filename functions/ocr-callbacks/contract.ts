@@ -2,9 +2,10 @@ import * as v from 'valibot';
 import { clientMetadata, isOcrStatus, maxClientMetadataBytes, ocrStatuses } from '../../lib/ocr/book-text.ts';
 import { inlineTextLimit, previewLength } from '../../lib/ocr/text-storage.ts';
 import { outsideGrant, resultSaved, type FinalResult, type PageResult } from '../../lib/ocr/jobs/callbacks.ts';
-import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../lib/ocr/pages/page.ts';
+import { maxPageCount, maxPageNumber, maxPageTextLength, maxPagesPerRequest, maxUncertainRanges } from '../../lib/ocr/pages/page.ts';
+import { uncertainProblem, uncertainRefused } from '../../lib/ocr/pages/uncertain.ts';
 import { contracts, jsonAnswer, type Issue } from '../_shared/contract/contract.ts';
-import { badRequestAnswer, bookBodyLimits, bothLanguages, ocrSchemas as s, pageNumberField, pageNumberNotWhole, pageTextField, sampleIds as ids, tooManyPages } from '../_shared/contract/ocr-shapes.ts';
+import { badRequestAnswer, bookBodyLimits, bothLanguages, ocrSchemas as s, pageNumberField, pageNumberNotWhole, pageTextField, sampleIds as ids, sampleReading, tooManyPages } from '../_shared/contract/ocr-shapes.ts';
 import { anyId, ignoredUnless, isBoolean, isFiniteNumber, isPlainObject, isString, objectId, ocrErrorAnswer, requiredFields, uuid } from '../_shared/contract/shapes.ts';
 
 /**
@@ -15,6 +16,7 @@ import { anyId, ignoredUnless, isBoolean, isFiniteNumber, isPlainObject, isStrin
  * Malformed ids are the domain's to refuse, and only for a job it does not know (an orphan).
  */
 
+const wholeNumber = v.pipe(v.number(uncertainRefused), v.integer(uncertainRefused), v.minValue(0, uncertainRefused));
 const ids3 = {
   jobId: anyId(v.pipe(uuid, v.description('The job’s UUID.'))),
   fileId: anyId(v.pipe(objectId, v.description('Used only to create the BookText of a job the service does not know (an orphan).'))),
@@ -32,6 +34,27 @@ const pageFields = {
 
 const idNames = ['jobId', 'fileId', 'userId'] as const;
 
+/** How sure the engine was (an addition: docs/interface.md, "Confidence"); out of range or malformed, the 400. */
+const readingFields = {
+  confidence: v.optional(
+    v.nullable(v.pipe(v.number('confidence must be a number from 0 to 100, or null'), v.minValue(0, 'confidence must be from 0 to 100'), v.maxValue(100, 'confidence must be from 0 to 100'))),
+    null,
+  ),
+  uncertain: v.optional(
+    v.pipe(
+      v.array(v.tuple([wholeNumber, wholeNumber], uncertainRefused), uncertainRefused),
+      v.maxLength(maxUncertainRanges, `uncertain may list at most ${maxUncertainRanges} ranges`),
+      v.description(
+        `Words read with low confidence, to underline: \`[start, end)\` ranges of \`text\` (UTF-16 code units), ascending and apart, each within the text; at most ${maxUncertainRanges}.`,
+      ),
+    ),
+  ),
+};
+/** The ranges lie within the page's text, in order and apart (checked once the page's text is read). */
+const problemOf = (page: { text?: string; uncertain?: [number, number][] }) => uncertainProblem(page.uncertain ?? [], (page.text ?? '').length);
+const rangesFitText = <T extends { text?: string; uncertain?: [number, number][] }>() =>
+  v.check<T, (issue: v.CheckIssue<T>) => string>((page) => !problemOf(page), (issue) => problemOf(issue.input) ?? '');
+
 const pageResult = v.pipe(
   v.looseObject({}),
   requiredFields(idNames),
@@ -47,18 +70,34 @@ const pageResult = v.pipe(
     isAIGenerated: pageFields.isAIGenerated,
     pageCount: pageCount('Updates the book’s page count when not 0.'),
     pagesProcessed: ignoredUnless(isFiniteNumber, v.pipe(v.number(), v.description('Kept at the highest value reported.'))),
+    ...readingFields,
+    rereadId: v.optional(
+      v.pipe(
+        v.string('rereadId must be a string'),
+        v.minLength(1, 'rereadId must not be empty'),
+        v.maxLength(64, 'rereadId must be at most 64 characters'),
+        v.description(
+          'Not in docs/SPEC.md (docs/interface.md, "Reading a page again"): the job message’s `reread.rereadId` when the page answers a reread. The page then replaces the stored page and nothing else changes (not the status); it is applied once, while that reread is pending, and a repeated post writes nothing. With `status: "failed"` the page stays as it was.',
+        ),
+      ),
+    ),
   }),
+  rangesFitText(),
 ) satisfies v.GenericSchema<unknown, PageResult>;
 
 /** A page of the final result: its number is required (missing, it is not a whole number). */
-const resultPage = v.object(
-  {
-    pageNumber,
-    text: ignoredUnless(isString, pageTextField),
-    storageKey: ignoredUnless(isString, v.nullable(v.string())),
-    isAIGenerated: pageFields.isAIGenerated,
-  },
-  pageNumberNotWhole,
+const resultPage = v.pipe(
+  v.object(
+    {
+      pageNumber,
+      text: ignoredUnless(isString, pageTextField),
+      storageKey: ignoredUnless(isString, v.nullable(v.string())),
+      isAIGenerated: pageFields.isAIGenerated,
+      ...readingFields,
+    },
+    pageNumberNotWhole,
+  ),
+  rangesFitText(),
 );
 const pagesNotObjects = 'pages must be an array of objects';
 /** Absent when null, as when not sent. */
@@ -149,12 +188,20 @@ export const ocrCallbackContracts = contracts({
       invalid: 400,
       required: true,
       limits: pageResultLimits,
-      examples: bothLanguages((x) => ({ ...worker, pageNumber: 1, text: x.pages[0], storageKey: `ocr-pages/${ids.jobId}/page-1.png`, pageCount: x.pages.length, pagesProcessed: 1 })),
+      examples: bothLanguages((x) => ({
+        ...worker,
+        pageNumber: 1,
+        text: x.pages[0],
+        storageKey: `ocr-pages/${ids.jobId}/page-1.png`,
+        pageCount: x.pages.length,
+        pagesProcessed: 1,
+        ...sampleReading(x.pages[0], 0),
+      })),
     },
     responses: {
       200: jsonAnswer('Recorded.', v.strictObject({ success: v.literal(true) }), { recorded: { summary: 'Recorded', value: { success: true } } }),
       400: badRequestAnswer(
-        `\`Missing required fields: <names>\` (jobId, fileId, userId, then pageNumber); a page number that is not a whole number of 0 or more, or over ${maxPageNumber}; a text over ${maxPageTextLength} characters`,
+        `\`Missing required fields: <names>\` (jobId, fileId, userId, then pageNumber); a page number that is not a whole number of 0 or more, or over ${maxPageNumber}; a text over ${maxPageTextLength} characters; a \`confidence\` that is not a number from 0 to 100 or null; \`uncertain\` that is not whole-number pairs within the text, in order and apart, or lists more than ${maxUncertainRanges}`,
       ),
       403: outsideGrantAnswer,
       500: ocrErrorAnswer(`\`${pageResultFailed}\`: an orphan’s malformed ids, or saving failed.`),

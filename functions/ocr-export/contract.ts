@@ -20,6 +20,17 @@ const fontSize = v.pipe(
   v.metadata({ default: fontSizes.fallback }),
 );
 
+/** Off unless exactly `true` (an addition: docs/interface.md, "Confidence"; the spec's flags are on unless something else). */
+const markUncertain = v.pipe(
+  v.optional(v.string(), 'false'),
+  v.transform((value) => value === 'true'),
+  v.boolean(),
+  v.description(
+    'Not in docs/SPEC.md (docs/interface.md, "Export to Word"): `true` underlines, with a wavy line, the words the OCR engine doubted (each page’s `uncertain`); any other value, or none, exports as before.',
+  ),
+  v.metadata({ default: false }),
+);
+
 /** The 303's body: the document waits at `url` (also `Location`). */
 const StoredExport = v.pipe(
   v.strictObject({ success: v.literal(true), url: v.pipe(v.string(), v.url()) }),
@@ -42,6 +53,7 @@ export const ocrExportContracts = contracts({
       includePageHeadings: queryFlag('A `Page N` heading before each page; only the value `true` keeps them.'),
       pageBreaks: queryFlag('Each page on a new document page; only the value `true` keeps them, else the text runs on.'),
       fontSize,
+      markUncertain,
     }),
     responses: {
       200: binaryAnswer('The document.', docxContentType),

@@ -1,3 +1,5 @@
+import type { UncertainRange } from '../../lib/ocr/pages/page.ts';
+
 /**
  * What the worker says to the service: the two callbacks and the job status (docs/SPEC.md 4.1), as
  * "Connecting an OCR worker" documents them. A port, so the job runner is tested with a fake.
@@ -14,9 +16,15 @@ export interface PageResult {
   storageKey: string | null;
   pageCount: number;
   pagesProcessed: number;
+  /** The engine's mean word confidence; null for a text layer or a failed page. */
+  confidence?: number | null;
+  /** Words under the threshold: ranges of `text` (text/uncertain.ts). */
+  uncertain?: UncertainRange[];
   /** Set, with `error`, for a page the worker could not read. */
   status?: 'failed';
   error?: string;
+  /** The message's `reread.rereadId` when the page answers a reread. */
+  rereadId?: string;
 }
 
 /** `POST /ocr/result`. */

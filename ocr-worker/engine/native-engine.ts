@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { PageError, type OcrEngine, type OcrModel, type Recognized } from '../contract.ts';
+import { PageError, type OcrEngine, type OcrModel, type PageLayout, type Recognized } from '../contract.ts';
+import { meanConfidence, psmOf, tsvWords } from './tsv.ts';
 import { langPathOf, modelData } from './models.ts';
 import { enginePageDefaults, engineErrors } from './tesseract-engine.ts';
 
@@ -15,7 +16,7 @@ import { enginePageDefaults, engineErrors } from './tesseract-engine.ts';
  * The models are the same `4.0.0_best_int` data as tesseract.js reads, from the same npm packages,
  * gunzipped once into a folder of the machine's temporary directory (tesseract reads plain
  * traineddata); Debian's own models are never used, so both engines read with the same weights.
- * Layout: automatic (`--psm 3`), as the tesseract.js engine.
+ * Layout: automatic (`--psm 3`) unless a reading asks for a single block (`--psm 6`), as the tesseract.js engine.
  */
 export interface NativeEngineOptions {
   /** The command; default `tesseract` on the PATH. */
@@ -51,23 +52,8 @@ export function tessdataWith(model: OcrModel, dir = join(tmpdir(), `maktaba-tess
   return dir;
 }
 
-/**
- * A page's mean word confidence from tesseract's TSV: the words' (level 5, text not blank) mean, as
- * tesseract's own MeanTextConf and tesseract.js's `confidence` take it; 0 for a page with no words.
- */
-export function meanWordConfidence(tsv: string): number {
-  let sum = 0;
-  let words = 0;
-  for (const line of tsv.split('\n').slice(1)) {
-    const cells = line.split('\t');
-    if (cells[0] !== '5' || cells.length < 12 || cells[11]!.trim() === '') continue;
-    const confidence = Number(cells[10]);
-    if (!Number.isFinite(confidence) || confidence < 0) continue;
-    sum += confidence;
-    words++;
-  }
-  return words === 0 ? 0 : sum / words;
-}
+/** A page's mean word confidence from tesseract's TSV (tsv.ts); 0 for a page with no words. */
+export const meanWordConfidence = (tsv: string): number => meanConfidence(tsvWords(tsv));
 
 export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine {
   const command = options.command ?? 'tesseract';
@@ -77,12 +63,12 @@ export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine
   let scratch: string | undefined;
   let pages = 0;
 
-  const read = async (image: Buffer, model: OcrModel, timeoutMs: number): Promise<Recognized> => {
+  const read = async (image: Buffer, model: OcrModel, timeoutMs: number, layout?: PageLayout): Promise<Recognized> => {
     if (closed) throw new Error('The OCR engine is closed');
     const tessdata = tessdataWith(model, options.tessdataDir);
     scratch ??= mkdtempSync(join(tmpdir(), 'maktaba-ocr-'));
     const base = join(scratch, `page-${++pages}`);
-    const args = ['stdin', base, '--tessdata-dir', tessdata, '-l', model, '--oem', '1', '--psm', '3', '-c', 'tessedit_create_txt=1', '-c', 'tessedit_create_tsv=1'];
+    const args = ['stdin', base, '--tessdata-dir', tessdata, '-l', model, '--oem', '1', '--psm', psmOf(layout), '-c', 'tessedit_create_txt=1', '-c', 'tessedit_create_tsv=1'];
     const child = spawn(command, args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'ignore', 'pipe'] });
     running.add(child);
     try {
@@ -109,7 +95,8 @@ export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine
         child.stdin!.end(image);
       });
       try {
-        return { text: readFileSync(`${base}.txt`, 'utf8'), confidence: meanWordConfidence(readFileSync(`${base}.tsv`, 'utf8')) };
+        const words = tsvWords(readFileSync(`${base}.tsv`, 'utf8'));
+        return { text: readFileSync(`${base}.txt`, 'utf8'), confidence: meanConfidence(words), words };
       } catch (error) {
         throw new PageError(engineErrors.failed, { cause: error });
       }
@@ -121,7 +108,7 @@ export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine
   };
 
   return {
-    recognize: (image, model, opts) => read(image, model, opts?.timeoutMs ?? defaultTimeout),
+    recognize: (image, model, opts) => read(image, model, opts?.timeoutMs ?? defaultTimeout, opts?.layout),
     async close() {
       closed = true;
       for (const child of running) child.kill('SIGKILL');

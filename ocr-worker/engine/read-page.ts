@@ -1,4 +1,6 @@
-import type { OcrEngine, OcrModel, Recognized } from '../contract.ts';
+import type { UncertainRange } from '../../lib/ocr/pages/page.ts';
+import type { OcrEngine, OcrModel, Recognized, RecognizeOptions } from '../contract.ts';
+import { uncertainRanges } from '../text/uncertain.ts';
 import { otherScriptModel } from '../text/language.ts';
 import { cleanArabic } from '../text/cleanup.ts';
 import { modelScript } from './models.ts';
@@ -12,21 +14,25 @@ import { modelScript } from './models.ts';
  * model: a bar of 70 read 6 of its 18 again with `eng`, never kept (Arabic scans 10.5 → 16.1
  * pages/min/core at 50, CER unchanged). `ara+eng` in one pass is not used: it doubled the error on
  * Arabic pages.
- * Arabic-script text then gets the Arabic clean-up. `image` is the page's greyscale PGM
+ * Arabic-script text then gets the Arabic clean-up, and the words read under the threshold are
+ * marked in the cleaned text (text/uncertain.ts). `image` is the page's greyscale PGM
  * (SourcePage.grey; the engine reads it about a third faster than the PNG), read once or twice.
  */
 export const retryBelowConfidence = 50;
 
 export interface PageReading extends Recognized {
   model: OcrModel;
+  /** The uncertain words of the final `text`. */
+  uncertain: UncertainRange[];
 }
 
-export async function readPage(engine: OcrEngine, image: Buffer, model: OcrModel, options?: { timeoutMs?: number }): Promise<PageReading> {
-  let best: PageReading = { ...(await engine.recognize(image, model, options)), model };
+export async function readPage(engine: OcrEngine, image: Buffer, model: OcrModel, options?: RecognizeOptions): Promise<PageReading> {
+  let best: Recognized & { model: OcrModel } = { ...(await engine.recognize(image, model, options)), model };
   if (best.confidence < retryBelowConfidence) {
     const other = otherScriptModel(model);
     const second = await engine.recognize(image, other, options);
     if (second.confidence > best.confidence) best = { ...second, model: other };
   }
-  return modelScript[best.model] === 'arabic' ? { ...best, text: cleanArabic(best.text, best.model) } : best;
+  const text = modelScript[best.model] === 'arabic' ? cleanArabic(best.text, best.model) : best.text;
+  return { ...best, text, uncertain: uncertainRanges(text, best.words ?? []) };
 }

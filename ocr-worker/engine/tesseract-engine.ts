@@ -1,5 +1,6 @@
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
-import { PageError, type OcrEngine, type OcrModel, type Recognized } from '../contract.ts';
+import { PageError, type OcrEngine, type OcrModel, type PageLayout, type Recognized } from '../contract.ts';
+import { psmOf, tsvWords } from './tsv.ts';
 import { langPathOf } from './models.ts';
 
 /**
@@ -32,6 +33,8 @@ interface Slot {
   pages: number;
   /** Pages of one model are read one after another: a page's time limit starts when its turn does. */
   queue: Promise<unknown>;
+  /** The layout the worker is set to read with. */
+  layout: PageLayout;
 }
 
 export function createTesseractEngine(options: TesseractEngineOptions = {}): OcrEngine {
@@ -42,7 +45,7 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Ocr
 
   const slotOf = (model: OcrModel): Slot => {
     let slot = slots.get(model);
-    if (!slot) slots.set(model, (slot = { pages: 0, queue: Promise.resolve() }));
+    if (!slot) slots.set(model, (slot = { pages: 0, queue: Promise.resolve(), layout: 'auto' }));
     return slot;
   };
 
@@ -50,11 +53,12 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Ocr
     const worker = slot.worker;
     slot.worker = undefined;
     slot.pages = 0;
+    slot.layout = 'auto';
     // A worker that failed to start has nothing to end.
     void worker?.then((w) => w.terminate()).catch(() => undefined);
   };
 
-  const read = async (slot: Slot, model: OcrModel, png: Buffer, timeoutMs: number): Promise<Recognized> => {
+  const read = async (slot: Slot, model: OcrModel, png: Buffer, timeoutMs: number, layout: PageLayout): Promise<Recognized> => {
     if (closed) throw new Error('The OCR engine is closed');
     if (slot.worker && slot.pages >= pagesPerWorker) retire(slot);
     slot.worker ??= startWorker(model, options.workerPath);
@@ -66,13 +70,18 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Ocr
       throw error;
     }
     slot.pages++;
+    if (slot.layout !== layout) {
+      await worker.setParameters({ tessedit_pageseg_mode: psmOf(layout) as PSM });
+      slot.layout = layout;
+    }
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new PageError(engineErrors.timeout(timeoutMs))), timeoutMs);
     });
     try {
-      const { data } = await Promise.race([worker.recognize(png), timeout]);
-      return { text: data.text, confidence: data.confidence };
+      // The TSV as native tesseract writes it: the words' confidences, in the text's order.
+      const { data } = await Promise.race([worker.recognize(png, {}, { text: true, tsv: true }), timeout]);
+      return { text: data.text, confidence: data.confidence, words: tsvWords(data.tsv ?? '') };
     } catch (error) {
       // After a timeout or a crash the worker's state is unknown: replace it.
       retire(slot);
@@ -85,7 +94,7 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Ocr
   return {
     recognize(png, model, opts) {
       const slot = slotOf(model);
-      const result = slot.queue.then(() => read(slot, model, png, opts?.timeoutMs ?? defaultTimeout));
+      const result = slot.queue.then(() => read(slot, model, png, opts?.timeoutMs ?? defaultTimeout, opts?.layout ?? 'auto'));
       slot.queue = result.catch(() => undefined);
       return result;
     },

@@ -1,6 +1,8 @@
 import { maxPageTextLength } from '../../lib/ocr/pages/page.ts';
 import { maxPagesOverLimit, maxPagesPerJob, pagesOverLimitMessage, tooManyPagesMessage } from '../limits.ts';
-import { PageError, PageOverLimit, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized } from '../contract.ts';
+import type { UncertainRange } from '../../lib/ocr/pages/page.ts';
+import { PageError, PageOverLimit, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized, type RecognizeOptions } from '../contract.ts';
+import { rangesWithin } from '../text/uncertain.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
 import { finishJob, type FinishedJob } from './finish.ts';
@@ -28,7 +30,7 @@ export interface RunnerDeps {
    * How a page is read with the engine; default one `engine.recognize`. The engine's `readPage` adds
    * the second reading in the other script and the Arabic clean-up.
    */
-  read?: (engine: OcrEngine, image: Buffer, model: OcrModel, options: { timeoutMs?: number }) => Promise<Recognized>;
+  read?: (engine: OcrEngine, image: Buffer, model: OcrModel, options: RecognizeOptions) => Promise<Recognized & { uncertain?: UncertainRange[] }>;
   /** This worker's name in finish claims (unique per process or thread). */
   owner: string;
   now?: () => number;
@@ -110,7 +112,7 @@ export async function runPages(deps: RunnerDeps, message: OcrJobMessage, pageNum
 }
 
 /** The file's pages, or what a user reads about a file that cannot be read. */
-async function openPages(deps: RunnerDeps, message: OcrJobMessage): Promise<PageSource | string> {
+export async function openPages(deps: Pick<RunnerDeps, 'files' | 'openSource'>, message: OcrJobMessage): Promise<PageSource | string> {
   try {
     const bytes = await deps.files.open(message.storage.bucket, message.storage.key);
     const source = await deps.openSource(bytes);
@@ -132,24 +134,7 @@ async function readPage(
   pageCount: number,
   pagesProcessed: number,
 ): Promise<PageEntry> {
-  let storageKey: string | null = null;
-  let entry: PageEntry;
-  try {
-    const page = await source.page(pageNumber);
-    storageKey = await deps.files.putPageImage(message.storage.bucket, message.jobId, pageNumber, page.png);
-    if (page.textLayer !== undefined) {
-      entry = { pageNumber, text: page.textLayer };
-    } else {
-      const model = deps.modelFor(message.language);
-      const read = await (deps.read ?? recognizeOnce)(deps.engine, page.grey, model, { timeoutMs: deps.pageTimeoutMs ?? pageTimeoutMs });
-      entry = { pageNumber, text: read.text, confidence: read.confidence };
-    }
-  } catch (error) {
-    if (!(error instanceof PageError)) throw error;
-    entry = { pageNumber, text: '', error: error.message, ...(error instanceof PageOverLimit && { overLimit: true }) };
-  }
-  // The service refuses a longer page (lib/ocr/pages/page.ts); OCR noise that long is no text anyway.
-  entry.text = entry.text.slice(0, maxPageTextLength);
+  const { entry, storageKey, uncertain } = await readOnePage(deps, message, source, pageNumber);
   const { jobId, fileId, userId } = message;
   await deps.api.postPage({
     jobId,
@@ -160,9 +145,45 @@ async function readPage(
     storageKey,
     pageCount,
     pagesProcessed,
+    confidence: entry.confidence ?? null,
+    uncertain,
     ...(entry.error === undefined ? {} : { status: 'failed', error: entry.error }),
   });
   return entry;
+}
+
+/** A page as read and cut to the service's cap, with its image put and its uncertain words within the text that is posted. */
+export async function readOnePage(
+  deps: Pick<RunnerDeps, 'files' | 'engine' | 'modelFor' | 'read' | 'pageTimeoutMs'>,
+  message: OcrJobMessage,
+  source: PageSource,
+  pageNumber: number,
+  options: { language?: string; layout?: RecognizeOptions['layout'] } = {},
+): Promise<{ entry: PageEntry; storageKey: string | null; uncertain: UncertainRange[] }> {
+  let storageKey: string | null = null;
+  let entry: PageEntry;
+  let uncertain: UncertainRange[] = [];
+  try {
+    const page = await source.page(pageNumber);
+    storageKey = await deps.files.putPageImage(message.storage.bucket, message.jobId, pageNumber, page.png);
+    if (page.textLayer !== undefined) {
+      entry = { pageNumber, text: page.textLayer };
+    } else {
+      const model = deps.modelFor(options.language ?? message.language);
+      const read = await (deps.read ?? recognizeOnce)(deps.engine, page.grey, model, {
+        timeoutMs: deps.pageTimeoutMs ?? pageTimeoutMs,
+        ...(options.layout && { layout: options.layout }),
+      });
+      entry = { pageNumber, text: read.text, confidence: read.confidence };
+      uncertain = read.uncertain ?? [];
+    }
+  } catch (error) {
+    if (!(error instanceof PageError)) throw error;
+    entry = { pageNumber, text: '', error: error.message, ...(error instanceof PageOverLimit && { overLimit: true }) };
+  }
+  // The service refuses a longer page (lib/ocr/pages/page.ts); OCR noise that long is no text anyway. A word cut in two is no longer marked.
+  entry.text = entry.text.slice(0, maxPageTextLength);
+  return { entry, storageKey, uncertain: rangesWithin(uncertain, entry.text.length) };
 }
 
 const recognizeOnce: NonNullable<RunnerDeps['read']> = (engine, image, model, options) => engine.recognize(image, model, options);

@@ -3,6 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { OcrJobMessage } from '../contract.ts';
 import { FinishPending } from '../job/finish.ts';
 import { planJob } from '../job/runner.ts';
+import { rereadPage } from '../job/reread.ts';
 import { PdfPageSource } from '../pdf/page-source.ts';
 import { env, lambdaDeps, type LambdaDeps } from './deps.ts';
 import { tasksPerSend } from './limits.ts';
@@ -19,6 +20,7 @@ import { parseJobMessage, type PageTask } from './messages.ts';
  */
 export function handleJobs(deps: LambdaDeps, event: SQSEvent, pagesQueueUrl: string): Promise<SQSBatchResponse> {
   return eachMessage(event, 'an OCR job', parseJobMessage, async (message) => {
+    if (message.reread) return rereadOnePage(deps, message);
     try {
       const plan = await planJob({ ...deps, api: deps.apiFor(message) }, message);
       const textLayer = plan.tasks.length > 0 ? await textLayerDecision(deps, message) : undefined;
@@ -31,6 +33,21 @@ export function handleJobs(deps: LambdaDeps, event: SQSEvent, pagesQueueUrl: str
       throw error;
     }
   });
+}
+
+/**
+ * One page of a completed job read again (job/reread.ts), here rather than as a task: it is one page,
+ * well within this function's time. Never its text layer: the reader asked for a new reading.
+ */
+async function rereadOnePage(deps: LambdaDeps, message: OcrJobMessage): Promise<void> {
+  const { jobId, reread } = message;
+  try {
+    await rereadPage({ ...deps, api: deps.apiFor(message), openSource: (bytes) => deps.openSourceWith(bytes, { trusted: false }) }, message);
+    log.info('Read a page again', { jobId, pageNumber: reread!.pageNumber, layout: reread!.layout });
+  } catch (error) {
+    log.error('Could not read a page again; it will be delivered again', { jobId, pageNumber: reread!.pageNumber, error: error as Error });
+    throw error;
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { OcrJobMessage } from '../contract.ts';
+import { pageLayouts, type OcrJobMessage, type PageLayout } from '../contract.ts';
 
 /**
  * The worker's own reading of the queue messages: the job message as docs/ocr-worker.md "Connecting an
@@ -52,10 +52,24 @@ const isString = (v: unknown): v is string => typeof v === 'string';
 const isSize = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
 const isPrompt = (v: unknown): v is string | null => v === null || typeof v === 'string';
 
+const layouts: readonly string[] = pageLayouts;
+
+/** A message's `reread` (one page of a completed job read again), or undefined on a job. */
+function rereadOf(value: unknown): OcrJobMessage['reread'] {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) throw new BadMessage('The message’s reread is not an object');
+  const pageNumber = value.pageNumber;
+  if (!Number.isInteger(pageNumber) || (pageNumber as number) < 1) throw new BadMessage('The reread has no page number');
+  const layout = optional(value, 'layout', isString, 'auto');
+  if (!layouts.includes(layout)) throw new BadMessage(`The reread’s layout is not one of ${layouts.join(', ')}`);
+  return { rereadId: text(value, 'rereadId', 'reread.'), pageNumber: pageNumber as number, layout: layout as PageLayout };
+}
+
 /** The job message; BadMessage when a field the worker needs is missing or of the wrong type. */
 export function jobMessageOf(value: Json): OcrJobMessage {
   const storage = value.storage;
   if (!isObject(storage)) throw new BadMessage('The message has no storage');
+  const reread = rereadOf(value.reread);
   return {
     jobId: text(value, 'jobId'),
     fileId: text(value, 'fileId'),
@@ -69,6 +83,7 @@ export function jobMessageOf(value: Json): OcrJobMessage {
     customPrompt: optional(value, 'customPrompt', isPrompt, null),
     metadata: optional(value, 'metadata', isObject, {}),
     credential: text(value, 'credential'),
+    ...(reread && { reread }),
   };
 }
 

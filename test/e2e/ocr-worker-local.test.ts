@@ -19,7 +19,8 @@ import { cli, freePort, startService } from '../support/processes.ts';
  * `npm start` digitizes by itself (issue 13): a scanned Arabic PDF uploaded as a user would ends
  * `completed` with its text, page images a reader can fetch, and its pages charged once; a job
  * message delivered again charges nothing more, and a worker stopped half way resumes without reading
- * again the pages it had reported.
+ * again the pages it had reported. Each page carries its confidence; a page read again (issue 33) is
+ * posted alone, leaves the book completed and charges nothing.
  */
 const linesPerPage = 4;
 const pageLines = (p: number) => Array.from({ length: linesPerPage }, (_, i) => arabicLines[(p * linesPerPage + i) % arabicLines.length]!);
@@ -128,5 +129,31 @@ describe('the reference OCR worker under npm start', () => {
     expect(await status()).toBe('completed');
     expect(await invoices()).toHaveLength(1);
     expect(await pagesNow()).toEqual(after);
+
+    // Every page read by OCR carries the engine's confidence, and its doubted words as whole words of its text.
+    for (const page of read.book.pages as unknown as { text: string; confidence: number | null; uncertain: [number, number][] }[]) {
+      expect(page.confidence).toBeGreaterThan(50);
+      for (const [start, end] of page.uncertain) expect(page.text.slice(start, end)).toMatch(/^\S+$/u);
+    }
+
+    // Page 2 read again, as one block: 202 at once; the worker posts it; the book stays completed and nothing more is charged.
+    const reread = await checkedFetch(`${service.url}/ocr/books/${job.bookTextId}/pages/2/reread`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ layout: 'single-block' }),
+    });
+    expect(reread.status).toBe(202);
+    await until(async () => (await pagesNow()).get(2) !== after.get(2), 'page 2 read again', 120);
+    const page2 = ((await (await checkedFetch(`${service.url}/ocr/books/${job.bookTextId}?pageOffset=1&pageLimit=1`, { headers: auth })).json()) as {
+      book: { pages: { pageNumber: number; text: string; confidence: number | null }[] };
+    }).book.pages[0]!;
+    expect(page2.pageNumber).toBe(2);
+    expect(cer(pageLines(1).join('\n'), page2.text, { ignoreDiacritics: true })).toBeLessThan(maxCer);
+    expect(page2.confidence).toBeGreaterThan(50);
+    expect(await status()).toBe('completed');
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await invoices()).toHaveLength(1);
+    const others = await pagesNow();
+    for (const n of [1, 3, 4]) expect(others.get(n)).toBe(after.get(n));
   }, 600_000);
 });

@@ -231,7 +231,8 @@ describe('GET /ocr/status, /ocr/text', () => {
     expect(text.body.success).toBe(true);
     expect(text.body.data).toMatchObject({ jobId: body.jobId, fileId: body.fileId, extractedText: long, language: 'ar', pageCount: 3, status: 'completed' });
     expect(text.body.data.pages.map((p: { pageNumber: number; text: string }) => [p.pageNumber, p.text])).toEqual([[1, 'page 1'], [2, 'page 2'], [3, 'page 3']]);
-    expect(Object.keys(text.body.data.pages[0]).sort()).toEqual(['_id', 'isAIGenerated', 'pageNumber', 'storageKey', 'text']);
+    // confidence and uncertain: added (docs/interface.md, "Confidence").
+    expect(Object.keys(text.body.data.pages[0]).sort()).toEqual(['_id', 'confidence', 'isAIGenerated', 'pageNumber', 'storageKey', 'text', 'uncertain']);
   });
 });
 

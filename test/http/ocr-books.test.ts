@@ -238,7 +238,8 @@ describe('GET /ocr/books/:bookTextId', () => {
       [2, 'الصفحة الثانية'],
       [3, 'الصفحة الثالثة'],
     ]);
-    expect(b.pages[0]).toEqual({ pageNumber: 1, text: 'الصفحة الأولى', storageKey: null, imageUrl: null, isAIGenerated: true });
+    // confidence and uncertain: added (docs/interface.md, "Confidence"); a page no worker read has none.
+    expect(b.pages[0]).toEqual({ pageNumber: 1, text: 'الصفحة الأولى', storageKey: null, imageUrl: null, isAIGenerated: true, confidence: null, uncertain: [] });
     // The page image's URL works for an hour, for anyone.
     expect(b.pages[1].storageKey).toBe(`ocr-pages/${pub.jobId}/2.png`);
     const image = await fetch(b.pages[1].imageUrl);
@@ -321,7 +322,7 @@ describe('PATCH /ocr/books/:bookTextId', () => {
     expect((await patch(b.bookTextId, { pages: [{ pageNumber: 1, text: 'ONE', isAIGenerated: false }, { pageNumber: 9, text: 'nine' }] }, mo)).status).toBe(200);
     expect((await patch(b.bookTextId, { pages: { 2: { isAIGenerated: false }, 3: { text: 'THREE' }, 4: { text: 'four' } } }, ed)).status).toBe(200);
     const pages = (await api.call('GET', `/ocr/books/${b.bookTextId}`, { token: mo.token })).body.book.pages;
-    expect(pages.map(({ imageUrl: _, ...p }: Record<string, unknown>) => p)).toEqual([
+    expect(pages.map(({ imageUrl: _, confidence: _c, uncertain: _u, ...p }: Record<string, unknown>) => p)).toEqual([
       { pageNumber: 1, text: 'ONE', storageKey: null, isAIGenerated: false },
       { pageNumber: 2, text: 'two', storageKey: 'pages/2.png', isAIGenerated: false },
       { pageNumber: 3, text: 'THREE', storageKey: null, isAIGenerated: true },

@@ -5,7 +5,7 @@ import { s3Client } from '../../lib/adapters/aws/s3-client.ts';
 import { s3Objects } from '../../lib/adapters/s3/objects.ts';
 import { newJobId, newObjectId } from '../../lib/ids.ts';
 import { newBookText, textKey, type BookText, type FileRecord } from '../../lib/ocr/book-text.ts';
-import { pageIdOf } from '../../lib/ocr/pages/page.ts';
+import { newPage as pageRecord, pageIdOf } from '../../lib/ocr/pages/page.ts';
 import { maxInlineBytes } from '../../lib/ocr/export/rules.ts';
 import { startApi, seedUsers, type Account } from '../support/api.ts';
 import { testStores } from '../support/stores.ts';
@@ -134,6 +134,20 @@ describe('GET /ocr/books/:bookTextId/export/docx', () => {
       'الصفحة الثانية',
     ]);
     expect(xml).not.toContain('Author: ');
+  });
+
+  it('underlines the words the OCR engine doubted with markUncertain=true, and only then', async () => {
+    const bookTextId = await makeBook(owner.userId, { fileName: 'doubted.pdf', language: 'ar', pageCount: 1 });
+    const text = 'قال أبو عثمان الجاحظ';
+    await stores.ocr.putPages([pageRecord(bookTextId, 1, { text, confidence: 58, uncertain: [[8, 13]] }, new Date().toISOString())]);
+    const underlined = (xml: string) => [...xml.matchAll(/<w:u w:val="wave"[^>]*\/>(?:(?!<\/w:r>).)*?<w:t[^>]*>([^<]*)<\/w:t>/gs)].map((m) => m[1]);
+    const marked = documentXml((await download(owner, bookTextId, '?markUncertain=true')).bytes);
+    expect(underlined(marked)).toEqual(['عثمان']);
+    for (const query of ['', '?markUncertain=false', '?markUncertain=1']) {
+      const plain = documentXml((await download(owner, bookTextId, query)).bytes);
+      expect(underlined(plain)).toEqual([]);
+      expect(plain).toContain(text);
+    }
   });
 
   it('writes the title page from the File (author) by default', async () => {

@@ -2,15 +2,15 @@ import type { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { UnreadableFile } from '../../ocr-worker/contract.ts';
+import { PageError, UnreadableFile } from '../../ocr-worker/contract.ts';
 import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
 import { pagesPerTask } from '../../ocr-worker/job/runner.ts';
 import type { LambdaDeps } from '../../ocr-worker/lambda/deps.ts';
 import { handleJobs } from '../../ocr-worker/lambda/job.ts';
 import { finishRetrySeconds } from '../../ocr-worker/lambda/limits.ts';
-import { parseJobMessage, parseTask, type PageTask } from '../../ocr-worker/lambda/messages.ts';
+import { BadMessage, parseJobMessage, parseTask, type PageTask } from '../../ocr-worker/lambda/messages.ts';
 import { handlePages } from '../../ocr-worker/lambda/pages.ts';
-import { fakeApi, fakeWorker, message, scanned } from './fakes.ts';
+import { born, fakeApi, fakeWorker, message, scanned } from './fakes.ts';
 
 /** The Lambda handlers over the runner's fakes and a fake SQS: what the queues see and what the service gets. */
 
@@ -86,6 +86,61 @@ describe('the job handler', () => {
     expect(out).toEqual({ batchItemFailures: [] });
     expect(sent).toEqual([]);
     expect(service.results).toEqual([expect.objectContaining({ jobId: job.jobId, status: 'failed', error: 'The PDF is password-protected' })]);
+  });
+});
+
+describe('a page read again (a job message with a reread)', () => {
+  const reread = (overrides: Parameters<typeof message>[0] = {}) => message({ language: 'en', reread: { rereadId: 'rr-1', pageNumber: 2, layout: 'single-block' }, ...overrides });
+  /** The file's pages as a reread opens them: a text layer only when the policy trusts it. */
+  const withPolicy = (deps: ReturnType<typeof fakeWorker>['deps'], sqs: SQSClient): LambdaDeps => ({
+    ...lambdaDeps(deps, sqs),
+    openSourceWith: async (bytes, policy) => {
+      const source = await deps.openSource(bytes);
+      const trusted = policy && 'trusted' in policy ? policy.trusted : true;
+      return { ...source, page: async (n: number) => ({ ...(await source.page(n)), ...(trusted ? {} : { textLayer: undefined }) }) };
+    },
+  });
+
+  it('reads that one page by OCR (never its text layer) in the language and layout asked, and posts it with the reread’s id; no task, no ledger', async () => {
+    const service = fakeApi();
+    const ledger = memoryLedger();
+    const layouts: unknown[] = [];
+    const { deps, recognized } = fakeWorker([scanned(1), born(2, 'layer text'), scanned(3)], { api: service.api, ledger }, {
+      read: async (engine, image, model, options) => {
+        layouts.push(options.layout);
+        return { ...(await engine.recognize(image, model, options)), uncertain: [[0, 4]] };
+      },
+    });
+    const { sqs, sent } = fakeSqs();
+    const job = reread();
+    expect(await handleJobs(withPolicy(deps, sqs), event(JSON.stringify(job)), 'q')).toEqual({ batchItemFailures: [] });
+    expect(sent).toEqual([]);
+    expect(recognized).toEqual([{ page: 'scan of page 2', model: 'eng' }]);
+    expect(layouts).toEqual(['single-block']);
+    expect(service.pages).toHaveLength(1);
+    expect(service.pages[0]).toMatchObject({ pageNumber: 2, text: 'text of page 2', confidence: 90, uncertain: [[0, 4]], rereadId: 'rr-1', storageKey: expect.stringMatching(/\/2\.png$/) });
+    expect(service.pages[0]!.status).toBeUndefined();
+    expect(service.results).toEqual([]);
+    expect(await ledger.job(job.jobId)).toBeUndefined();
+  });
+
+  it('posts a page it cannot read, or one past the file’s end, as failed with the reread’s id (the service keeps the page)', async () => {
+    const service = fakeApi();
+    const { deps } = fakeWorker([scanned(1), new PageError('This page could not be read by the text recognizer.')], { api: service.api });
+    const { sqs } = fakeSqs();
+    await handleJobs(withPolicy(deps, sqs), event(JSON.stringify(reread()), JSON.stringify(reread({ reread: { rereadId: 'rr-2', pageNumber: 9, layout: 'auto' } }))), 'q');
+    expect(service.pages.map(({ pageNumber, status, error, rereadId }) => ({ pageNumber, status, error, rereadId }))).toEqual([
+      { pageNumber: 2, status: 'failed', error: 'This page could not be read by the text recognizer.', rereadId: 'rr-1' },
+      { pageNumber: 9, status: 'failed', error: 'The file has no page 9', rereadId: 'rr-2' },
+    ]);
+  });
+
+  it('drops a reread it cannot act on: no page number, no id, a layout it does not know', () => {
+    const body = (r: unknown) => JSON.stringify({ ...message(), reread: r });
+    for (const r of [{ rereadId: 'x' }, { pageNumber: 2 }, { rereadId: 'x', pageNumber: 0 }, { rereadId: 'x', pageNumber: 2, layout: 'columns' }, 'page 2']) {
+      expect(() => parseJobMessage(body(r))).toThrow(BadMessage);
+    }
+    expect(parseJobMessage(body({ rereadId: 'x', pageNumber: 2 })).reread).toEqual({ rereadId: 'x', pageNumber: 2, layout: 'auto' });
   });
 });
 

@@ -84,6 +84,34 @@ describe.runIf(native)('native tesseract against tesseract.js on the same pages'
     expect(Math.abs(a.confidence - b.confidence)).toBeLessThan(10);
   });
 
+  it('gives each word’s confidence, and marks the doubted words of the final (cleaned) text on whole words, with either engine', async () => {
+    const noisy = renderTextPage({ lines: arabicLines.slice(0, 6), font: 'noto-naskh', noise: { blur: 0.9, speckles: 80, rotate: 0.6, paper: 0.15, seed: 7 } });
+    for (const [name, engine] of Object.entries(engines)) {
+      const raw = await engine.recognize(noisy, 'ara');
+      expect(raw.words!.length, name).toBeGreaterThan(20);
+      expect(raw.words!.map((w) => w.text).join(' '), name).toBe(raw.text.split(/\s+/u).filter(Boolean).join(' '));
+      const read = await readPage(engine, noisy, 'ara');
+      expect(read.uncertain.length, name).toBeGreaterThan(0);
+      for (const [start, end] of read.uncertain) {
+        expect(end, name).toBeLessThanOrEqual(read.text.length);
+        expect(start === 0 || /\s/u.test(read.text[start - 1]!), name).toBe(true);
+        expect(end === read.text.length || /\s/u.test(read.text[end]!), name).toBe(true);
+      }
+    }
+  });
+
+  it('reads with the layout asked for: single-block (psm 6) reads straight across two columns, automatic (psm 3) column by column', async () => {
+    const lines = arabicLines.slice(0, 8);
+    const columns = renderTextPage({ lines, font: 'noto-naskh', columns: 2 });
+    for (const [name, engine] of Object.entries(engines)) {
+      // Single block, then automatic, then single block again: the engine's setting follows each reading.
+      for (const [layout, worse] of [['single-block', true], ['auto', false], ['single-block', true]] as const) {
+        const error = cer(lines.join('\n'), (await engine.recognize(columns, 'ara', { layout })).text);
+        expect(error > 0.3, `${name} ${layout} ${error}`).toBe(worse);
+      }
+    }
+  });
+
   it('fails a page past its time limit, and one that is no image, with page errors, and reads the next page', async () => {
     await expect(engines.native.recognize(arabicPage, 'ara', { timeoutMs: 1 })).rejects.toThrow('This page took longer than 1 second to read and was skipped.');
     await expect(engines.native.recognize(Buffer.from('not an image'), 'ara')).rejects.toThrow(PageError);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { maxPageTextLength } from '../../lib/ocr/pages/page.ts';
 import { PageError, PageOverLimit, UnreadableFile } from '../../ocr-worker/contract.ts';
 import { maxPagesOverLimit, pagesOverLimitMessage } from '../../ocr-worker/limits.ts';
 import { FinishPending, finishLeaseMs, pageSeparator } from '../../ocr-worker/job/finish.ts';
@@ -54,6 +55,23 @@ describe('a job', () => {
       extractedText: fiveTexts.join(pageSeparator),
     });
     expect(service.results[0]!.processingTime).toBeGreaterThanOrEqual(0);
+  });
+
+  it('posts each page’s confidence and uncertain words; a text layer’s page has none, and a page cut to the cap keeps only the words it holds whole', async () => {
+    const service = fakeApi();
+    const long = `${'و'.repeat(maxPageTextLength - 2)} كلمة`;
+    const { deps } = fakeWorker([scanned(1), born(2, 'نص'), scanned(3)], { api: service.api }, {
+      read: async (_engine, image) =>
+        image.toString() === 'scan of page 1'
+          ? { text: 'قال أبو عثمان', confidence: 64.5, uncertain: [[4, 7]] }
+          : { text: long, confidence: 50, uncertain: [[0, maxPageTextLength - 2], [maxPageTextLength - 1, long.length]] },
+    });
+    await runJob(deps, message());
+    const posted = new Map(service.pages.map((p) => [p.pageNumber, p]));
+    expect(posted.get(1)).toMatchObject({ text: 'قال أبو عثمان', confidence: 64.5, uncertain: [[4, 7]] });
+    expect(posted.get(2)).toMatchObject({ text: 'نص', confidence: null, uncertain: [] });
+    expect(posted.get(3)!.text).toHaveLength(maxPageTextLength);
+    expect(posted.get(3)!.uncertain).toEqual([[0, maxPageTextLength - 2]]);
   });
 
   it('posts nothing more when its message or a task is delivered again', async () => {

@@ -121,6 +121,8 @@ export const allowed500: Record<string, Allowance[]> = {
     { why: 'docs/decisions.md "`PATCH /ocr/books/:bookTextId`": a bad field is the 500 with the reason', applies: (s, r) => json(s) && matches(detail.ocr(r), / must be /) },
   ],
   'POST /ocr/books/{bookTextId}/import': [ocrBookId],
+  // docs/interface.md "Reading a page again": a malformed id is the spec's 500, as on the other book routes.
+  'POST /ocr/books/{bookTextId}/pages/{pageNumber}/reread': [ocrBookId],
   'GET /ocr/books/{bookTextId}/export/docx': [ocrBookId],
   'POST /ocr/result': [
     {

@@ -1,6 +1,6 @@
 import { strFromU8, unzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { buildDocx, type DocxBook } from '../../lib/ocr/export/docx.ts';
+import { buildDocx, lineSegments, type DocxBook } from '../../lib/ocr/export/docx.ts';
 import * as v from 'valibot';
 import { ocrExportContracts } from '../../functions/ocr-export/contract.ts';
 import { attachment, exportFileName } from '../../lib/ocr/export/export.ts';
@@ -28,7 +28,7 @@ const english: DocxBook = { ...arabic, fileName: 'Forty Hadith.pdf', author: 'An
   { pageNumber: 2, text: 'Actions are by intentions' },
 ] };
 
-const all = { includeTitlePage: true, includePageHeadings: true, pageBreaks: true, fontSize: 24 };
+const all = { includeTitlePage: true, includePageHeadings: true, pageBreaks: true, fontSize: 24, markUncertain: false };
 
 async function documentXml(book: DocxBook, options: Partial<typeof all> = {}): Promise<string> {
   const files = unzipSync(await buildDocx(book, { ...all, ...options }));
@@ -134,6 +134,35 @@ describe('docx layout (docs/SPEC.md 4.1 export)', () => {
   });
 });
 
+describe('doubted words (docs/interface.md, "Confidence")', () => {
+  const text = 'بسم الله الرحمن الرحيم\nالحمد لله رب العالمين';
+  const at = (word: string, from = 0): [number, number] => [text.indexOf(word, from), text.indexOf(word, from) + word.length];
+  const doubted = { ...arabic, pages: [{ pageNumber: 1, text, uncertain: [at('الله'), at('الحمد'), at('رب', 30)] }] };
+  const underlined = (xml: string) => [...xml.matchAll(/<w:r>(?:(?!<\/w:r>).)*?<w:u w:val="wave"[^>]*\/>(?:(?!<\/w:r>).)*?<w:t[^>]*>([^<]*)<\/w:t>/gs)].map((m) => m[1]);
+
+  it('underlines each doubted word with a wavy line, the rest of each line as before, when asked', async () => {
+    const xml = await documentXml(doubted, { markUncertain: true, includeTitlePage: false });
+    expect(underlined(xml)).toEqual(['الله', 'الحمد', 'رب']);
+    // The lines read whole, in their paragraphs.
+    const paragraphs = [...xml.matchAll(/<w:p>(.*?)<\/w:p>/gs)].map((p) => texts(p[1]!).join(''));
+    expect(paragraphs).toEqual(['Page 1', 'بسم الله الرحمن الرحيم', 'الحمد لله رب العالمين']);
+  });
+
+  it('underlines nothing by default, and is the same document as a book without doubted words', async () => {
+    const xml = await documentXml(doubted, { includeTitlePage: false });
+    expect(underlined(xml)).toEqual([]);
+    expect(xml).toBe(await documentXml({ ...doubted, pages: [{ pageNumber: 1, text: doubted.pages[0]!.text }] }, { includeTitlePage: false }));
+  });
+
+  it('clips a range that crosses a line end to each line', () => {
+    expect(lineSegments('ab\ncd', [[1, 4]])).toEqual([
+      [{ text: 'a', doubted: false }, { text: 'b', doubted: true }],
+      [{ text: 'c', doubted: true }, { text: 'd', doubted: false }],
+    ]);
+    expect(lineSegments('ab\r\n\ncd', [])).toEqual([[{ text: 'ab', doubted: false }], [{ text: '', doubted: false }], [{ text: 'cd', doubted: false }]]);
+  });
+});
+
 describe('export query (docs/SPEC.md 4.1)', () => {
   it('defaults every flag on and fontSize to 24', () => {
     expect(exportOptions({})).toEqual(all);
@@ -148,6 +177,11 @@ describe('export query (docs/SPEC.md 4.1)', () => {
       });
     }
     expect(exportOptions({ includeTitlePage: 'true', includePageHeadings: 'true', pageBreaks: 'true' })).toEqual(all);
+  });
+
+  it('underlines doubted words only for markUncertain=true', () => {
+    expect(exportOptions({ markUncertain: 'true' }).markUncertain).toBe(true);
+    for (const value of ['false', '1', 'TRUE', '']) expect(exportOptions({ markUncertain: value }).markUncertain).toBe(false);
   });
 
   it.each([

@@ -30,6 +30,7 @@ const samples: { [E in keyof typeof entities]: Parameters<(typeof entities)[E]['
   file: { fileId: 'f1', userId: 'u1' } as never,
   bookText,
   bookTextPage: { bookTextId: 'bt1', pageNumber: 3 } as never,
+  pageReread: { rereadId: 'r1', bookTextId: 'bt1', pageNumber: 3, layout: 'auto', language: 'ar', requestedBy: 'u1', requestedAt: at },
   pageEdit: { editId: 'e1', bookTextId: 'bt1', startedAt: at, pageNumbers: [1, 3] },
   looseText: { jobId: 'j1', version: 'v1', at },
   ocrJob: { jobId: 'j1', bookTextId: 'bt1' },

@@ -47,7 +47,10 @@ describe('OCR paging and filters (docs/decisions.md, "Maxima and caps")', () => 
     expect(readOcr('GET /ocr/books', { sort: 'pages_asc', language: '' })).toMatchObject({ sort: 'pages_asc', language: undefined, tags: [] });
   });
   it('reads a book window of 50 pages from 0, at most 200, with the text unless includeText is not `true`', () => {
-    expect(readOcr('GET /ocr/books/{bookTextId}', {})).toEqual({ pageLimit: 50, pageOffset: 0, includeText: true });
+    // pageOrder: added (docs/interface.md, "Confidence"), page order by default.
+    expect(readOcr('GET /ocr/books/{bookTextId}', {})).toEqual({ pageLimit: 50, pageOffset: 0, includeText: true, pageOrder: 'number' });
+    expect(readOcr('GET /ocr/books/{bookTextId}', { pageOrder: 'confidence' })).toMatchObject({ pageOrder: 'confidence' });
+    expect(readOcr('GET /ocr/books/{bookTextId}', { pageOrder: 'CONFIDENCE' })).toMatchObject({ pageOrder: 'number' });
     expect(readOcr('GET /ocr/books/{bookTextId}', { pageLimit: '5000', includeText: 'false' })).toMatchObject({ pageLimit: 200, includeText: false });
     expect(readOcr('GET /ocr/books/{bookTextId}', { pageOffset: nines })).toBe('pageOffset must be at most 10000');
   });

@@ -23,13 +23,14 @@ describe('route table', () => {
     }
   });
 
-  it('adds to docs/SPEC.md only the presigned upload routes, search, the Stripe webhook, the API document with its reference page, the health check, and admin messages and announcements', () => {
+  it('adds to docs/SPEC.md only the presigned upload routes, search, reading a page again, the Stripe webhook, the API document with its reference page, the health check, and admin messages and announcements', () => {
     const spec = new Set(specRoutes.map(keyOf));
     expect(routes.map(routeKey).filter((key) => !spec.has(key))).toEqual([
       'POST /ocr/uploads',
       'POST /ocr/uploads/{uploadId}/job',
       'GET /ocr/search',
       'GET /ocr/books/{bookTextId}/search',
+      'POST /ocr/books/{bookTextId}/pages/{pageNumber}/reread',
       'POST /notifications/announcements',
       'POST /billing/webhook',
       'GET /openapi.json',

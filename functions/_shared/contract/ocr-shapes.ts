@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { maxInflatedBodyBytes, type BodyLimits } from '../http/body.ts';
 import { paymentStatuses } from '../../../lib/billing/usage.ts';
 import { ocrStatuses, visibilities } from '../../../lib/ocr/book-text.ts';
-import { maxPageNumber, maxPageTextLength, maxPagesPerRequest } from '../../../lib/ocr/pages/page.ts';
+import { maxPageNumber, maxPageTextLength, maxPagesPerRequest, maxUncertainRanges } from '../../../lib/ocr/pages/page.ts';
 import { inlineTextLimit } from '../../../lib/ocr/text-storage.ts';
 import { here, type Answer } from './contract.ts';
 import { lifetime, nullableTimestamp, objectId, ocrErrorAnswer, timestamp, uuid } from './shapes.ts';
@@ -122,8 +122,22 @@ const JobStatus = v.pipe(
   v.description('A job’s progress, without its text.'),
 );
 
+/** How sure the engine was of a page (an addition: docs/interface.md, "Confidence"). */
+const reading = {
+  confidence: v.pipe(
+    v.nullable(v.pipe(v.number(), v.minValue(0), v.maxValue(100))),
+    v.description('The OCR engine’s confidence in the page, 0..100; null for a text layer, a worker that gave none, or a page read before confidence was kept.'),
+  ),
+  uncertain: v.pipe(
+    v.array(v.pipe(v.tuple([count, count]), v.description('`[start, end)` of the page’s text, in UTF-16 code units (JavaScript string indexes).'))),
+    v.description(
+      `The words read under the worker’s threshold, to underline: character ranges of \`text\`, in order, at most ${maxUncertainRanges.toLocaleString('en-US')}. Empty when none, and after an edit sent the page’s text.`,
+    ),
+  ),
+};
+
 const JobPage = v.pipe(
-  v.strictObject({ _id: v.string(), pageNumber: count, text: v.string(), storageKey: v.nullable(v.string()), isAIGenerated: v.boolean() }),
+  v.strictObject({ _id: v.string(), pageNumber: count, text: v.string(), storageKey: v.nullable(v.string()), isAIGenerated: v.boolean(), ...reading }),
   v.description('One page of a job’s text (docs/SPEC.md 2.3).'),
 );
 
@@ -188,6 +202,7 @@ const BookPage = v.pipe(
     storageKey: v.nullable(v.string()),
     imageUrl: v.pipe(v.nullable(v.string()), v.description(`The page image, signed for ${lifetime(imageUrlSeconds)}; null without an image of this book or when signing fails.`)),
     isAIGenerated: v.boolean(),
+    ...reading,
   }),
   v.description('One page of a book read.'),
 );
@@ -289,6 +304,12 @@ export const samples = {
   },
 } as const;
 export type Sample = (typeof samples)[keyof typeof samples];
+
+/** A sample page's reading: the first page's first word marked uncertain. */
+export const sampleReading = (text: string, i: number) => ({
+  confidence: i === 0 ? 71.4 : 91.2,
+  uncertain: i === 0 ? [[0, text.indexOf(' ')]] : [],
+});
 
 /** Examples named as the model's (`english`, `arabic`), each made from its sample. */
 export const bothLanguages = (value: (sample: Sample) => unknown) =>

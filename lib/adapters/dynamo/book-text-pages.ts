@@ -27,6 +27,8 @@ export function pageUpdate(bookTextId: string, c: PageChange, at: string): Updat
     if (value === undefined) u.setIfMissing([name], pageDefaults[name as keyof typeof fields]);
     else u.set([name], value);
   }
+  // The uncertain words indexed the engine's text (changedPage in lib/ocr/pages/store.ts says the same).
+  if (c.text !== undefined) u.remove(['uncertain']);
   return u;
 }
 
@@ -92,6 +94,15 @@ export function dynamoPageStore(db: Db): PageStore {
       const [total, pages] = await Promise.all([countAll(db, partition), window()]);
       return { total, pages };
     },
+
+    // Only the two attributes are returned, though DynamoDB counts the whole items read.
+    confidences: (bookTextId) =>
+      queryAll<{ pageNumber: number; confidence?: number | null }>(db, {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.bookTextPartition(bookTextId), ':prefix': keys.pagePrefix },
+        ProjectionExpression: 'pageNumber, confidence',
+        ConsistentRead: true,
+      }).then((items) => items.map((p) => ({ pageNumber: p.pageNumber, confidence: typeof p.confidence === 'number' ? p.confidence : null }))),
 
     async updatePages(bookTextId, changes, at) {
       const updateOne = (c: (typeof changes)[number]) => {

@@ -10,6 +10,7 @@ import type { Notification, NotificationData, NotificationType } from '../../not
 import type { Announcement, AnnouncementShard } from '../../notifications/announcements.ts';
 import type { BookText, FileRecord, LooseText } from '../../ocr/book-text.ts';
 import type { BookTextPage } from '../../ocr/pages/page.ts';
+import type { PendingReread } from '../../ocr/pages/reread.ts';
 import type { PendingUpload } from '../../ocr/jobs/presigned-upload.ts';
 import type { QueuedOcrJob } from '../../ocr/jobs/upload.ts';
 import { entity } from './entity.ts';
@@ -94,6 +95,8 @@ export const entities = {
     movedBy: { status: ['gsi2pk'], visibility: ['catalogue'], fileName: ['byName'], pageCount: ['byPages'] },
   }),
   bookTextPage: entity('BookTextPage', { key: (p: BookTextPage) => keys.bookTextPage(p.bookTextId, p.pageNumber) }),
+  /** A reread asked for and not yet posted (rereads.ts); expires a day after it was asked. */
+  pageReread: entity('PageReread', { key: (r: PendingReread) => keys.pageReread(r.bookTextId, r.pageNumber) }),
   /** An edit too large for one transaction, until committed or undone (book-text-edits.ts). */
   pageEdit: entity('PageEdit', {
     key: (e: OpenPageEdit) => keys.pageEdit(e.editId),

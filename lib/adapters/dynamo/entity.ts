@@ -18,6 +18,7 @@ export const entityNames = [
   'File',
   'BookText',
   'BookTextPage',
+  'PageReread',
   'PageEdit',
   'LooseText',
   'OcrJob',

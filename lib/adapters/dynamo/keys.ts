@@ -75,6 +75,11 @@ export const keys = {
     sk: `PAGE#${String(pageNumber).padStart(10, '0')}`,
   }),
   bookTextPartition: (bookTextId: string) => `BOOKTEXT#${bookTextId}`,
+  /** The pending reread of a page, beside the page in its BookText's partition (lib/ocr/pages/reread.ts). */
+  pageReread: (bookTextId: string, pageNumber: number): Key => ({
+    pk: `BOOKTEXT#${bookTextId}`,
+    sk: `REREAD#${String(pageNumber).padStart(10, '0')}`,
+  }),
   /** An edit of more pages than one transaction takes, while it is saved (book-text-edits.ts). */
   pageEdit: (editId: string): Key => ({ pk: `PAGEEDIT#${editId}`, sk: 'PAGEEDIT' }),
   /** gsi2, sparse: present until the edit is committed or undone, oldest first: the sweeper's list of stopped edits. */

@@ -1,4 +1,5 @@
-import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, TextRun, type IParagraphOptions, type IRunOptions } from 'docx';
+import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, TextRun, UnderlineType, type IParagraphOptions, type IRunOptions } from 'docx';
+import type { UncertainRange } from '../pages/page.ts';
 
 /**
  * The Word document of a digitized book (docs/SPEC.md 4.1 `GET /ocr/books/:bookTextId/export/docx`):
@@ -13,6 +14,8 @@ export interface DocxOptions {
   pageBreaks: boolean;
   /** Half-points, already clamped to 16..40. */
   fontSize: number;
+  /** Underline the words the OCR engine doubted (each page's `uncertain`); default off. */
+  markUncertain?: boolean;
 }
 
 export interface DocxBook {
@@ -22,7 +25,7 @@ export interface DocxBook {
   pageCount: number;
   createdAt: string;
   /** In page order. */
-  pages: readonly { pageNumber: number; text: string }[];
+  pages: readonly { pageNumber: number; text: string; uncertain?: readonly UncertainRange[] }[];
   /** The body when the book has no pages at all. */
   fullText: string;
 }
@@ -90,9 +93,12 @@ export async function buildDocx(book: DocxBook, options: DocxOptions): Promise<U
       spacing: { before: 240, after: 120 },
       ...(pageBreakBefore ? { pageBreakBefore } : {}),
     });
-  const page = (text: string, title: string | undefined, pageBreakBefore: boolean) => [
+  // A doubted word: a wavy underline, as a proofreader's mark, apart from Word's own spelling marks (which it draws only while editing).
+  const doubted: Partial<IRunOptions> = { underline: { type: UnderlineType.WAVE, color: 'C55A11' } };
+  const runs = (segments: Segment[]) => segments.map((s) => run(s.text, s.doubted ? doubted : {}));
+  const page = (text: string, title: string | undefined, pageBreakBefore: boolean, uncertain: readonly UncertainRange[] = []) => [
     ...(title ? [heading(title, pageBreakBefore)] : []),
-    ...splitLines(text).map((line, i) => paragraph([run(line)], pageBreakBefore && !title && i === 0 ? { pageBreakBefore } : {})),
+    ...lineSegments(text, options.markUncertain ? uncertain : []).map((line, i) => paragraph(runs(line), pageBreakBefore && !title && i === 0 ? { pageBreakBefore } : {})),
   ];
 
   if (book.pages.length === 0) {
@@ -100,7 +106,7 @@ export async function buildDocx(book: DocxBook, options: DocxOptions): Promise<U
   } else {
     book.pages.forEach((p, i) => {
       const title = options.includePageHeadings ? `Page ${p.pageNumber}` : undefined;
-      blocks.push(...page(p.text, title, i === 0 ? options.includeTitlePage : options.pageBreaks));
+      blocks.push(...page(p.text, title, i === 0 ? options.includeTitlePage : options.pageBreaks, p.uncertain));
     });
   }
 
@@ -117,4 +123,37 @@ export async function buildDocx(book: DocxBook, options: DocxOptions): Promise<U
   return new Uint8Array(await Packer.toBuffer(document));
 }
 
-const splitLines = (text: string): string[] => text.split(/\r\n|\r|\n/);
+interface Segment {
+  text: string;
+  doubted: boolean;
+}
+
+/**
+ * The page's lines, each cut into runs at the edges of the uncertain ranges (offsets into the whole
+ * page's text): a line without one is one run, as before. A range is clipped to each line it crosses.
+ */
+export function lineSegments(text: string, uncertain: readonly UncertainRange[]): Segment[][] {
+  const lines: Segment[][] = [];
+  let start = 0;
+  for (const line of text.split(/(\r\n|\r|\n)/)) {
+    if (/^(\r\n|\r|\n)$/.test(line)) {
+      start += line.length;
+      continue;
+    }
+    const end = start + line.length;
+    const segments: Segment[] = [];
+    let at = start;
+    for (const [from, to] of uncertain) {
+      const a = Math.max(from, at);
+      const b = Math.min(to, end);
+      if (a >= b) continue;
+      if (a > at) segments.push({ text: text.slice(at, a), doubted: false });
+      segments.push({ text: text.slice(a, b), doubted: true });
+      at = b;
+    }
+    if (at < end || segments.length === 0) segments.push({ text: text.slice(at, end), doubted: false });
+    lines.push(segments);
+    start = end;
+  }
+  return lines;
+}

@@ -7,8 +7,9 @@ import { logger } from '../../log.ts';
 import type { Objects } from '../../objects.ts';
 import { writeWithText } from '../text-storage.ts';
 import { newBookText, type BookText, type BookTextStore, type OcrStatus } from '../book-text.ts';
-import { newPage, type PageFields } from '../pages/page.ts';
+import { newPage, type PageFields, type PageReading } from '../pages/page.ts';
 import type { PageStore } from '../pages/store.ts';
+import type { RereadStore } from '../pages/reread.ts';
 import type { OcrJobStore, ResultUpdate } from './store.ts';
 import { ocrOutcome } from './outcome.ts';
 import { tellOutcome } from '../../notifications/job-outcomes.ts';
@@ -27,6 +28,8 @@ export interface CallbackDeps extends UsageDeps {
   index: IndexWrites;
   /** The owner's inbox and devices: a job's outcome is told there (lib/notifications/job-outcomes.ts). */
   inbox: NotifyDeps;
+  /** A page read again is applied once, while its reread is pending (lib/ocr/pages/reread.ts). */
+  rereads: Pick<RereadStore, 'settle'>;
   now: () => Date;
 }
 
@@ -42,16 +45,18 @@ export interface JobIds {
  * range, a text within its cap; fields of the wrong type are absent, a page count that is not a
  * whole number up to maxPageCount too (a fractional or huge count would otherwise be billed).
  */
-export interface PageResult extends JobIds, PageFields {
+export interface PageResult extends JobIds, PageFields, PageReading {
   pageNumber: number;
   status?: string;
   error?: string;
   pageCount?: number;
   pagesProcessed?: number;
+  /** Set when the page answers a reread (lib/ocr/pages/reread.ts): then it replaces the page and nothing else. */
+  rereadId?: string;
 }
 
 /** One page of a final result: a whole page number of the range; absent fields take the defaults. */
-export interface ResultPage extends PageFields {
+export interface ResultPage extends PageFields, PageReading {
   pageNumber: number;
 }
 
@@ -110,6 +115,7 @@ function checkWithinGrant(caller: Caller | undefined, body: JobIds, pageNumbers:
 export async function recordPageResult(deps: CallbackDeps, page: PageResult, caller?: Caller): Promise<{ success: true }> {
   const { pageNumber } = page;
   checkWithinGrant(caller, page, [pageNumber], page.pageCount);
+  if (page.rereadId !== undefined) return recordReread(deps, page, page.rereadId);
   const bookText = await bookTextForJob(deps, page, {});
   const at = deps.now().toISOString();
 
@@ -123,6 +129,26 @@ export async function recordPageResult(deps: CallbackDeps, page: PageResult, cal
   // A book already processing changed only its listing's fields (its page count); else its status too.
   const listingOnly = bookText.status === 'processing';
   await deps.index.written([...pagesWritten(bookText.bookTextId, [pageNumber]), { kind: 'bookText', bookTextId: bookText.bookTextId, listingOnly }]);
+  return { success: true };
+}
+
+/**
+ * A page read again (docs/interface.md, "Reading a page again"): applied only by ending its pending
+ * reread, so a redelivered or late post (its reread already ended, or superseded) writes nothing. It
+ * replaces the page whole and changes nothing else of the book: not its status (a completed book stays
+ * completed), its progress or its page errors. A page the worker could not read leaves the page as it
+ * was. The reread ends before the page is written: a failure between the two loses the reread (asked
+ * again, it is read again), never writes a page twice.
+ */
+async function recordReread(deps: CallbackDeps, page: PageResult, rereadId: string): Promise<{ success: true }> {
+  const bookText = await deps.ocrJobs.byJobId(page.jobId);
+  if (!bookText || !(await deps.rereads.settle(bookText.bookTextId, page.pageNumber, rereadId))) return { success: true };
+  if (page.status === 'failed') {
+    logger.warn('A page read again could not be read; it stays as it was', { jobId: page.jobId, pageNumber: page.pageNumber, error: page.error });
+    return { success: true };
+  }
+  await deps.pages.putPages([newPage(bookText.bookTextId, page.pageNumber, page, deps.now().toISOString())]);
+  await deps.index.written(pagesWritten(bookText.bookTextId, [page.pageNumber]));
   return { success: true };
 }
 

@@ -13,6 +13,7 @@ import { newBookText, type FileRecord } from '../book-text.ts';
 import { maxPagesPerRequest } from '../pages/page.ts';
 import { uploadKey, type JobFields } from './fields.ts';
 import type { OcrJobStore } from './store.ts';
+import type { RereadOrder } from '../pages/reread.ts';
 import { created, type IndexWrites } from '../../search/read-after-write.ts';
 
 /** Creating an OCR job (docs/SPEC.md 4.1 `POST /ocr`, state table 3.1 first row). */
@@ -79,10 +80,15 @@ export interface OcrJobMessage {
    * the job's status with (docs/ocr-worker.md, "Connecting an OCR worker"); a worker with an editor token may ignore it.
    */
   credential: string;
+  /**
+   * Not in docs/SPEC.md (an addition): set when the message asks for one page of a completed job to be read
+   * again (lib/ocr/pages/reread.ts; docs/interface.md, "Reading a page again"; the worker's side in docs/ocr-worker.md); absent on a job.
+   */
+  reread?: RereadOrder;
 }
 
 /** The message as the job's claim keeps it, for the sweeper to send again: the credential is issued afresh then. */
-export type QueuedOcrJob = Omit<OcrJobMessage, 'credential'>;
+export type QueuedOcrJob = Omit<OcrJobMessage, 'credential' | 'reread'>;
 
 /**
  * The page cap of a job's credential: the most pages any job reads (a PDF or a TIFF). Not the file's

@@ -16,6 +16,14 @@ export const maxPageCount = maxPageNumber + 1;
 export const maxPagesPerRequest = 2_000;
 /** One page's text: a page item stays far below DynamoDB's 400 KB (4 bytes per character at worst). */
 export const maxPageTextLength = 60_000;
+/**
+ * Uncertain words a page may mark (docs/interface.md, "Confidence"): at most this many ranges, so a
+ * page item stays under DynamoDB's 400 KB (1,000 pairs are about 12 KB beside at most 240 KB of text).
+ */
+export const maxUncertainRanges = 1_000;
+
+/** A word the engine read with low confidence: characters [start, end) of the page's text (UTF-16 code units, as JavaScript indexes strings). */
+export type UncertainRange = [start: number, end: number];
 
 export interface BookTextPage {
   pageId: string;
@@ -24,6 +32,10 @@ export interface BookTextPage {
   text: string;
   storageKey: string | null;
   isAIGenerated: boolean;
+  /** The engine's confidence in its reading, 0..100; absent (null) for a text layer, an external worker that gave none, or an older page. */
+  confidence?: number | null;
+  /** Words read under the worker's threshold, in text order; absent is none. Dropped when an edit sends the page's text. */
+  uncertain?: UncertainRange[];
   updatedAt: string;
 }
 
@@ -43,6 +55,18 @@ export interface PageFields {
   isAIGenerated?: boolean;
 }
 
+/** What only the OCR worker reports of a page (its page callback): how sure its engine was. */
+export interface PageReading {
+  confidence?: number | null;
+  uncertain?: UncertainRange[];
+}
+
+/** A page's confidence and uncertain words as every page view shows them: null and none when not reported. */
+export const readingOf = (page: PageReading): { confidence: number | null; uncertain: UncertainRange[] } => ({
+  confidence: page.confidence ?? null,
+  uncertain: page.uncertain ?? [],
+});
+
 /** docs/SPEC.md 2.3: text empty, no image, AI-generated. */
 export const pageDefaults = { text: '', storageKey: null, isAIGenerated: true } as const satisfies Required<PageFields>;
 
@@ -50,8 +74,8 @@ export const pageDefaults = { text: '', storageKey: null, isAIGenerated: true } 
 export const pageIdOf = (bookTextId: string, pageNumber: number): string =>
   createHash('sha256').update(`${bookTextId}:${pageNumber}`).digest('hex').slice(0, 24);
 
-/** A page replaced whole: absent fields take the defaults. */
-export function newPage(bookTextId: string, pageNumber: number, fields: PageFields, at: string): BookTextPage {
+/** A page replaced whole: absent fields take the defaults (no confidence, no uncertain words). */
+export function newPage(bookTextId: string, pageNumber: number, fields: PageFields & PageReading, at: string): BookTextPage {
   return {
     pageId: pageIdOf(bookTextId, pageNumber),
     bookTextId,
@@ -59,6 +83,8 @@ export function newPage(bookTextId: string, pageNumber: number, fields: PageFiel
     text: fields.text ?? pageDefaults.text,
     storageKey: fields.storageKey || pageDefaults.storageKey,
     isAIGenerated: fields.isAIGenerated ?? pageDefaults.isAIGenerated,
+    ...(typeof fields.confidence === 'number' && { confidence: fields.confidence }),
+    ...(fields.uncertain?.length && { uncertain: fields.uncertain }),
     updatedAt: at,
   };
 }

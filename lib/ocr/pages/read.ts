@@ -6,7 +6,8 @@ import { findReadableBookText, managedBy } from '../access.ts';
 import { metadataView, type BookText, type BookTextStore } from '../book-text.ts';
 import { identity, privateFields } from '../book-view.ts';
 import { fullText } from '../text-storage.ts';
-import { isOwnImage, legacyPages, pageImagePrefix, type BookTextPage } from './page.ts';
+import { isOwnImage, legacyPages, pageImagePrefix, readingOf, type BookTextPage } from './page.ts';
+import { byConfidence, type PageOrder } from './page-order.ts';
 import type { PageStore } from './store.ts';
 
 /** Reading one digitized book (docs/SPEC.md 4.1 `GET /ocr/books/:bookTextId`). */
@@ -43,12 +44,27 @@ async function imageUrls(uploads: Objects, keys: readonly (string | null)[], boo
   return shown.map((key) => (key === null ? null : (urls.get(key) ?? null)));
 }
 
+type Window = { total: number; pages: Omit<BookTextPage, 'updatedAt'>[] };
+
 /** A window of the book's pages in page order; old books without page records use their embedded pages. */
-async function pageWindow(pages: PageStore, bookText: BookText, offset: number, limit: number): Promise<{ total: number; pages: Omit<BookTextPage, 'updatedAt'>[] }> {
+async function pageWindow(pages: PageStore, bookText: BookText, offset: number, limit: number): Promise<Window> {
   const window = await pages.pageWindow(bookText.bookTextId, offset, limit);
   if (window.total > 0 || !bookText.pages?.length) return window;
   const legacy = legacyPages(bookText.bookTextId, bookText.pages);
   return { total: legacy.length, pages: legacy.slice(offset, offset + limit) };
+}
+
+/**
+ * A window of the pages least confident first (`byConfidence`): every page's confidence is read (a
+ * projection, not the texts), then only the window's pages. Old books' embedded pages have no confidence: page order.
+ */
+async function confidenceWindow(pages: PageStore, bookText: BookText, offset: number, limit: number): Promise<Window> {
+  const order = byConfidence(await pages.confidences(bookText.bookTextId));
+  if (order.length === 0) return pageWindow(pages, bookText, offset, limit);
+  const wanted = order.slice(offset, offset + limit).map((p) => p.pageNumber);
+  const found = new Map((await pages.pagesAt(wanted.map((pageNumber) => ({ bookTextId: bookText.bookTextId, pageNumber })))).map((p) => [p.pageNumber, p]));
+  // A page deleted between the two reads is left out.
+  return { total: order.length, pages: wanted.flatMap((n) => (found.has(n) ? [found.get(n)!] : [])) };
 }
 
 /** `GET /ocr/books/:bookTextId`'s query as its contract reads it (functions/ocr-api/contract.ts). */
@@ -56,16 +72,18 @@ export interface BookReading {
   pageLimit: number;
   pageOffset: number;
   includeText: boolean;
+  /** `number` (default) or `confidence`: the least confident pages first. */
+  pageOrder?: PageOrder;
 }
 
-export async function readBookText(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, { pageLimit, pageOffset, includeText }: BookReading) {
+export async function readBookText(deps: BookReadDeps, caller: Caller, bookTextId: string | undefined, { pageLimit, pageOffset, includeText, pageOrder }: BookReading) {
   const bookText = await findReadableBookText(deps.bookTexts, caller, bookTextId);
   const manager = managedBy(caller, bookText);
 
   const [file, owner, window, extractedText] = await Promise.all([
     deps.bookTexts.getFile(bookText.fileId),
     deps.users.get(bookText.userId),
-    pageWindow(deps.pages, bookText, pageOffset, pageLimit),
+    (pageOrder === 'confidence' ? confidenceWindow : pageWindow)(deps.pages, bookText, pageOffset, pageLimit),
     includeText ? fullText(deps, bookText) : undefined,
   ]);
   const urls = await imageUrls(deps.uploads, window.pages.map((p) => p.storageKey), bookText, file?.storageKey);
@@ -75,6 +93,7 @@ export async function readBookText(deps: BookReadDeps, caller: Caller, bookTextI
     storageKey: p.storageKey,
     imageUrl: urls[i]!,
     isAIGenerated: p.isAIGenerated,
+    ...readingOf(p),
   }));
   return {
     success: true,

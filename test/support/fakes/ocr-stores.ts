@@ -4,6 +4,7 @@ import type { CatalogueQuery, CatalogueStore } from '../../../lib/ocr/catalogue/
 import type { OcrJobStore, PageProgress, ResultUpdate, UsageOutcome } from '../../../lib/ocr/jobs/store.ts';
 import { changedPage, type PageChange, type PageStore } from '../../../lib/ocr/pages/store.ts';
 import type { BookTextPage } from '../../../lib/ocr/pages/page.ts';
+import type { PendingReread, RereadStore } from '../../../lib/ocr/pages/reread.ts';
 import { maxWindow } from '../../../lib/paging.ts';
 import { copiesOf, copy } from './copy.ts';
 import { FakeOwedUsage } from './owed-usage.ts';
@@ -22,12 +23,14 @@ const sortKey: Record<CatalogueQuery['order'], (b: BookText) => string> = {
  * page items. Updates of a BookText that is not there fail, as the adapter's `attribute_exists`
  * condition does; listings are counted within the listing window as the adapter counts them.
  */
-export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, CatalogueStore {
+export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, CatalogueStore, RereadStore {
   readonly bookTexts = new Map<string, BookText>();
   readonly jobs = new Map<string, string>();
   readonly files = new Map<string, FileRecord>();
   /** By BookText, then page number. */
   readonly pageItems = new Map<string, Map<number, BookTextPage>>();
+  /** Pending rereads by `<bookTextId>#<pageNumber>`. */
+  readonly rereadItems = new Map<string, PendingReread>();
   /** Text objects that may be strays, by `<jobId>/<version>` (lib/ocr/loose-texts.ts). */
   readonly looseTextNotes = new Map<string, LooseText>();
 
@@ -181,6 +184,10 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
     return { total: all.length, pages: all.slice(offset, offset + limit) };
   }
 
+  async confidences(bookTextId: string) {
+    return (await this.pages(bookTextId)).map((p) => ({ pageNumber: p.pageNumber, confidence: p.confidence ?? null }));
+  }
+
   async updatePages(bookTextId: string, changes: PageChange[], at: string) {
     const pages = this.pagesOf(bookTextId);
     for (const c of changes) pages.set(c.pageNumber, changedPage(bookTextId, pages.get(c.pageNumber), c, at));
@@ -245,7 +252,22 @@ export class FakeOcrStores implements BookTextStore, OcrJobStore, PageStore, Cat
   }
 
   /** The four ports over this one store, as the functions wire them (lib/adapters/dynamo/ocr-stores.ts). */
+  async claim(reread: PendingReread, staleBefore: string) {
+    const key = `${reread.bookTextId}#${reread.pageNumber}`;
+    const pending = this.rereadItems.get(key);
+    if (pending && pending.requestedAt >= staleBefore) return copy(pending);
+    this.rereadItems.set(key, copy(reread));
+    return copy(reread);
+  }
+
+  async settle(bookTextId: string, pageNumber: number, rereadId: string) {
+    const key = `${bookTextId}#${pageNumber}`;
+    if (this.rereadItems.get(key)?.rereadId !== rereadId) return false;
+    this.rereadItems.delete(key);
+    return true;
+  }
+
   ports() {
-    return { bookTexts: this as BookTextStore, ocrJobs: this as OcrJobStore, pages: this as PageStore, catalogue: this as CatalogueStore };
+    return { bookTexts: this as BookTextStore, ocrJobs: this as OcrJobStore, pages: this as PageStore, catalogue: this as CatalogueStore, rereads: this as RereadStore };
   }
 }
