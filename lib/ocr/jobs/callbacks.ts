@@ -147,7 +147,10 @@ async function recordReread(deps: CallbackDeps, page: PageResult, rereadId: stri
     logger.warn('A page read again could not be read; it stays as it was', { jobId: page.jobId, pageNumber: page.pageNumber, error: page.error });
     return { success: true };
   }
-  await deps.pages.putPages([newPage(bookText.bookTextId, page.pageNumber, page, deps.now().toISOString())]);
+  // Written with the record, as an edit is: the record's revision rises with the page, so an index put
+  // of the page as it was before (read a moment earlier) never undoes this one (lib/search/engine.ts).
+  const at = deps.now().toISOString();
+  await deps.bookTexts.edit(bookText, { at, pages: { replace: [newPage(bookText.bookTextId, page.pageNumber, page, at)] } });
   await deps.index.written(pagesWritten(bookText.bookTextId, [page.pageNumber]));
   return { success: true };
 }

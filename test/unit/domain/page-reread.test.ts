@@ -120,7 +120,9 @@ describe('the page callback of a reread', () => {
     const pages = await world.ocr.pages(book.bookTextId);
     expect(pages[1]).toMatchObject({ pageNumber: 2, text: 'الصفحة الثانية', confidence: 88, uncertain: [[0, 6]] });
     const after = (await world.ocr.get(book.bookTextId))!;
-    expect(after).toMatchObject({ status: 'completed', pageCount: 3, updatedAt: book.updatedAt });
+    // The record is written with the page (its revision rises, so the index keeps this reading), its status and count as they were.
+    expect(after).toMatchObject({ status: 'completed', pageCount: 3, updatedAt: world.clock.iso() });
+    expect(after.rev ?? 0).toBeGreaterThan(book.rev ?? 0);
 
     // An editor corrects the page; the worker's message is delivered again and posts the same reading.
     await world.ocr.putPages([newPage(book.bookTextId, 2, { text: 'corrected' }, world.clock.iso())]);
