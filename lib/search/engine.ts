@@ -102,6 +102,9 @@ export interface PageQuery {
    *   words as typed); those holding every word; then the rest; within a group by BM25, then the
    *   tie-break. (Only the first group counts: a near-phrase hit that also holds every typed term
    *   ranks with the other near-phrase hits, by BM25, so an engine reads each group's pages on their own.)
+   * - The BM25 of the first three groups is the typed terms' (those among the words' alternatives),
+   *   as a search that does not forgive ranks; of the last two, every alternative's. A phrase hit is
+   *   what the reader typed: its variants' terms found elsewhere on its page say nothing of it.
    */
   forgiving?: ForgivingQuery;
   /** Only this BookText's pages (search within a book). */

@@ -798,12 +798,15 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     await expect(engine.similarTerms(['moo'])).rejects.toMatchObject({ name: 'OpenSearchError', status: 500 });
   });
 
-  it('sends a forgiving query as a bool of the words (minimum_should_match) and a dis_max of constant_score groups, each boosted above the next', async () => {
+  it('sends a forgiving query as a filter of the words (minimum_should_match) and a dis_max of its groups, each boosted above the next with its own BM25', async () => {
     const engine = openSearchOverFake();
     const words = (...alternatives: string[]) => ({ match: { stemmed: { query: alternatives.join(' '), operator: 'or' } } });
-    const group = (filter: unknown, boost: number) => ({ constant_score: { filter, boost } });
-    const body = (must: unknown, groups?: unknown[], filter: unknown[] = []) => ({
-      query: { bool: { filter, must: [must], ...(groups && { should: [{ dis_max: { queries: groups, tie_breaker: 0 } }] }) } },
+    const boosted = (filter: unknown, boost: number) => ({ constant_score: { filter, boost } });
+    const matchAll = { match_all: {} };
+    const typedOr = (...terms: string[]) => [{ match: { stemmed: { query: terms.join(' '), operator: 'or' } } }];
+    const typedAnd = (...terms: string[]) => ({ match: { stemmed: { query: terms.join(' '), operator: 'and' } } });
+    const body = (filter: unknown, groups: unknown[], view: unknown[] = []) => ({
+      query: { bool: { filter: [...view, filter], must: [{ dis_max: { queries: groups, tie_breaker: 0 } }] } },
       track_total_hits: true,
       from: 0,
       size: 10,
@@ -819,29 +822,39 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
         forgiving: { words: [['sun'], ['moon', 'mood', '"'], ['star', 'a*']], minimumWords: 2, nearPhrases: [['sun', 'mood', 'star'], ['sun', '"'], ['sunmoon', 'star']] },
       }),
     );
+    const all = [words('sun'), words('moon', 'mood'), words('star')];
     expect(lastBody(engine.fake.requests, '_search')).toEqual(
       body(
-        { bool: { should: [words('sun'), words('moon', 'mood'), words('star')], minimum_should_match: 2 } },
+        { bool: { should: all, minimum_should_match: 2 } },
         [
-          group({ match_phrase: { exact: { query: 'sun moon star' } } }, 20_000),
-          group({ bool: { should: [{ match_phrase: { exact: { query: 'sun mood star' } } }, { match_phrase: { exact: { query: 'sunmoon star' } } }], minimum_should_match: 1 } }, 15_000),
-          group({ match: { stemmed: { query: 'sun moon star', operator: 'and' } } }, 10_000),
-          group({ bool: { must: [words('sun'), words('moon', 'mood'), words('star')] } }, 5_000),
+          // The phrase, near-phrase and typed-words groups score the typed terms; every word and the rest, every alternative.
+          { bool: { must: [boosted({ match_phrase: { exact: { query: 'sun moon star' } } }, 20_000)], should: typedOr('sun', 'moon', 'star') } },
+          {
+            bool: {
+              must: [boosted({ bool: { should: [{ match_phrase: { exact: { query: 'sun mood star' } } }, { match_phrase: { exact: { query: 'sunmoon star' } } }], minimum_should_match: 1 } }, 15_000)],
+              should: typedOr('sun', 'moon', 'star'),
+            },
+          },
+          { bool: { must: [boosted(matchAll, 10_000), typedAnd('sun', 'moon', 'star')] } },
+          { bool: { must: [boosted(matchAll, 5_000), ...all] } },
+          { bool: { should: all, minimum_should_match: 1 } },
         ],
         [{ term: { visibility: { value: 'public' } } }],
       ),
     );
     expect(forgivingBoosts).toEqual({ phrase: 20_000, nearPhrase: 15_000, typed: 10_000, everyWord: 5_000 });
 
-    // A typed word that is no index term: no typed group; with no alternative left, out of the must and no every-word group.
+    // A typed word that is no index term: no typed group; with no alternative left, out of the words and no every-word group.
     await engine.search(query({ terms: ['sun', '"', 'star'], forgiving: { words: [['sun'], ['"'], ['star', 'stars']], minimumWords: 2, nearPhrases: [] } }));
-    expect(lastBody(engine.fake.requests, '_search')).toEqual(body({ bool: { should: [words('sun'), words('star', 'stars')], minimum_should_match: 2 } }));
+    const left = [words('sun'), words('star', 'stars')];
+    expect(lastBody(engine.fake.requests, '_search')).toEqual(body({ bool: { should: left, minimum_should_match: 2 } }, [{ bool: { should: left, minimum_should_match: 1 } }]));
     // One word, nothing to rank but the typed term and the word.
     await engine.search(query({ terms: ['sun'], forgiving: { words: [['sun', 'sin']], minimumWords: 1, nearPhrases: [] } }));
     expect(lastBody(engine.fake.requests, '_search')).toEqual(
       body({ bool: { should: [words('sun', 'sin')], minimum_should_match: 1 } }, [
-        group({ match: { stemmed: { query: 'sun', operator: 'and' } } }, 10_000),
-        group({ bool: { must: [words('sun', 'sin')] } }, 5_000),
+        { bool: { must: [boosted(matchAll, 10_000), typedAnd('sun')] } },
+        { bool: { must: [boosted(matchAll, 5_000), words('sun', 'sin')] } },
+        { bool: { should: [words('sun', 'sin')], minimum_should_match: 1 } },
       ]),
     );
     // Fewer words left than a page must hold: no page can match, nothing sent.
@@ -850,7 +863,7 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     expect(engine.fake.requests.length).toBe(sent);
   });
 
-  it('keeps each group above the next whatever the BM25 of the must, and the largest query under 1,024 clauses', () => {
+  it('keeps each group above the next whatever the BM25 of the group, and the largest query under 1,024 clauses', () => {
     // A term scores less than its idf, at most ln(1 + (N − 0.5) / 1.5) for a shard of N ≤ 2^31 pages.
     const mustBound = maxQueryTerms * maxAlternatives * Math.log(1 + (2 ** 31 - 0.5) / 1.5);
     expect(mustBound).toBeLessThan(4_727);
@@ -884,20 +897,21 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     )!;
     const clauses = (q: unknown): number => {
       const [[kind, spec]] = Object.entries(q as Record<string, unknown>) as [[string, Record<string, unknown>]];
-      if (kind === 'term' || kind === 'terms' || kind === 'match_phrase') return 1;
+      if (kind === 'term' || kind === 'terms' || kind === 'match_phrase' || kind === 'match_all') return 1;
       if (kind === 'match') return (Object.values(spec)[0] as { query: string }).query.split(' ').length;
       if (kind === 'constant_score') return clauses(spec.filter);
       if (kind === 'dis_max') return (spec.queries as unknown[]).reduce<number>((n, c) => n + clauses(c), 0);
       expect(kind).toBe('bool');
       return ['filter', 'must', 'should', 'must_not'].reduce((n, occur) => n + ((spec[occur] as unknown[] | undefined) ?? []).reduce<number>((m, c) => m + clauses(c), 0), 0);
     };
-    expect(clauses(largest.query)).toBe(4 + 224 + 1 + 48 + 32 + 224);
+    // The filters and the words; the phrase, near-phrase and typed groups with the typed terms' BM25; every word; the rest.
+    expect(clauses(largest.query)).toBe(4 + 224 + (1 + 32) + (48 + 32) + (1 + 32) + (1 + 224) + 224);
     expect(clauses(largest.query)).toBeLessThan(1_024); // indices.query.bool.max_clause_count
   });
 
-  it('ranks through the fake as OpenSearch scores it: the must’s BM25 plus the boost of the first group a page is in', async () => {
+  it('ranks through the fake as OpenSearch scores it: the boost of the first group a page is in and that group’s BM25', async () => {
     const engine = openSearchOverFake();
-    await engine.putPages([page(b, 1, 'sun moon star'), page(b, 2, 'sun mood'), page(b, 3, 'star'), page(b, 4, 'rain')]);
+    await engine.putPages([page(b, 1, 'sun moon star'), page(b, 2, 'sun mood'), page(b, 3, 'star'), page(b, 4, 'rain'), page(b, 5, 'star mood sun'), page(b, 6, 'mood star')]);
     const scoreOf = async (terms: string[]) => {
       await engine.search(query({ mode: 'any', terms }));
       return new Map(engine.fake.lastSearchHits().map((h) => [h.id, h.score]));
@@ -905,9 +919,13 @@ describe('OpenSearch search engine: filed terms and forgiving queries', () => {
     const [sun, moon, star] = [await scoreOf(['sun']), await scoreOf(['moon', 'mood']), await scoreOf(['star'])];
     await engine.search(query({ mode: 'any', terms: ['sun', 'moon', 'star'], forgiving: { words: [['sun'], ['moon', 'mood'], ['star']], minimumWords: 2, nearPhrases: [['sun', 'mood']] } }));
     const scored = engine.fake.lastSearchHits();
-    expect(scored.map((h) => h.id)).toEqual(['bt-1:2', 'bt-1:1']);
-    expect(scored[0]!.score).toBeCloseTo(sun.get('bt-1:2')! + moon.get('bt-1:2')! + forgivingBoosts.nearPhrase, 9);
+    expect(scored.map((h) => h.id)).toEqual(['bt-1:2', 'bt-1:1', 'bt-1:5', 'bt-1:6']);
+    // A near-phrase hit scores its typed terms only (sun; mood is a variant), a typed-words hit all three.
+    expect(scored[0]!.score).toBeCloseTo(sun.get('bt-1:2')! + forgivingBoosts.nearPhrase, 9);
     expect(scored[1]!.score).toBeCloseTo(sun.get('bt-1:1')! + moon.get('bt-1:1')! + star.get('bt-1:1')! + forgivingBoosts.typed, 9);
+    // Every word (mood for moon) and the rest score every alternative.
+    expect(scored[2]!.score).toBeCloseTo(sun.get('bt-1:5')! + moon.get('bt-1:5')! + star.get('bt-1:5')! + forgivingBoosts.everyWord, 9);
+    expect(scored[3]!.score).toBeCloseTo(moon.get('bt-1:6')! + star.get('bt-1:6')!, 9);
   });
 });
 
@@ -1218,37 +1236,47 @@ describe('the fake OpenSearch', () => {
     // A page into the listing's index, or an entry into the pages', breaks the strict mapping.
     expect(await errors(send('/pages/_bulk', `{"index":{"_id":"b"}}\n${entry}\n`))).toBe(true);
 
-    // A forgiving search: a bool of matches with minimum_should_match, a dis_max of up to four constant_score groups.
-    const words = { bool: { should: [{ match: { stemmed: { query: 'x y', operator: 'or' } } }], minimum_should_match: 1 } };
+    // A forgiving search: a filter of a bool of matches with minimum_should_match, a dis_max of up to five groups.
+    const match = (query: string, operator = 'or') => ({ match: { stemmed: { query, operator } } });
+    const words = { bool: { should: [match('x y')], minimum_should_match: 1 } };
+    const phrase = { match_phrase: { exact: { query: 'x y' } } };
+    const boosted = (filter: unknown, boost: number) => ({ constant_score: { filter, boost } });
     const groups = [
-      { constant_score: { filter: { match_phrase: { exact: { query: 'x y' } } }, boost: 20_000 } },
-      { constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 1 } }, boost: 15_000 } },
-      { constant_score: { filter: { match: { stemmed: { query: 'x', operator: 'and' } } }, boost: 10_000 } },
-      { constant_score: { filter: { bool: { must: [{ match: { stemmed: { query: 'x y', operator: 'or' } } }] } }, boost: 5_000 } },
+      { bool: { must: [boosted(phrase, 20_000)], should: [match('x y')] } },
+      { bool: { must: [boosted({ bool: { should: [phrase], minimum_should_match: 1 } }, 15_000)], should: [match('x y')] } },
+      { bool: { must: [boosted({ match_all: {} }, 10_000), match('x', 'and')] } },
+      { bool: { must: [boosted({ match_all: {} }, 5_000), match('x y')] } },
+      words,
     ];
-    const disMax = (queries: unknown[], more: object = {}) => [{ dis_max: { queries, tie_breaker: 0, ...more } }];
-    const forgiving = (must: unknown, should?: unknown[]) => ({ ...valid, query: { bool: { filter: [], must: [must], ...(should && { should }) } } });
-    expect((await send('/pages/_search', forgiving(words, disMax(groups)))).status).toBe(200);
+    const disMax = (queries: unknown[], more: object = {}) => ({ dis_max: { queries, tie_breaker: 0, ...more } });
+    const forgiving = (filter: unknown, must: unknown = disMax(groups), should?: unknown[]) => ({ ...valid, query: { bool: { filter: [filter], must: [must], ...(should && { should }) } } });
     expect((await send('/pages/_search', forgiving(words))).status).toBe(200);
+    expect((await send('/pages/_search', forgiving(words, disMax([words])))).status).toBe(200);
     const invalidForgiving: unknown[] = [
       forgiving(words, disMax([...groups, groups[0]])),
       forgiving(words, disMax([])),
-      forgiving(words, groups),
-      forgiving(words, [...disMax(groups), ...disMax(groups)]),
+      forgiving(words, groups[0]),
+      forgiving(words, disMax(groups), [disMax(groups)]),
       forgiving(words, disMax(groups, { tie_breaker: 0.5 })),
-      forgiving(words, [{ dis_max: { queries: groups } }]),
+      forgiving(words, { dis_max: { queries: groups } }),
       forgiving({ bool: { ...words.bool, minimum_should_match: 0 } }),
       forgiving({ bool: { ...words.bool, minimum_should_match: '50%' } }),
       forgiving({ bool: { should: words.bool.should } }),
-      forgiving({ bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 1 } }),
+      forgiving({ bool: { should: [phrase], minimum_should_match: 1 } }),
       forgiving({ bool: { ...words.bool, must: words.bool.should } }),
-      forgiving(words, disMax([{ constant_score: { filter: { bool: { should: [{ match_phrase: { exact: { query: 'x y' } } }], minimum_should_match: 2 } }, boost: 1 } }])),
-      forgiving(words, disMax([{ constant_score: { filter: { bool: { must: [{ match_phrase: { exact: { query: 'x y' } } }] } }, boost: 1 } }])),
-      forgiving(words, disMax([{ constant_score: { filter: words, boost: 1 } }])),
-      forgiving(words, disMax([{ constant_score: { filter: { match: { userId: { query: 'x', operator: 'and' } } }, boost: 1 } }])),
-      // A plain must takes the phrase group only.
-      forgiving(valid.query.bool.must[0], [groups[1]]),
-      forgiving(valid.query.bool.must[0], disMax([groups[0]])),
+      forgiving(words, words),
+      forgiving(words, disMax([{ bool: { must: [boosted({ bool: { should: [phrase], minimum_should_match: 2 } }, 1)] } }])),
+      forgiving(words, disMax([{ bool: { must: [boosted({ bool: { must: [phrase] } }, 1)] } }])),
+      forgiving(words, disMax([{ bool: { must: [boosted(words, 1)] } }])),
+      forgiving(words, disMax([{ bool: { must: [boosted({ match: { userId: { query: 'x', operator: 'and' } } }, 1)] } }])),
+      forgiving(words, disMax([{ bool: { must: [match('x'), boosted(phrase, 1)] } }])),
+      forgiving(words, disMax([{ bool: { must: [boosted(phrase, 1)], should: [phrase] } }])),
+      forgiving(words, disMax([{ bool: { must: [boosted({ match_all: { boost: 2 } }, 1)] } }])),
+      forgiving(words, disMax([boosted(phrase, 1)])),
+      // A plain query takes the phrase group only, and its must no filter of words.
+      { ...valid, query: { bool: { filter: [], must: valid.query.bool.must, should: [groups[0]] } } },
+      { ...valid, query: { bool: { filter: [], must: valid.query.bool.must, should: [disMax([groups[0]])] } } },
+      { ...valid, query: { bool: { filter: [words], must: valid.query.bool.must } } },
     ];
     for (const body of invalidForgiving) expect((await send('/pages/_search', body)).status, JSON.stringify(body)).toBe(400);
 

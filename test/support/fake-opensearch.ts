@@ -22,10 +22,10 @@ import { openSearchEngine, type OpenSearchEngine, type OpenSearchEngineOptions }
  * - `POST /{index}/_search` of pages: `bool` with `filter` (`term`, and `bool.should` of `term`s
  *   with `minimum_should_match: 1`) and one `must`, either plain (a `match` with `operator` and/or, or a
  *   `match_phrase`; at most one `should`, a `constant_score` of a `match_phrase` filter) or forgiving (a
- *   `bool` of `match`es, `should` with an integer `minimum_should_match`; at most one `should`, a
- *   `dis_max` with `tie_breaker: 0` of up to four queries, each a `constant_score` of a `match_phrase`,
- *   of a `match`, of a `bool` of `match_phrase` `should`s with `minimum_should_match: 1`, or of a
- *   `bool` of `match` `must`s), `track_total_hits: true`,
+ *   `filter` also of a `bool` of `match`es, `should` with an integer `minimum_should_match`; the `must`
+ *   a `dis_max` with `tie_breaker: 0` of up to five queries, each a `bool` of a `constant_score` (of a
+ *   `match_phrase`, of `match_all`, or of a `bool` of `match_phrase` `should`s with
+ *   `minimum_should_match: 1`) and `match`es, `must` or `should`, or the `bool` of `match`es alone), `track_total_hits: true`,
  *   `from`/`size` (within `max_result_window`), the sort `_score` desc, `bookTextId` asc, `pageNumber`
  *   asc, `_source` of those two fields. With a `must`, a `should` need not match: it only adds its
  *   score to the pages it matches;
@@ -113,33 +113,54 @@ export const WordsClause = v.strictObject({
   bool: v.strictObject({ should: v.pipe(v.array(Match), v.minLength(1)), minimum_should_match: v.pipe(count, v.minValue(1)) }),
 });
 
+/** `match_all`: every document (a group's boost for every page the query matches). */
+export const MatchAll = v.strictObject({ match_all: v.strictObject({}) });
+
 /**
- * A forgiving query's ranking group: a `constant_score` of a phrase, of any of several phrases (a
- * `bool` of `should`s, `minimum_should_match: 1`), of a `match`, or of every one of several (`must`).
+ * A forgiving query's ranking group: a `bool` whose `must` is a `constant_score` (its boost) of a
+ * phrase, of any of several phrases (a `bool` of `should`s, `minimum_should_match: 1`) or of
+ * `match_all`, then the `match`es whose BM25 it scores, and `should` `match`es it scores when they
+ * match; or the rest, the words' `bool` alone (WordsClause).
  */
-export const GroupClause = v.strictObject({
-  constant_score: v.strictObject({
-    filter: v.union([
-      MatchPhrase,
-      Match,
-      v.strictObject({ bool: v.strictObject({ should: v.pipe(v.array(MatchPhrase), v.minLength(1)), minimum_should_match: v.literal(1) }) }),
-      v.strictObject({ bool: v.strictObject({ must: v.pipe(v.array(Match), v.minLength(1)) }) }),
-    ]),
-    boost,
+export const GroupClause = v.union([
+  v.strictObject({
+    bool: v.strictObject({
+      must: v.pipe(
+        v.array(
+          v.union([
+            v.strictObject({
+              constant_score: v.strictObject({
+                filter: v.union([
+                  MatchPhrase,
+                  MatchAll,
+                  v.strictObject({ bool: v.strictObject({ should: v.pipe(v.array(MatchPhrase), v.minLength(1)), minimum_should_match: v.literal(1) }) }),
+                ]),
+                boost,
+              }),
+            }),
+            Match,
+          ]),
+        ),
+        v.minLength(1),
+        v.check((must) => 'constant_score' in must[0]! && must.slice(1).every((c) => 'match' in c), 'a constant_score, then matches'),
+      ),
+      should: v.optional(v.pipe(v.array(Match), v.minLength(1))),
+    }),
   }),
-});
+  WordsClause,
+]);
 
-/** A forgiving query's groups: a page scores the highest boost of the groups it is in (`tie_breaker` 0: the others add nothing). */
+/** A forgiving query's groups: a page scores the highest of the groups it is in (`tie_breaker` 0: the others add nothing). */
 export const GroupsClause = v.strictObject({
-  dis_max: v.strictObject({ queries: v.pipe(v.array(GroupClause), v.minLength(1), v.maxLength(4)), tie_breaker: v.literal(0) }),
+  dis_max: v.strictObject({ queries: v.pipe(v.array(GroupClause), v.minLength(1), v.maxLength(5)), tie_breaker: v.literal(0) }),
 });
 
-/** `POST /{index}/_search` of pages: a plain query (one match, at most one phrase `should`), or a forgiving one (the words, its groups). */
+/** `POST /{index}/_search` of pages: a plain query (one match, at most one phrase `should`), or a forgiving one (the words a `filter`, its groups the `must`). */
 export const SearchRequest = v.strictObject({
   query: v.strictObject({
     bool: v.union([
       v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([MatchClause]), should: v.optional(v.strictTuple([ConstantScoreClause])) }),
-      v.strictObject({ filter: v.array(FilterClause), must: v.strictTuple([WordsClause]), should: v.optional(v.strictTuple([GroupsClause])) }),
+      v.strictObject({ filter: v.array(v.union([FilterClause, WordsClause])), must: v.strictTuple([GroupsClause]) }),
     ]),
   }),
   track_total_hits: v.literal(true),
@@ -603,9 +624,12 @@ export class FakeOpenSearch {
     const must = this.scorer(index, bool.must[0], statistics);
     // A bool's score is the sum of its matching must and should clauses' scores (filters score 0);
     // with a must, no should needs to match.
-    const should = (bool.should ?? []).map((clause) => this.scorer(index, clause, statistics));
+    const should = ('should' in bool ? (bool.should ?? []) : []).map((clause) => this.scorer(index, clause, statistics));
+    // A filter on text (a forgiving query's words) matches as its scorer does, and scores nothing.
+    const filters = bool.filter.map((clause) => ('bool' in clause && 'should' in clause.bool && clause.bool.should.some((c) => 'match' in c) ? this.scorer(index, clause as ScoringClause, statistics) : clause));
+    const filtered = (doc: Stored) => filters.every((f) => (typeof f === 'function' ? f(doc) !== undefined : filterMatches(f as v.InferOutput<typeof FilterClause>, doc.source)));
     for (const [id, doc] of index.docs) {
-      if (!bool.filter.every((clause) => filterMatches(clause, doc.source))) continue;
+      if (!filtered(doc)) continue;
       const score = must(doc);
       if (score === undefined) continue;
       matches.push({ id, doc, score: should.reduce((sum, clause) => sum + (clause(doc) ?? 0), score) });
@@ -694,23 +718,20 @@ export class FakeOpenSearch {
       const matches = this.scorer(index, filter, statistics);
       return (doc) => (matches(doc) === undefined ? undefined : boost);
     }
+    if ('match_all' in clause) return () => 0;
     if ('bool' in clause) {
-      const bool = clause.bool;
-      if ('must' in bool) {
-        const must = bool.must.map((c) => this.scorer(index, c, statistics));
-        return (doc) => {
-          let sum = 0;
-          for (const scorer of must) {
-            const score = scorer(doc);
-            if (score === undefined) return undefined;
-            sum += score;
-          }
-          return sum;
-        };
-      }
-      const should = bool.should.map((c) => this.scorer(index, c, statistics));
+      const bool = clause.bool as { must?: ScoringClause[]; should?: ScoringClause[]; minimum_should_match?: number };
+      const must = (bool.must ?? []).map((c) => this.scorer(index, c, statistics));
+      const should = (bool.should ?? []).map((c) => this.scorer(index, c, statistics));
+      // With a must and no minimum_should_match, no should need match (OpenSearch's default).
+      const minimum = bool.minimum_should_match ?? (must.length > 0 ? 0 : 1);
       return (doc) => {
         let sum = 0;
+        for (const scorer of must) {
+          const score = scorer(doc);
+          if (score === undefined) return undefined;
+          sum += score;
+        }
         let matched = 0;
         for (const scorer of should) {
           const score = scorer(doc);
@@ -718,7 +739,7 @@ export class FakeOpenSearch {
           matched++;
           sum += score;
         }
-        return matched >= bool.minimum_should_match ? sum : undefined;
+        return matched >= minimum ? sum : undefined;
       };
     }
     const [[field, spec]] = Object.entries('match' in clause ? clause.match : clause.match_phrase) as [[string, { query: string; operator?: 'and' | 'or' }]];
@@ -824,7 +845,9 @@ type ScoringClause =
   | v.InferOutput<typeof WordsClause>
   | v.InferOutput<typeof GroupClause>
   | v.InferOutput<typeof GroupsClause>
-  | v.InferOutput<typeof GroupClause>['constant_score']['filter'];
+  | v.InferOutput<typeof MatchAll>
+  | { constant_score: { filter: ScoringClause; boost?: number } }
+  | { bool: { must?: ScoringClause[]; should?: ScoringClause[]; minimum_should_match?: number } };
 type RevisionTermClause = v.InferOutput<typeof RevisionTermQuery>;
 type RangeClause = v.InferOutput<typeof RangeQuery>;
 

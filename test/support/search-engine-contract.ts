@@ -540,6 +540,26 @@ export function describeSearchEngine(name: string, make: () => Promise<SearchEng
         expect(ids(runTogether.hits)[0]).toBe('s#7');
       });
 
+      it('ranks the phrase hits by the typed words’ BM25 and the pages holding every word by every alternative’s', async () => {
+        const engine = await make();
+        await engine.putPages([
+          ...corpus,
+          // Phrase hits: s#20 holds the variant mood four times, s#21 the typed sun twice.
+          at(20, 'sun moon star mood mood mood mood ash elm oak'),
+          at(21, 'sun moon star sun ash elm oak fir yew ivy'),
+          // Every word, moon as mood: s#22 mood thrice, s#23 sun twice.
+          at(22, 'star mood sun mood mood'),
+          at(23, 'star mood sun sun fir'),
+        ]);
+        const order = ids((await engine.search(forgiving(2, { limit: 20 }))).hits);
+        const before = (x: string, y: string) => expect(order.indexOf(x), order.join()).toBeLessThan(order.indexOf(y));
+        // A phrase hit is what was typed: its page's variants say nothing of it.
+        before('s#21', 's#20');
+        before('s#20', 's#22');
+        // A page that holds a word only as a variant ranks by all it holds.
+        before('s#22', 's#23');
+      });
+
       it('pages through the groups: each window a slice of the whole list', async () => {
         const engine = await make();
         await engine.putPages(corpus);

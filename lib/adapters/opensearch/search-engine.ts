@@ -84,10 +84,10 @@ import { booksIndexOf, termsIndexOf } from './index-names.ts';
  * `_search`: a `terms` filter on the keys, the keyword sort of `term` (UTF-8 bytes), `size`
  * maxSimilarTerms; no index yet answers no term, as a search finds no page.
  *
- * A forgiving search (engine.ts `forgiving`) matches by a `bool` of each word's `match` (its
- * alternatives, `or`) with `minimum_should_match` the words a page must hold; its ranking groups are
- * `should`s of `constant_score`, boosted so that each group ranks above everything below it
- * (forgivingBoosts).
+ * A forgiving search (engine.ts `forgiving`) matches by a `filter`, a `bool` of each word's `match`
+ * (its alternatives, `or`) with `minimum_should_match` the words a page must hold; it scores by a
+ * `dis_max` of its ranking groups, each a `constant_score` boosted so that each group ranks above
+ * everything below it (forgivingBoosts) plus the group's BM25 (the typed terms' or every alternative's).
  *
  * setBookFields (and hideBook) against a concurrent putPages: `_update_by_query` updates the pages it
  * found in a snapshot, each only if unchanged since. A page that putPages rewrote after the snapshot
@@ -412,24 +412,27 @@ export function listBooksBody(query: BookListQuery) {
 export const phraseFirstBoost = 1_000;
 
 /**
- * The boosts of a forgiving query's ranking groups (engine.ts `forgiving`): one `should` clause, a
- * `dis_max` of one `constant_score` per group (its score is its boost; `dis_max` scores a page by the
- * highest of the groups it is in, `tie_breaker` 0), added to the `must`'s BM25 score: a page's score
- * is the `must`'s and the boost of the first group it is in. The `must` is a `bool` of one `match` per
- * word (its alternatives, `or`), which sums the scores of the terms a page holds: at most maxQueryTerms
- * (32) words of maxAlternatives (7) distinct alternatives each, 224 terms (a term that is an
- * alternative of two words counts twice), each scoring less than its idf, under 21.1
- * (phraseFirstBoost): under 4,727. So each boost exceeds the next by more than that: a page ranks by
- * the first group it is in, by at least 273, and within it by the `must`'s BM25. The boosts are exact
+ * The boosts of a forgiving query's ranking groups (engine.ts `forgiving`). The query's `must` is a
+ * `dis_max` of one `bool` per group (`tie_breaker` 0: a page scores the highest of the groups it is
+ * in), each the group's boost (a `constant_score`) and its BM25: the typed terms' `match` for the
+ * phrase, near-phrase and typed-words groups, each word's `match` (its alternatives, `or`) for the
+ * every-word group and for the rest (whose `bool` is those `match`es alone). The words' `bool`, with
+ * `minimum_should_match` the words a page must hold, is a `filter`: it matches, it does not score. A
+ * group's BM25 sums the scores of the terms a page holds: at most maxQueryTerms (32) words of
+ * maxAlternatives (7) distinct alternatives each, 224 terms (a term that is an alternative of two
+ * words counts twice), each scoring less than its idf, under 21.1 (phraseFirstBoost): under 4,727. So
+ * each boost exceeds the next by more than that: a page ranks by the first group it is in, by at least
+ * 273, and within it by the group's BM25. The boosts are exact
  * in float32 (integers below 2^24); the highest score is under 24,727, where float32's step is 2^-9
  * (0.002; 2^-10 under 16,384, ...): pages of one group whose BM25 scores differ by less than that tie,
  * and go by bookTextId and pageNumber.
  *
- * The largest forgiving query rules.ts allows stays far under Lucene's limit of 1,024 clauses
+ * The largest forgiving query rules.ts allows stays under Lucene's limit of 1,024 clauses
  * (`indices.query.bool.max_clause_count`, which Lucene 9 counts over the whole rewritten query, one
  * per term query and one per phrase query, whatever its terms: PhraseQuery.visit consumes its terms
- * once): the filters 4 (two of the view, the book, the language), the `must` 224, the phrase hit 1,
- * the near phrases maxNearPhrases (48), the typed terms 32 and every word 224: 533.
+ * once, and one per `match_all`): the filters 4 (two of the view, the book, the language) and the
+ * words 224; the phrase group 1 + 32, the near phrases maxNearPhrases (48) + 32, the typed words
+ * 1 + 32, every word 1 + 224, the rest 224: 823.
  */
 export const forgivingBoosts = { everyWord: 5_000, typed: 10_000, nearPhrase: 15_000, phrase: 20_000 } as const;
 
@@ -439,7 +442,7 @@ export const forgivingBoosts = { everyWord: 5_000, typed: 10_000, nearPhrase: 15
  * (lib/search/rules.ts `matchableTerms`), so it is never sent, and the answer is known. With
  * `phraseFirst`, a `should` ranks its phrase hits first (phraseFirstBoost); a `bool` with a `must`
  * needs no `should` to match (minimum_should_match is 0 then), so hits and totals are the `must`'s.
- * A forgiving query (forgivingQuery) has a `must` and `should`s of its own.
+ * A forgiving query (forgivingQuery) has a `filter` and a `must` of its own.
  */
 export function searchBody(query: PageQuery) {
   const { mode, field, terms, limit, offset } = query;
@@ -451,7 +454,7 @@ export function searchBody(query: PageQuery) {
   const phrase = phraseFirstTerms(query);
   const forgiving = forgivingTerms(query);
   const filter = viewFilter(query.view);
-  let clauses: { must: object; should: object[] } | null;
+  let clauses: { must: object; should: object[]; filter?: object } | null;
   if (forgiving) {
     clauses = forgivingQuery(terms, forgiving, phrase);
   } else {
@@ -461,6 +464,7 @@ export function searchBody(query: PageQuery) {
   if (!clauses) return null;
   if (query.bookTextId !== undefined) filter.push(term('bookTextId', checkString(query.bookTextId, 'bookTextId')));
   if (query.language !== undefined) filter.push(term('language', checkString(query.language, 'language')));
+  if (clauses.filter) filter.push(clauses.filter);
   const should = clauses.should.length > 0 ? { should: clauses.should } : {};
   return {
     query: { bool: { filter, must: [clauses.must], ...should } },
@@ -474,6 +478,7 @@ export function searchBody(query: PageQuery) {
 
 /** A `should` scoring `boost` for each page `filter` matches. */
 const constantScore = (filter: object, boost: number) => ({ constant_score: { filter, boost } });
+const matchAll = { match_all: {} };
 const phraseOn = (field: 'exact' | 'stemmed', phrase: readonly string[]) => ({ match_phrase: { [field]: { query: phrase.join(' ') } } });
 
 /** The `must` of `mode` on the terms kept, and phraseFirst's `should`. */
@@ -485,27 +490,36 @@ function plainQuery(mode: PageQuery['mode'], field: PageQuery['field'], kept: st
 }
 
 /**
- * A forgiving query's `must` and ranking `should`s (forgivingBoosts), or null when no page can hold
- * `minimumWords` of its words: its terms as lib/search/rules.ts `forgivingTerms` kept them (a word of
- * no alternative left is held by no page, so it is left out of the `must`, and no page holds every
- * word). The groups no page can be in are left out: near phrases when there are none, the typed terms
+ * A forgiving query's `filter` (the words a page must hold) and `must` (its ranking groups,
+ * forgivingBoosts), or null when no page can hold `minimumWords` of its words: its terms as
+ * lib/search/rules.ts `forgivingTerms` kept them (a word of no alternative left is held by no page, so
+ * it is left out, and no page holds every word). The groups no page can be in are left out: near phrases when there are none, the typed terms
  * when one is no index term, every word when a word is held by no page.
  */
 function forgivingQuery(typed: string[], forgiving: { words: string[][]; minimumWords: number; nearPhrases: string[][] }, phrase: string[] | null) {
   const words = forgiving.words.filter((alternatives) => alternatives.length > 0);
   if (words.length < forgiving.minimumWords) return null;
   const typedTerms = matchableTerms({ mode: 'all', terms: typed });
+  // The typed terms a page can hold (its word's first alternative each), which the first three groups score.
+  const typedScored = [...new Set(typed)].filter((t) => words.some((alternatives) => alternatives.includes(t)));
   for (const t of [...words.flat(), ...forgiving.nearPhrases.flat(), ...(typedTerms ?? []), ...(phrase ?? [])]) checkTerm(t, 64);
   const held = (alternatives: readonly string[]) => ({ match: { stemmed: { query: alternatives.join(' '), operator: 'or' } } });
+  const typedBm25 = typedScored.length > 0 ? { should: [{ match: { stemmed: { query: typedScored.join(' '), operator: 'or' } } }] } : {};
+  /** A group: its boost for the pages `filter` matches, and its BM25. */
+  const group = (filter: object, boost: number, bm25: { must?: object[]; should?: object[] }) => ({
+    bool: { must: [constantScore(filter, boost), ...(bm25.must ?? [])], ...(bm25.should ? { should: bm25.should } : {}) },
+  });
   const groups: object[] = [];
-  if (phrase) groups.push(constantScore(phraseOn('exact', phrase), forgivingBoosts.phrase));
+  if (phrase) groups.push(group(phraseOn('exact', phrase), forgivingBoosts.phrase, typedBm25));
   if (forgiving.nearPhrases.length > 0) {
-    groups.push(constantScore({ bool: { should: forgiving.nearPhrases.map((p) => phraseOn('exact', p)), minimum_should_match: 1 } }, forgivingBoosts.nearPhrase));
+    const near = { bool: { should: forgiving.nearPhrases.map((p) => phraseOn('exact', p)), minimum_should_match: 1 } };
+    groups.push(group(near, forgivingBoosts.nearPhrase, typedBm25));
   }
-  if (typedTerms) groups.push(constantScore({ match: { stemmed: { query: typedTerms.join(' '), operator: 'and' } } }, forgivingBoosts.typed));
-  if (words.length === forgiving.words.length) groups.push(constantScore({ bool: { must: words.map(held) } }, forgivingBoosts.everyWord));
-  const must = { bool: { should: words.map(held), minimum_should_match: forgiving.minimumWords } };
-  return { must, should: groups.length > 0 ? [{ dis_max: { queries: groups, tie_breaker: 0 } }] : [] };
+  if (typedTerms) groups.push(group(matchAll, forgivingBoosts.typed, { must: [{ match: { stemmed: { query: typedTerms.join(' '), operator: 'and' } } }] }));
+  if (words.length === forgiving.words.length) groups.push(group(matchAll, forgivingBoosts.everyWord, { must: words.map(held) }));
+  groups.push({ bool: { should: words.map(held), minimum_should_match: 1 } });
+  const filter = { bool: { should: words.map(held), minimum_should_match: forgiving.minimumWords } };
+  return { filter, must: { dis_max: { queries: groups, tie_breaker: 0 } }, should: [] };
 }
 
 /**

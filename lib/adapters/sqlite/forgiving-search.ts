@@ -29,6 +29,8 @@ export interface ForgivingSearch {
 
 /** The groups of engine.ts `forgiving`, best first, and the rest after them. */
 const groupCount = 5;
+/** The last group ranked by the typed terms' BM25 (2: the pages holding every typed term). */
+const typedGroups = 2;
 
 const visible = (view: SearchView, book: SearchedBook): boolean =>
   view.kind === 'all' || book.visibility === 'public' || (view.kind === 'publicAndOwn' && book.userId === view.ownerId);
@@ -36,8 +38,8 @@ const visible = (view: SearchView, book: SearchedBook): boolean =>
 /**
  * A forgiving search (engine.ts `forgiving`) over the terms' pages in memory: each page's words held
  * and BM25 score in one pass over the postings of the words' alternatives (each term once, in the
- * order of the words), then the matches filtered by their books, grouped, and only the groups the
- * window reaches sorted. The score sums the same parts in the same order as the in-memory engine, N
+ * order of the words; the typed terms' parts also apart), then the matches filtered by their books,
+ * grouped, and only the groups the window reaches sorted. The score sums the same parts in the same order as the in-memory engine, N
  * and the average length being the pages indexed now.
  */
 export function forgivingSearch(
@@ -55,7 +57,8 @@ export function forgivingSearch(
   const seen = new Uint8Array(size);
   const held = new Int32Array(size);
   const typedHeld = new Int32Array(size);
-  const scores = new Float64Array(size);
+  const allScores = new Float64Array(size);
+  const typedScores = new Float64Array(size);
   const norms = new Float64Array(size);
   const met: number[] = [];
 
@@ -65,6 +68,7 @@ export function forgivingSearch(
     for (const [i, alternatives] of search.words.entries()) if (alternatives.includes(term)) wordBits |= 1 << i;
     let typedBits = 0;
     for (const [i, at] of typedAt.entries()) if (at === j) typedBits |= 1 << i;
+    const typed = typedBits !== 0;
     const termIdf = idf(indexed, entry.pageCount);
     const books = search.seq === undefined ? entry.books.values() : [entry.books.get(search.seq)];
     for (const book of books) {
@@ -79,7 +83,9 @@ export function forgivingSearch(
         }
         held[at]! |= wordBits;
         typedHeld[at]! |= typedBits;
-        scores[at]! += bm25Part(termIdf, counts[k]!, norms[at]!);
+        const part = bm25Part(termIdf, counts[k]!, norms[at]!);
+        allScores[at]! += part;
+        if (typed) typedScores[at]! += part;
       }
     }
   }
@@ -104,8 +110,10 @@ export function forgivingSearch(
   const idOf = (at: number): string => books.get(seqOf(at))!.bookTextId;
   const hits: PageHit[] = [];
   let skip = search.offset;
-  for (const group of groups) {
+  for (const [g, group] of groups.entries()) {
     if (hits.length === search.limit) break;
+    // The phrase, near-phrase and typed-words groups rank by the typed terms' BM25 (engine.ts `forgiving`).
+    const scores = g <= typedGroups ? typedScores : allScores;
     if (skip >= group.length) {
       skip -= group.length;
       continue;

@@ -31,8 +31,9 @@ const byUtf8 = (a: string, b: string): number => Buffer.compare(Buffer.from(a), 
  * whole phrase in `phrase` mode, each term otherwise), idf = ln((N - n + 0.5) / (n + 0.5)) or
  * 1e-6 when that is not positive, N every indexed page and n those holding the phrase in the
  * field, visible or not, and a page's length against the average over every page; the phrase
- * hits of `phraseFirst` before the others. A forgiving query scores every alternative of every word as
- * `any` would, within its groups (engine.ts `forgiving`), as the SQLite engine does to the last bit (lib/search/bm25.ts).
+ * hits of `phraseFirst` before the others. A forgiving query scores its typed terms (first three
+ * groups) or every alternative of every word (the others) as `any` would, within its groups (engine.ts
+ * `forgiving`), as the SQLite engine does to the last bit (lib/search/bm25.ts).
  * (The SQLite engine's other searches' N and average length also count pages since replaced or
  * removed, so after such writes their order of close scores can differ: the contract is the hits and totals.)
  */
@@ -136,7 +137,9 @@ export class FakeSearchEngine implements SearchEngine {
     };
     const held = (page: IndexedPage): boolean => forgiving!.words.filter((alternatives) => alternatives.some((t) => page.stemmed.includes(t))).length >= forgiving!.minimumWords;
 
-    const scored: { page: IndexedPage; score: number; phraseHit: boolean; groups: number[] }[] = [];
+    // The typed terms' parts, summed in the order of the scored terms (as the SQLite engine sums them).
+    const typed = new Set(forgiving ? query.terms : []);
+    const scored: { page: IndexedPage; score: number; typedScore: number; phraseHit: boolean; groups: number[] }[] = [];
     for (const page of all) {
       if (!visibleIn(query.view, page)) continue;
       if (query.language !== undefined && page.language !== query.language) continue;
@@ -146,7 +149,8 @@ export class FakeSearchEngine implements SearchEngine {
       if (!matches) continue;
       const norm = lengthNormOf(page[query.field].length, averageLength);
       const score = counts.reduce((sum, c, i) => sum + bm25Part(idf[i]!, c, norm), 0);
-      scored.push({ page, score, phraseHit: phraseFirst !== null && occurrences(page.exact, phraseFirst) > 0, groups: groups(page) });
+      const typedScore = counts.reduce((sum, c, i) => (typed.has(scoredTerms[i]!) ? sum + bm25Part(idf[i]!, c, norm) : sum), 0);
+      scored.push({ page, score, typedScore, phraseHit: phraseFirst !== null && occurrences(page.exact, phraseFirst) > 0, groups: groups(page) });
     }
     /** The first group a page is in (the phrase hits' first), or after them all: each page ranks by it, then by BM25. */
     const firstGroup = (x: { phraseHit: boolean; groups: number[] }): number => {
@@ -154,10 +158,12 @@ export class FakeSearchEngine implements SearchEngine {
       const at = all.indexOf(1);
       return at < 0 ? all.length : at;
     };
+    /** A forgiving query's first three groups rank by the typed terms' BM25, the rest by every alternative's (engine.ts `forgiving`). */
+    const rankScore = (x: (typeof scored)[number]): number => (forgiving && firstGroup(x) <= 2 ? x.typedScore : x.score);
     scored.sort(
       (x, y) =>
         firstGroup(x) - firstGroup(y) ||
-        y.score - x.score ||
+        rankScore(y) - rankScore(x) ||
         (x.page.bookTextId < y.page.bookTextId ? -1 : x.page.bookTextId > y.page.bookTextId ? 1 : 0) ||
         x.page.pageNumber - y.page.pageNumber,
     );
