@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { idleMergeSettings } from '../lib/adapters/sqlite/idle-merge.ts';
 import { sqliteSearchEngine } from '../lib/adapters/sqlite/search-engine.ts';
 import { analyze } from '../lib/search/analysis.ts';
 import type { IndexedPage, MatchMode, PageHit, PageQuery, SearchEngine, SearchView } from '../lib/search/engine.ts';
@@ -19,7 +20,9 @@ import { ocrPrintPages, printOcrPrintSection, searchOcrBench, type SearchOcrRepo
  * directory, as the indexer does it: `analyze` on each page's text, one putPages per book.
  *
  * Measured per size: the distinct exact forms (normalized words as indexed) per language; the text
- * (UTF-8) against the index file; the build time, analysis included and alone; the latency p50/p95
+ * (UTF-8) against the index file; the build time, analysis included and alone; the segments as
+ * built and once merged (the engine merges them when writes pause: the bench waits for it, as a
+ * running engine's searches after a burst of writes find them merged); the latency p50/p95
  * of each kind of search (`BENCH_SEARCH_QUERIES` queries a kind, 300 by default; each run 3 times
  * and its fastest run counted, as this shared 2-core machine's other work shows as noise in single
  * runs), every query made by `planSearch` (as search-api makes it: the words' similar terms looked up, timed with the query) from what a reader types (1 to 3 words of a page, no
@@ -468,6 +471,8 @@ interface SizeReport {
   ratio: number;
   buildMs: number;
   analysisMs: number;
+  /** The segments of `exact` and `stemmed` as built, and once merged after the writes paused (idle-merge.ts), and the merging's time. */
+  segments: { built: { exact: number; stemmed: number }; merged: { exact: number; stemmed: number }; mergeMs: number };
   buildUsPerPage: number;
   analysisUsPerPage: number;
   latencies: Latency[];
@@ -584,9 +589,14 @@ export async function searchBench(): Promise<SearchReport> {
       const openSearch = size === Math.min(...sizes) ? openSearchOverFake() : undefined;
       try {
         const { textBytes, words, analysisMs, putMs, forms } = await build(engine, c, String(size), openSearch);
+        // Searched as a running engine is once writes pause: its segments merged.
+        const built = engine.segmentCounts();
+        const mergeStart = performance.now();
+        await engine.merged();
+        const segments = { built, merged: engine.segmentCounts(), mergeMs: performance.now() - mergeStart - idleMergeSettings.quietMs };
         const indexBytes = statSync(file).size;
         const buildMs = analysisMs + putMs;
-        log(`${size}: built in ${(buildMs / 1000).toFixed(1)} s (analysis ${(analysisMs / 1000).toFixed(1)} s), index ${indexBytes} bytes`);
+        log(`${size}: built in ${(buildMs / 1000).toFixed(1)} s (analysis ${(analysisMs / 1000).toFixed(1)} s), merged in ${(segments.mergeMs / 1000).toFixed(1)} s, index ${indexBytes} bytes`);
         const lat = await latencies(engine, c);
         log(`${size}: latencies measured`);
         const acc = await accuracy(engine, c, openSearch);
@@ -608,6 +618,7 @@ export async function searchBench(): Promise<SearchReport> {
           indexBytes,
           ratio: indexBytes / textBytes,
           buildMs,
+          segments,
           analysisMs,
           buildUsPerPage: (buildMs / size) * 1000,
           analysisUsPerPage: (analysisMs / size) * 1000,
@@ -665,6 +676,7 @@ export function printSearch(report: SearchReport): void {
       ['text (UTF-8)', ...column((s) => mb(s.textBytes))],
       ['index file', ...column((s) => `${mb(s.indexBytes)} (${s.ratio.toFixed(2)}x)`)],
       ['build, analysis included', ...column((s) => `${(s.buildMs / 1000).toFixed(1)} s (${s.buildUsPerPage.toFixed(0)} µs/page)`)],
+      ['segments exact / stemmed: built, merged (merge time)', ...column((s) => `${s.segments.built.exact}/${s.segments.built.stemmed}, ${s.segments.merged.exact}/${s.segments.merged.stemmed} (${(s.segments.mergeMs / 1000).toFixed(1)} s)`)],
       ['analysis alone', ...column((s) => `${(s.analysisMs / 1000).toFixed(1)} s (${s.analysisUsPerPage.toFixed(0)} µs/page)`)],
       ...sizes[0]!.latencies.flatMap((l, i) => [
         [`${l.kind}: p50 / p95 (median total)`, ...column((s) => `${ms(s.latencies[i]!.p50Ms)} / ${ms(s.latencies[i]!.p95Ms)} (${s.latencies[i]!.medianTotal})`)],

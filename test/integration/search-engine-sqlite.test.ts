@@ -214,6 +214,43 @@ describe('SQLite FTS5 search engine', () => {
     expect(found.hits.map((h) => h.pageNumber).sort((a, b) => a - b)).toEqual(expected);
   });
 
+  it('merges its segments once writes pause, and answers the same before and after', async () => {
+    const path = join(dir, 'merged.sqlite');
+    const engine = open(path);
+    const words = ['sun', 'moon', 'star', 'rain', 'snow', 'wind', 'hill', 'sea'];
+    const text = (n: number) => Array.from({ length: 30 }, (_, i) => words[(n * 7 + i * (n % 5 + 1)) % words.length]).join(' ');
+    // Each putPages of a book is one transaction, one segment of each field.
+    for (let book = 0; book < 12; book++) {
+      await engine.putPages(Array.from({ length: 20 }, (_, n) => ({ ...page(n, text(book * 20 + n)), bookTextId: `book-${book}` })));
+    }
+    await engine.removeBook('book-3');
+    const before = engine.segmentCounts();
+    expect(before.exact).toBeGreaterThan(3);
+    const queries: PageQuery[] = [
+      { mode: 'phrase', field: 'exact', terms: ['sun', 'moon'], view: { kind: 'all' }, limit: 100, offset: 0 },
+      { mode: 'all', field: 'stemmed', terms: ['rain', 'sea'], phraseFirst: ['rain', 'sea'], view: { kind: 'all' }, limit: 100, offset: 0 },
+      { mode: 'all', field: 'stemmed', terms: ['hill', 'wind'], bookTextId: 'book-7', view: { kind: 'all' }, limit: 100, offset: 0 },
+    ];
+    const answers = await Promise.all(queries.map((q) => engine.search(q)));
+    expect(answers.every((a) => a.total > 0)).toBe(true);
+    await engine.merged();
+    const after = engine.segmentCounts();
+    // usermerge 2: at most one segment a level, fewer than the writes left.
+    expect(after.exact).toBeLessThan(before.exact);
+    expect(after.stemmed).toBeLessThanOrEqual(before.stemmed);
+    expect(after.exact).toBeLessThanOrEqual(3);
+    for (const [i, q] of queries.entries()) expect(await engine.search(q)).toEqual(answers[i]);
+    // Reopened, the file holds the merged index.
+    engine.close();
+    const again = open(path);
+    expect(again.segmentCounts()).toEqual(after);
+    for (const [i, q] of queries.entries()) expect(await again.search(q)).toEqual(answers[i]);
+    // A write puts merging off; closing with merging pending leaves nothing running.
+    await again.putPages([{ ...page(0, 'late page'), bookTextId: 'book-99' }]);
+    again.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+  });
+
   /** One step of a history (search-engine-contract.ts), on one engine. */
   const apply = async (engine: SearchEngine, step: Step): Promise<void> => {
     if (step.kind === 'put') await engine.putPages(step.pages);

@@ -17,6 +17,7 @@ import {
   type ListingQuery,
 } from '../../search/rules.ts';
 import { forgivingSearch, type SearchedBook } from './forgiving-search.ts';
+import { idleMerge, idleMergeSettings } from './idle-merge.ts';
 import { termPagesCache, type WrittenPage } from './term-pages.ts';
 
 /**
@@ -103,6 +104,9 @@ import { termPagesCache, type WrittenPage } from './term-pages.ts';
  * answers in 0.1 to 3 ms; several tags or categories of thousands of books each, or tags and
  * categories together, 3 to 20 ms, the cost of counting exactly.
  *
+ * Segments: each transaction's pages are a new segment of `exact` and `stemmed`; once writes pause,
+ * the engine merges them (idle-merge.ts), so a search reads each term in a few segments.
+ *
  * node-sqlite3-wasm is synchronous: each call runs to its end inside one turn of the event loop,
  * so no transaction is ever open across an `await`. A large `putPages` is written in batches with
  * the event loop let through between them.
@@ -110,6 +114,10 @@ import { termPagesCache, type WrittenPage } from './term-pages.ts';
 export interface SqliteSearchEngine extends SearchEngine {
   /** Closes the database (its statements first). */
   close(): void;
+  /** Resolves once writes have paused and the index's segments are merged (idle-merge.ts). */
+  merged(): Promise<void>;
+  /** How many segments each field's index holds now (FTS5's structure record): what merging lowers. */
+  segmentCounts(): { exact: number; stemmed: number };
 }
 
 /** Page numbers take the low 20 bits of a rowid (maxPageNumber, 99,999, fits); the book's seq the rest. */
@@ -233,6 +241,8 @@ const schema = `
   CREATE TABLE IF NOT EXISTS vocabulary_keys (bucket INTEGER PRIMARY KEY, entries BLOB NOT NULL);
   INSERT INTO exact (exact, rank) VALUES ('deletemerge', ${deleteMergePercent});
   INSERT INTO stemmed (stemmed, rank) VALUES ('deletemerge', ${deleteMergePercent});
+  INSERT INTO exact (exact, rank) VALUES ('usermerge', ${idleMergeSettings.usermerge});
+  INSERT INTO stemmed (stemmed, rank) VALUES ('usermerge', ${idleMergeSettings.usermerge});
   PRAGMA user_version = ${schemaVersion};
 `;
 
@@ -791,7 +801,29 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     return { total, bookTextIds: seqs.map((seq) => ids.get(seq)!) };
   };
 
+  const merging = idleMerge({
+    exec: (sql) => db.exec(sql),
+    totalChanges: () => Number(row('SELECT total_changes() AS n', [])!.n),
+    tables: ['exact', 'stemmed'],
+  });
+  // An index opened after a burst of writes that was not merged (a process stopped) is merged too.
+  merging.wrote();
+
+  /**
+   * A field's segment count: the second varint of its structure record (`<table>_data`, id 10: a
+   * 4-byte cookie, a 4-byte marker in FTS5's second structure format, then the levels and segments).
+   */
+  const segmentCount = (table: 'exact' | 'stemmed'): number => {
+    const block = row(`SELECT block FROM ${table}_data WHERE id = 10`, [])?.block;
+    if (!(block instanceof Uint8Array)) return 0;
+    let at = 4;
+    if (block[4] === 0xff && block[5] === 0 && block[6] === 0 && block[7] === 1) at += 4;
+    while ((block[at]! & 0x80) !== 0) at++;
+    return firstVarint(block.subarray(at + 1));
+  };
+
   function close(): void {
+    merging.stop();
     process.off('exit', closeOnExit);
     if (!db.isOpen) return;
     for (const found of statements.values()) found.finalize();
@@ -813,6 +845,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
           });
           // Committed: the terms kept in memory follow.
           termPages.written(written);
+          merging.wrote();
         } catch (error) {
           // The terms this batch filed were rolled back with it: look for every term again.
           filed.clear();
@@ -856,6 +889,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
         removed = seq;
       });
       if (removed !== undefined) termPages.removedBook(removed);
+      merging.wrote();
     },
 
     async similarTerms(keys) {
@@ -925,5 +959,7 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     },
 
     close,
+    merged: () => merging.merged(),
+    segmentCounts: () => ({ exact: segmentCount('exact'), stemmed: segmentCount('stemmed') }),
   };
 }
