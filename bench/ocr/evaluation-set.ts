@@ -94,8 +94,9 @@ function twoColumnPage(pool: readonly string[], page: number, sizePt: number, ra
 
 const seedOf = (language: FixtureLanguage, form: Form): number => 1000 * (language === 'ar' ? 1 : 2) + 100 * forms.indexOf(form);
 
-export async function buildKind(language: FixtureLanguage, form: Form, pages: number): Promise<EvaluationKind> {
-  const seed = seedOf(language, form);
+/** `seedOffset` builds other pages of the same kind (other line orders and scan damage): a held-out part. */
+export async function buildKind(language: FixtureLanguage, form: Form, pages: number, seedOffset = 0): Promise<EvaluationKind> {
+  const seed = seedOf(language, form) + seedOffset;
   const random = seeded(seed);
   const pool = benchLines[language];
   if (form === 'born-digital-pdf') {
