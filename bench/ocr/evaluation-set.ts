@@ -1,7 +1,7 @@
 import type { FixtureFont } from '../../ocr-worker/fixtures/fonts.ts';
 import { a4, bornDigitalPdf, scannedPdf, type FixtureLanguage } from '../../ocr-worker/fixtures/pdf.ts';
 import { seeded } from '../../ocr-worker/fixtures/random.ts';
-import { renderTextPage, type Noise } from '../../ocr-worker/fixtures/render.ts';
+import { a4LinesPerColumn, renderTextPage, type Noise } from '../../ocr-worker/fixtures/render.ts';
 import { toTiff } from '../../ocr-worker/fixtures/tiff.ts';
 import { benchLines } from './texts.ts';
 
@@ -16,6 +16,10 @@ import { benchLines } from './texts.ts';
  *   Its Arabic font (bornDigitalPdf embeds Amiri's Arabic subset alone) has no `.`, `:`, `!` or
  *   Western digits, and its layout draws Arabic-Indic numbers reversed: those pages leave out lines
  *   with digits and those three marks, or the command line would be scored on boxes and wrong numbers.
+ * Every third Arabic scanned page (the second, fifth, ...) is a two-column book page (issue 33): a
+ * running head, two columns, a footnote block and a page number, where reading straight across the
+ * page (single-block layout) mixes the columns. Its reference is in reading order: head, right
+ * column, left column, footnotes, page number.
  */
 export type Form = 'png' | 'tiff' | 'scanned-pdf' | 'born-digital-pdf';
 export const forms: readonly Form[] = ['png', 'tiff', 'scanned-pdf', 'born-digital-pdf'];
@@ -64,10 +68,35 @@ function scanNoise(random: () => number, seed: number): Noise {
   return { blur: 0.6 + 0.3 * random(), speckles: 30 + 30 * random(), rotate: (random() - 0.5) * 1.2, paper: 0.08 + 0.07 * random(), seed };
 }
 
+/** Running heads of the two-column pages: book titles as a printer sets them. */
+const runningHeads = ['كتاب الأدب والحكمة', 'تاريخ المكتبات العربية', 'فصول في النحو والبلاغة', 'رحلة في بلاد المغرب'];
+const arabicDigits = (n: number): string => String(n).replace(/[0-9]/gu, (d) => String.fromCharCode(0x0660 + Number(d)));
+export const isTwoColumnPage = (language: FixtureLanguage, page: number): boolean => language === 'ar' && page % 3 === 1;
+
+/** A line split in two at the word nearest its middle: a column holds half a page's width. */
+function halves(line: string): string[] {
+  const words = line.split(' ');
+  if (words.length < 2) return [line];
+  const cut = Math.round(words.length / 2);
+  return [words.slice(0, cut).join(' '), words.slice(cut).join(' ')];
+}
+
+/** A two-column Arabic book page with its running head, two footnotes and page number. */
+function twoColumnPage(pool: readonly string[], page: number, sizePt: number, random: () => number): { lines: string[]; head: string; footnotes: string[]; folio: string } {
+  const head = runningHeads[page % runningHeads.length]!;
+  const folio = arabicDigits(11 + page);
+  const footnotes = pageLines(pool, 2, random).map((l, i) => `(${arabicDigits(i + 1)}) ${l}`);
+  const perColumn = a4LinesPerColumn({ sizePt, head, footnotes, folio });
+  const lines: string[] = [];
+  while (lines.length < 2 * perColumn) lines.push(...pageLines(pool, perColumn, random).flatMap(halves));
+  return { lines: lines.slice(0, 2 * perColumn), head, footnotes, folio };
+}
+
 const seedOf = (language: FixtureLanguage, form: Form): number => 1000 * (language === 'ar' ? 1 : 2) + 100 * forms.indexOf(form);
 
-export async function buildKind(language: FixtureLanguage, form: Form, pages: number): Promise<EvaluationKind> {
-  const seed = seedOf(language, form);
+/** `seedOffset` builds other pages of the same kind (other line orders and scan damage): a held-out part. */
+export async function buildKind(language: FixtureLanguage, form: Form, pages: number, seedOffset = 0): Promise<EvaluationKind> {
+  const seed = seedOf(language, form) + seedOffset;
   const random = seeded(seed);
   const pool = benchLines[language];
   if (form === 'born-digital-pdf') {
@@ -80,6 +109,12 @@ export async function buildKind(language: FixtureLanguage, form: Form, pages: nu
   const references: string[] = [];
   for (let p = 0; p < pages; p++) {
     const { font, sizePt } = typeOf(language, p);
+    if (isTwoColumnPage(language, p)) {
+      const book = twoColumnPage(pool, p, sizePt, random);
+      pngs.push(renderTextPage({ ...book, font, sizePt, page: 'a4', columns: 2, noise: scanNoise(random, seed + p) }));
+      references.push([book.head, ...book.lines, ...book.footnotes, book.folio].join('\n'));
+      continue;
+    }
     const lines = pageLines(pool, scanLinesPerPage(sizePt), random);
     pngs.push(renderTextPage({ lines, font, sizePt, page: 'a4', noise: scanNoise(random, seed + p) }));
     references.push(lines.join('\n'));

@@ -42,7 +42,7 @@ export function cliModelData(info: CliInfo, model: string): string {
 }
 
 /** CPU time this process's waited-for children used so far (Linux /proc; undefined elsewhere), ms. */
-function childrenCpuMs(): number | undefined {
+export function childrenCpuMs(): number | undefined {
   try {
     const stat = readFileSync('/proc/self/stat', 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -1,5 +1,6 @@
 /**
- * One measured worker, in its own process (so its peak RSS is its own): one engine, the files of one
+ * One measured worker, in its own process (so its peak RSS is its own): one engine (native tesseract,
+ * a `tesseract` process per page, or tesseract.js), optionally one fixed layout, the files of one
  * evaluation kind read as the worker reads a job's file: formatOf → openImage or openPdf (text layer
  * checked against OCR of a sample page) → each page's text layer, else readPage with the job's model.
  *
@@ -11,17 +12,23 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { OcrEngine, PageSource } from '../../ocr-worker/contract.ts';
+import type { OcrEngine, PageLayout, PageSource } from '../../ocr-worker/contract.ts';
+import type { EngineKind } from '../../ocr-worker/engine/choose-engine.ts';
+import { createNativeEngine } from '../../ocr-worker/engine/native-engine.ts';
 import { readPage } from '../../ocr-worker/engine/read-page.ts';
 import { createTesseractEngine } from '../../ocr-worker/engine/tesseract-engine.ts';
 import { bytesOf, formatOf, openImage } from '../../ocr-worker/files/open-image.ts';
 import { pageTimeoutMs } from '../../ocr-worker/job/runner.ts';
 import { openPdf } from '../../ocr-worker/pdf/page-source.ts';
 import { modelFor } from '../../ocr-worker/text/language.ts';
+import { childrenCpuMs } from './tesseract-cli.ts';
 
 export interface WorkerSpec {
   files: string[];
   language: string;
+  engine: EngineKind;
+  /** A fixed layout for every page (the layout columns); default the worker's own. */
+  layout?: PageLayout;
   warmUpPng: string;
   pagesDir: string;
   resultFile: string;
@@ -45,7 +52,7 @@ export interface WorkerResult {
   pages: WorkerPage[];
   /** Engine start for the job's model: first warm-up reading minus the second. */
   initMs: number;
-  /** Wall and CPU time (all threads) of the page reading, files opened included, init excluded. */
+  /** Wall and CPU time (all threads, and the native engine's page processes) of the page reading, files opened included, init excluded. */
   wallMs: number;
   cpuMs: number;
   /** Peak resident set of this process, bytes. */
@@ -53,7 +60,7 @@ export interface WorkerResult {
 }
 
 const spec = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as WorkerSpec;
-const tesseract = createTesseractEngine();
+const tesseract = spec.engine === 'native' ? createNativeEngine() : createTesseractEngine();
 /** Counts the engine's readings: readPage reads a page again with the other script's model below its confidence bar. */
 let readings = 0;
 const engine: OcrEngine = {
@@ -65,12 +72,17 @@ const engine: OcrEngine = {
 };
 const model = modelFor(spec.language);
 
+/** This process's CPU time and its waited-for children's (the native engine's page processes), ms. */
+const cpuNow = (): number => {
+  const own = process.cpuUsage();
+  return (own.user + own.system) / 1000 + (childrenCpuMs() ?? 0);
+};
+
 const timed = async <T>(f: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number }> => {
-  const cpu = process.cpuUsage();
+  const cpu = cpuNow();
   const t = performance.now();
   const value = await f();
-  const used = process.cpuUsage(cpu);
-  return { value, ms: performance.now() - t, cpuMs: (used.user + used.system) / 1000 };
+  return { value, ms: performance.now() - t, cpuMs: cpuNow() - cpu };
 };
 
 const warmUp = readFileSync(spec.warmUpPng);
@@ -93,7 +105,7 @@ for (const file of spec.files) {
     const got = await timed(() => source.page(n));
     const page = got.value;
     const before = readings;
-    const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, page.grey, model, { timeoutMs: pageTimeoutMs })));
+    const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, page.grey, model, { timeoutMs: pageTimeoutMs, ...(spec.layout && { layout: spec.layout }) })));
     wallMs += got.ms + read.ms;
     cpuMs += got.cpuMs + read.cpuMs;
     const image = join(spec.pagesDir, `${String(pages.length + 1).padStart(3, '0')}.png`);
