@@ -12,7 +12,9 @@
  * writing about `stepPages` pages of the index in its own statement (tens of milliseconds), with the
  * event loop let through between steps. A write puts the merging off again; FTS5 keeps a merge's
  * progress, so nothing is lost. A step that did nothing (total_changes() moved by less than two, as
- * FTS5 documents) ends that table's merging.
+ * FTS5 documents) ends that table's merging. Merging frees the pages of the segments merged away;
+ * once it ends they are given back to the file system (`incremental_vacuum`: the index is created
+ * with `auto_vacuum = INCREMENTAL`), so the file stays the size of what it holds.
  */
 export interface IdleMerge {
   /** A write committed: merging waits for the next pause. */
@@ -35,6 +37,7 @@ export const idleMergeSettings = { quietMs: 1_000, stepPages: 64, usermerge: 2 }
 export function idleMerge(db: MergedTables, settings: { quietMs: number; stepPages: number } = idleMergeSettings): IdleMerge {
   let timer: NodeJS.Timeout | undefined;
   let left: string[] = [];
+  let worked = false;
   let stopped = false;
   let waiting: (() => void)[] = [];
 
@@ -58,11 +61,16 @@ export function idleMerge(db: MergedTables, settings: { quietMs: number; stepPag
       const before = db.totalChanges();
       db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('merge', ${settings.stepPages})`);
       if (db.totalChanges() - before < 2) left.shift();
+      else worked = true;
+      if (left.length === 0 && worked) db.exec('PRAGMA incremental_vacuum');
     } catch {
       // The index stays as it is, searchable; the next write tries again.
       left = [];
     }
-    if (left.length === 0) return settle();
+    if (left.length === 0) {
+      worked = false;
+      return settle();
+    }
     schedule(0);
   }
 

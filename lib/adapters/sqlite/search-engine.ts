@@ -140,8 +140,9 @@ const deleteMergePercent = 50;
  * tables, with the listing kept by the indexer and the backfill (an index of layout 2 may hold pages
  * and no listing entries, so it is built again: infra/local/search-index.ts). 4: revisions (a book's
  * `rev`, each page's in `page_revs`, the listing entry's in its JSON). 5: the vocabulary of similar terms. 6: its keys as hashes. 7: the keys in buckets.
+ * 8: `auto_vacuum = INCREMENTAL` (set only as a file is created), so pages merging frees leave the file (idle-merge.ts).
  */
-const schemaVersion = 7;
+const schemaVersion = 8;
 
 /**
  * Whether the file at `path` is a search index this code can open as it is: absent, empty, or of
@@ -193,6 +194,7 @@ const maxStatements = 200;
 
 const tokenizer = `tokenize = "unicode61 remove_diacritics 0 categories 'L* M* N*'"`;
 const schema = `
+  PRAGMA auto_vacuum = INCREMENTAL;
   CREATE TABLE IF NOT EXISTS books (
     seq INTEGER PRIMARY KEY,
     bookTextId TEXT NOT NULL UNIQUE,
