@@ -97,7 +97,7 @@ export function targetsOf({ rows, aggregates, aws, worker }: TargetInputs): Targ
     targets.push({
       name: `ar scans, ${worker}: the least confident tenth of the pages holds ≥ ${pct(t.confidenceTenthShare)} of the character errors`,
       ok: ranking.share >= t.confidenceTenthShare,
-      detail: `${ranking.tenth} of ${ranking.pages} pages hold ${ranking.tenthErrors} of ${ranking.errors} errors (${pct(ranking.share)})`,
+      detail: `${ranking.tenth} of ${ranking.pages} pages hold ${ranking.tenthErrors} of ${ranking.errors} errors (${pct(ranking.share)}; at best ${pct(ranking.bestShare)})`,
     });
   }
   const chosen = arabic?.engines[worker];

@@ -11,7 +11,7 @@ describe('confidenceRanking', () => {
 
   it('gives the share of the character errors on the least confident tenth of the pages, at least one page', () => {
     const pages = [page(90, 'abcd', 'abcd'), page(40, 'abcd', 'xbcy'), page(70, 'abcd', 'abcx'), page(80, 'abcd', 'abcd')];
-    expect(confidenceRanking(pages)).toEqual({ pages: 4, tenth: 1, errors: 3, tenthErrors: 2, share: 2 / 3 });
+    expect(confidenceRanking(pages)).toEqual({ pages: 4, tenth: 1, errors: 3, tenthErrors: 2, share: 2 / 3, bestShare: 2 / 3 });
   });
 
   it('rounds a tenth down, keeps the order of ties and leaves out pages without a confidence (a text layer)', () => {
@@ -20,6 +20,8 @@ describe('confidenceRanking', () => {
     // 20 pages → 2; the third page ties with the first two at 10 but comes after them.
     expect(ranked).toMatchObject({ pages: 20, tenth: 2, errors: 5, tenthErrors: 1 });
     expect(ranked.share).toBeCloseTo(0.2);
+    // The two pages with the most errors (4 and 1) hold all 5: what a perfect ranking would reach.
+    expect(ranked.bestShare).toBe(1);
   });
 
   it('is 0 with no errors and no pages', () => {
@@ -43,7 +45,7 @@ describe('targetsOf', () => {
     confidence: undefined,
     sourceMs: 0,
     readMs: 0,
-    ranking: { pages: 10, tenth: 1, errors: 100, tenthErrors: share * 100, share },
+    ranking: { pages: 10, tenth: 1, errors: 100, tenthErrors: share * 100, share, bestShare: 0.5 },
   });
   const row = (name: string, over: Partial<OcrRow>): OcrRow => ({ name, language: 'ar', form: 'scans', pages: 10, characters: 100, engines: {}, layouts: {}, ...over });
   const cli = { ...rates(0.1), wallMs: 1, cpuMs: 1, cores: 1, pagesPerMinPerCore: 40, initMs: 0 };
