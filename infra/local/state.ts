@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { audioKeySuffix } from '../../lib/audio/audio-key.ts';
 import { defaultNames, environmentFor } from '../../lib/config.ts';
@@ -51,7 +51,10 @@ export interface LocalStack {
 const stackFile = (dir: string) => join(dir, 'local.json');
 
 export function writeStack(dir: string, stack: LocalStack): void {
-  writeFileSync(stackFile(dir), `${JSON.stringify(stack, null, 2)}\n`);
+  // Written whole, then renamed over the old one: a reader (a test, a tool outside) never sees it half written.
+  const partial = `${stackFile(dir)}.${process.pid}.tmp`;
+  writeFileSync(partial, `${JSON.stringify(stack, null, 2)}\n`);
+  renameSync(partial, stackFile(dir));
 }
 
 export function removeStack(dir: string): void {
