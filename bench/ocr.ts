@@ -255,7 +255,7 @@ export function printOcr(report: OcrReport): void {
     console.log('\nconfidence ranking, Arabic scans: the least confident tenth of the pages, its share of the character errors');
     for (const e of report.engines) {
       const k = arabic.engines[e]!.ranking;
-      console.log(`  ${e}: ${k.tenth} of ${k.pages} pages, ${k.tenthErrors} of ${k.errors} errors (${pct(k.share)}; the most-wrong tenth holds ${pct(k.bestShare)})`);
+      console.log(`  ${e}: ${k.tenth} of ${k.pages} pages, ${k.tenthErrors} of ${k.errors} errors (${pct(k.share)}; the most-wrong tenth holds ${pct(k.bestShare)}); rank correlation of confidence and errors ${k.rankCorrelation.toFixed(2)}`);
     }
   }
   if (report.rows.some((r) => r.cliSameData)) {

@@ -25,6 +25,39 @@ export interface ConfidenceRanking {
    * pages damaged alike it is far under a third, and no confidence can meet the target there.
    */
   bestShare: number;
+  /**
+   * How well the confidence orders the pages by their errors, whatever their spread: Spearman's rank
+   * correlation of confidence with errors, negated (1: the less confident, the more errors, on every
+   * pair; 0: no relation). Ties take their mean rank.
+   */
+  rankCorrelation: number;
+}
+
+/** Each value's rank from 0 (ties: the mean of their ranks). */
+function ranks(values: readonly number[]): number[] {
+  const order = values.map((v, i) => ({ v, i })).sort((a, b) => a.v - b.v);
+  const result = new Array<number>(values.length);
+  for (let start = 0; start < order.length; ) {
+    let end = start;
+    while (end + 1 < order.length && order[end + 1]!.v === order[start]!.v) end++;
+    for (let k = start; k <= end; k++) result[order[k]!.i] = (start + end) / 2;
+    start = end + 1;
+  }
+  return result;
+}
+
+/** Pearson's correlation of two rank lists (Spearman's rho with ties); 0 when either is constant. */
+function rankPearson(a: readonly number[], b: readonly number[]): number {
+  const n = a.length;
+  const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / n;
+  const [ma, mb] = [mean(a), mean(b)];
+  let [ab, aa, bb] = [0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    ab += (a[i]! - ma) * (b[i]! - mb);
+    aa += (a[i]! - ma) ** 2;
+    bb += (b[i]! - mb) ** 2;
+  }
+  return aa === 0 || bb === 0 ? 0 : ab / Math.sqrt(aa * bb);
 }
 
 export const pageErrors = (reference: string, hypothesis: string): number => editDistance(normalizeForCer(reference), normalizeForCer(hypothesis));
@@ -43,5 +76,6 @@ export function confidenceRanking(pages: readonly RankedPage[], fraction = 0.1):
     .slice(0, tenth)
     .reduce((n, e) => n + e, 0);
   const of = (n: number) => (errors === 0 ? 0 : n / errors);
-  return { pages: ranked.length, tenth, errors, tenthErrors, share: of(tenthErrors), bestShare: of(mostErrors) };
+  const rankCorrelation = -rankPearson(ranks(ranked.map((p) => p.confidence)), ranks(ranked.map((p) => p.errors)));
+  return { pages: ranked.length, tenth, errors, tenthErrors, share: of(tenthErrors), bestShare: of(mostErrors), rankCorrelation: rankCorrelation === 0 ? 0 : rankCorrelation };
 }

@@ -11,7 +11,8 @@ describe('confidenceRanking', () => {
 
   it('gives the share of the character errors on the least confident tenth of the pages, at least one page', () => {
     const pages = [page(90, 'abcd', 'abcd'), page(40, 'abcd', 'xbcy'), page(70, 'abcd', 'abcx'), page(80, 'abcd', 'abcd')];
-    expect(confidenceRanking(pages)).toEqual({ pages: 4, tenth: 1, errors: 3, tenthErrors: 2, share: 2 / 3, bestShare: 2 / 3 });
+    // Confidence 40, 70, 80, 90 against errors 2, 1, 0, 0: ordered but for the tie at 0 (rho 0.95).
+    expect(confidenceRanking(pages)).toEqual({ pages: 4, tenth: 1, errors: 3, tenthErrors: 2, share: 2 / 3, bestShare: 2 / 3, rankCorrelation: expect.closeTo(0.9487, 4) });
   });
 
   it('rounds a tenth down, keeps the order of ties and leaves out pages without a confidence (a text layer)', () => {
@@ -22,6 +23,13 @@ describe('confidenceRanking', () => {
     expect(ranked.share).toBeCloseTo(0.2);
     // The two pages with the most errors (4 and 1) hold all 5: what a perfect ranking would reach.
     expect(ranked.bestShare).toBe(1);
+  });
+
+  it('tells a confidence that orders the pages from one that does not, whatever the spread of the errors', () => {
+    const evenly = [page(60, 'abcdefgh', 'xxcdefgh'), page(70, 'abcdefgh', 'abcdefgh'), page(65, 'abcdefgh', 'xbcdefgh'), page(55, 'abcdefgh', 'xxxdefgh')];
+    expect(confidenceRanking(evenly).rankCorrelation).toBeCloseTo(1);
+    const reversed = evenly.map((p) => ({ ...p, confidence: 130 - p.confidence! }));
+    expect(confidenceRanking(reversed).rankCorrelation).toBeCloseTo(-1);
   });
 
   it('is 0 with no errors and no pages', () => {
@@ -45,7 +53,7 @@ describe('targetsOf', () => {
     confidence: undefined,
     sourceMs: 0,
     readMs: 0,
-    ranking: { pages: 10, tenth: 1, errors: 100, tenthErrors: share * 100, share, bestShare: 0.5 },
+    ranking: { pages: 10, tenth: 1, errors: 100, tenthErrors: share * 100, share, bestShare: 0.5, rankCorrelation: 0.5 },
   });
   const row = (name: string, over: Partial<OcrRow>): OcrRow => ({ name, language: 'ar', form: 'scans', pages: 10, characters: 100, engines: {}, layouts: {}, ...over });
   const cli = { ...rates(0.1), wallMs: 1, cpuMs: 1, cores: 1, pagesPerMinPerCore: 40, initMs: 0 };
