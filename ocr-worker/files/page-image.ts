@@ -33,9 +33,18 @@ export function greyFrameImages(rgba: Uint8Array, width: number, height: number)
   return colour || transparent ? undefined : { png: greyPng(luma, width, height), grey, width, height };
 }
 
+/** A page's 8-bit grey pixels (`width` a row, no padding) as its images: a grey TIFF page, which needs no RGBA. */
+export function greyImages(luma: Uint8Array, width: number, height: number): PageImages {
+  const header = pgmHeader(width, height);
+  const grey = Buffer.concat([header, luma]);
+  return { png: greyPng(grey.subarray(header.length), width, height), grey, width, height };
+}
+
+const pgmHeader = (width: number, height: number): Buffer => Buffer.from(`P5\n${width} ${height}\n255\n`, 'ascii');
+
 /** The PGM of RGBA pixels (`luma` its pixels), and whether any pixel is coloured or not opaque. */
 function greyOf(rgba: Uint8Array, width: number, height: number): { grey: Buffer; luma: Buffer; colour: boolean; transparent: boolean } {
-  const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'ascii');
+  const header = pgmHeader(width, height);
   const grey = Buffer.allocUnsafe(header.length + width * height);
   header.copy(grey);
   const luma = grey.subarray(header.length);
