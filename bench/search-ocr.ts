@@ -11,7 +11,7 @@ import { analyze } from '../lib/search/analysis.ts';
 import type { IndexedBookFields, IndexedPage, MatchMode, PageHit, SearchEngine } from '../lib/search/engine.ts';
 import { indexedPage } from '../lib/search/indexing.ts';
 import { defaultSearchMode, planSearch, searchModes } from '../lib/search/query.ts';
-import { PageError, type OcrEngine, type OcrModel } from '../ocr-worker/contract.ts';
+import { imageFor, PageError, type OcrEngine, type OcrModel } from '../ocr-worker/contract.ts';
 import { readPage } from '../ocr-worker/engine/read-page.ts';
 import { modelData } from '../ocr-worker/engine/models.ts';
 import { createTesseractEngine } from '../ocr-worker/engine/tesseract-engine.ts';
@@ -197,6 +197,7 @@ function cachedEngine(inner: OcrEngine, dir: string | undefined, stats: OcrStats
   const version = engineVersion();
   if (dir) mkdirSync(dir, { recursive: true });
   return {
+    reads: inner.reads,
     async recognize(image, m, options) {
       const key = createHash('sha256').update(version).update('\0').update(m).update('\0').update(image).digest('hex');
       const file = dir && join(dir, `${key}.json`);
@@ -238,7 +239,7 @@ async function ocrPages(pages: PrintedPage[], stats: OcrStats): Promise<{ texts:
       let text = '';
       try {
         const page = await source.page(1);
-        text = (await readPage(engine, page.grey, model, { timeoutMs: pageTimeoutMs })).text.slice(0, maxPageTextLength);
+        text = (await readPage(engine, imageFor(engine, page), model, { timeoutMs: pageTimeoutMs })).text.slice(0, maxPageTextLength);
       } catch (error) {
         if (!(error instanceof PageError)) throw error;
         stats.failedPages++;

@@ -29,7 +29,7 @@ export interface FileBytes {
 export interface SourcePage {
   /** The page image as PNG (rendered at 300 dpi for a PDF, the decoded frame for an image), within the pixel cap. */
   png: Buffer;
-  /** The same pixels as 8-bit greyscale PGM: what the engine reads (files/page-image.ts). */
+  /** The same pixels as 8-bit greyscale PGM (files/page-image.ts). */
   grey: Buffer;
   width: number;
   height: number;
@@ -75,11 +75,19 @@ export interface RecognizeOptions {
   layout?: PageLayout;
 }
 
+/** A page's two images (SourcePage): an engine reads one of them faster than the other. */
+export type PageImage = 'grey' | 'png';
+
 export interface OcrEngine {
+  /** The page image this engine reads faster, measured per engine; what the worker hands it (`imageFor`). */
+  readonly reads: PageImage;
   /** Reads one page image (a page's greyscale PGM, or a PNG) with one model; rejects with PageError past `timeoutMs` or when the page cannot be read. */
   recognize(image: Buffer, model: OcrModel, options?: RecognizeOptions): Promise<Recognized>;
   close(): Promise<void>;
 }
+
+/** The page's image that `engine` reads faster. */
+export const imageFor = (engine: Pick<OcrEngine, 'reads'>, page: Pick<SourcePage, PageImage>): Buffer => page[engine.reads];
 
 /** A page the worker could not read: a page error (docs/SPEC.md 4.1 `status: "failed"`), not a dead job. */
 export class PageError extends Error {

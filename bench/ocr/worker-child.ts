@@ -12,7 +12,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { OcrEngine, PageLayout, PageSource } from '../../ocr-worker/contract.ts';
+import { imageFor, type OcrEngine, type PageLayout, type PageSource } from '../../ocr-worker/contract.ts';
 import type { EngineKind } from '../../ocr-worker/engine/choose-engine.ts';
 import { createNativeEngine } from '../../ocr-worker/engine/native-engine.ts';
 import { readPage } from '../../ocr-worker/engine/read-page.ts';
@@ -64,6 +64,7 @@ const tesseract = spec.engine === 'native' ? createNativeEngine() : createTesser
 /** Counts the engine's readings: readPage reads a page again with the other script's model below its confidence bar. */
 let readings = 0;
 const engine: OcrEngine = {
+  reads: tesseract.reads,
   recognize: (image, m, options) => {
     readings++;
     return tesseract.recognize(image, m, options);
@@ -105,7 +106,7 @@ for (const file of spec.files) {
     const got = await timed(() => source.page(n));
     const page = got.value;
     const before = readings;
-    const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, page.grey, model, { timeoutMs: pageTimeoutMs, ...(spec.layout && { layout: spec.layout }) })));
+    const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, imageFor(engine, page), model, { timeoutMs: pageTimeoutMs, ...(spec.layout && { layout: spec.layout }) })));
     wallMs += got.ms + read.ms;
     cpuMs += got.cpuMs + read.cpuMs;
     const image = join(spec.pagesDir, `${String(pages.length + 1).padStart(3, '0')}.png`);

@@ -12,7 +12,7 @@ import { enginePageDefaults, engineErrors } from './tesseract-engine.ts';
 /**
  * The OCR engine over native Tesseract 5 (issue 33): the `tesseract` command, one process per page
  * with `OMP_THREAD_LIMIT=1` (a page on one core; the worker runs a page per core), reading the page's
- * greyscale PGM from stdin and writing its text and its TSV (word confidences) to a private folder.
+ * PNG from stdin and writing its text and its TSV (word confidences) to a private folder.
  * The models are the same `4.0.0_best_int` data as tesseract.js reads, from the same npm packages,
  * gunzipped once into a folder of the machine's temporary directory (tesseract reads plain
  * traineddata); Debian's own models are never used, so both engines read with the same weights.
@@ -108,6 +108,8 @@ export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine
   };
 
   return {
+    // The PNG: native tesseract reads the page's PNG 0.2-0.3 s faster than its PGM (docs/benchmarks.md, 2026-11-27).
+    reads: 'png',
     recognize: (image, model, opts) => read(image, model, opts?.timeoutMs ?? defaultTimeout, opts?.layout),
     async close() {
       closed = true;

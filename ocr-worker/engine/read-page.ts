@@ -15,8 +15,8 @@ import { modelScript } from './models.ts';
  * pages/min/core at 50, CER unchanged). `ara+eng` in one pass is not used: it doubled the error on
  * Arabic pages.
  * Arabic-script text then gets the Arabic clean-up, and the words read under the threshold are
- * marked in the cleaned text (text/uncertain.ts). `image` is the page's greyscale PGM
- * (SourcePage.grey; the engine reads it about a third faster than the PNG), read once or twice.
+ * marked in the cleaned text (text/uncertain.ts). `image` is the page image the engine reads faster
+ * (`imageFor`, OcrEngine.reads), read once or twice.
  */
 export const retryBelowConfidence = 50;
 

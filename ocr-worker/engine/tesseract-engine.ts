@@ -92,6 +92,8 @@ export function createTesseractEngine(options: TesseractEngineOptions = {}): Ocr
   };
 
   return {
+    // The greyscale PGM: tesseract.js reads it about a third faster than the page's PNG.
+    reads: 'grey',
     recognize(png, model, opts) {
       const slot = slotOf(model);
       const result = slot.queue.then(() => read(slot, model, png, opts?.timeoutMs ?? defaultTimeout, opts?.layout ?? 'auto'));

@@ -1,7 +1,7 @@
 import { createCanvas, type Image } from '@napi-rs/canvas';
 import type { SourcePage } from '../contract.ts';
 import { readPagePixels } from './caps.ts';
-import { pageImages } from './page-image.ts';
+import { greyFrameImages, pageImages } from './page-image.ts';
 
 /** The size a page is read at: its own, or scaled down to `readPagePixels`. */
 export function readSize(width: number, height: number): { width: number; height: number } {
@@ -11,10 +11,14 @@ export function readSize(width: number, height: number): { width: number; height
 
 /**
  * A decoded image or RGBA frame as the page's images (PNG and grey): on white (transparent scans read as black
- * otherwise), scaled down when above the read size.
+ * otherwise), scaled down when above the read size. An opaque grey frame at its read size needs no drawing.
  */
 export function pagePng(source: Image | { rgba: Uint8Array; width: number; height: number }): SourcePage {
   const size = readSize(source.width, source.height);
+  if ('rgba' in source && size.width === source.width && size.height === source.height) {
+    const undrawn = greyFrameImages(source.rgba, source.width, source.height);
+    if (undrawn) return undrawn;
+  }
   const canvas = createCanvas(size.width, size.height);
   const g = canvas.getContext('2d');
   g.fillStyle = 'white';

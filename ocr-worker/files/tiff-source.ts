@@ -1,7 +1,8 @@
 import UTIF from 'utif2';
 import { PageError, UnreadableFile, type PageSource } from '../contract.ts';
 import { fileErrors, maxPagePixels, maxPageSampleBytes } from './caps.ts';
-import { pagePng } from './page-png.ts';
+import { greyImages } from './page-image.ts';
+import { pagePng, readSize } from './page-png.ts';
 import { checkTiffStructure } from './tiff-structure.ts';
 
 /**
@@ -41,6 +42,8 @@ export function openTiff(bytes: Uint8Array): PageSource {
       let rgba: Uint8Array;
       try {
         UTIF.decodeImage(buffer, ifd);
+        const luma = greyLuma(ifd, width, height);
+        if (luma) return greyImages(luma, width, height);
         rgba = UTIF.toRGBA8(ifd);
       } catch (cause) {
         throw new PageError(fileErrors.pageUnreadable('TIFF'), { cause });
@@ -53,4 +56,19 @@ export function openTiff(bytes: Uint8Array): PageSource {
     },
     async close() {},
   };
+}
+
+/**
+ * The pixels of an 8-bit one-sample grey page at its read size as luma, skipping UTIF's RGBA (0.15-0.2 s
+ * on an A4 300-dpi page, 2026-11-27); the same values toRGBA8 gives. Undefined for any other page.
+ */
+function greyLuma(ifd: UTIF.IFD, width: number, height: number): Uint8Array | undefined {
+  const tag = (name: string): number | undefined => (ifd[name] as number[] | undefined)?.[0];
+  const photometric = tag('t262'); // 0 WhiteIsZero, 1 BlackIsZero
+  const data = ifd.data as Uint8Array | undefined;
+  const size = readSize(width, height);
+  if ((photometric !== 0 && photometric !== 1) || tag('t258') !== 8 || (tag('t277') ?? 1) !== 1 || tag('t339') === 3) return undefined;
+  if (!data || data.length < width * height || size.width !== width || size.height !== height) return undefined;
+  const luma = data.subarray(0, width * height);
+  return photometric === 1 ? luma : luma.map((v) => 255 - v);
 }

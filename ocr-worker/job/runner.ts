@@ -1,7 +1,7 @@
 import { maxPageTextLength } from '../../lib/ocr/pages/page.ts';
 import { maxPagesOverLimit, maxPagesPerJob, pagesOverLimitMessage, tooManyPagesMessage } from '../limits.ts';
 import type { UncertainRange } from '../../lib/ocr/pages/page.ts';
-import { PageError, PageOverLimit, UnreadableFile, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized, type RecognizeOptions } from '../contract.ts';
+import { PageError, PageOverLimit, UnreadableFile, imageFor, type FileBytes, type OcrEngine, type OcrJobMessage, type OcrModel, type PageSource, type Recognized, type RecognizeOptions } from '../contract.ts';
 import { rangesWithin } from '../text/uncertain.ts';
 import type { ServiceApi } from '../client/service-api.ts';
 import type { JobFiles } from './files.ts';
@@ -170,7 +170,7 @@ export async function readOnePage(
       entry = { pageNumber, text: page.textLayer };
     } else {
       const model = deps.modelFor(options.language ?? message.language);
-      const read = await (deps.read ?? recognizeOnce)(deps.engine, page.grey, model, {
+      const read = await (deps.read ?? recognizeOnce)(deps.engine, imageFor(deps.engine, page), model, {
         timeoutMs: deps.pageTimeoutMs ?? pageTimeoutMs,
         ...(options.layout && { layout: options.layout }),
       });

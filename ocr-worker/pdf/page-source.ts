@@ -1,5 +1,5 @@
 import type { FileBytes, OcrEngine, OcrModel, PageSource, SourcePage } from '../contract.ts';
-import { PageError, UnreadableFile } from '../contract.ts';
+import { imageFor, PageError, UnreadableFile } from '../contract.ts';
 import { pdfLimits } from './limits.ts';
 import type { RenderedPage } from './render.ts';
 import { defaultSandboxLimits, PdfReaderProcess, type SandboxLimits } from './reader-process.ts';
@@ -96,7 +96,7 @@ export class PdfPageSource implements PageSource {
       }
       if (read.problem !== undefined) continue;
       this.#cached.set(n, read); // read once: the job asks for this page next
-      return checkSampleAgainstOcr({ pageNumber: n, image: read.grey, textLayer: read.layer }, policy.engine, policy.model);
+      return checkSampleAgainstOcr({ pageNumber: n, image: imageFor(policy.engine, read), textLayer: read.layer }, policy.engine, policy.model);
     }
     return { trusted: false, pageNumber: 0, cer: Number.NaN };
   }

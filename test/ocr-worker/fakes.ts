@@ -93,6 +93,7 @@ export function fakeWorker(
       },
     },
     engine: {
+      reads: 'grey',
       async recognize(image, model) {
         recognized.push({ page: image.toString(), model });
         return { text: `text of ${image.toString().replace('scan of ', '')}`, confidence: 90 };

@@ -81,6 +81,14 @@ describe('image files as pages', () => {
     expect(dark).toBeGreaterThan(50);
   });
 
+  it('reads a grey TIFF page (read without RGBA) to the same images as the PNG it was made from', async () => {
+    const png = renderTextPage({ lines: ['The page'], font: 'noto-serif', dpi: 100 });
+    const fromPng = await (await openImage(bytesOf(png), 'png')).page(1);
+    const fromTiff = await (await openImage(bytesOf(await toTiff([png], { compression: 'deflate' })), 'tiff')).page(1);
+    expect(fromTiff.grey.equals(fromPng.grey)).toBe(true);
+    expect(fromTiff.png.equals(fromPng.png)).toBe(true);
+  });
+
   it('scales a big page down to the read size', async () => {
     const page = await (await openImage(bytesOf(canvasFile('image/png', 6000, 4000)), 'png')).page(1);
     expect(page.width * page.height).toBeLessThanOrEqual(readPagePixels);

@@ -1,6 +1,6 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
-import { pageImages } from '../../ocr-worker/files/page-image.ts';
+import { greyFrameImages, pageImages } from '../../ocr-worker/files/page-image.ts';
 
 /** A 40×20 white page with a black square, and optionally a red one. */
 const page = (red: boolean) => {
@@ -47,5 +47,17 @@ describe('a page as its PNG and the grey image the engine reads', () => {
     expect(grey.length).toBe(header.length + 40 * 20);
     const at = (x: number, y: number) => grey[header.length + y * 40 + x];
     expect([at(5, 5), at(25, 5), at(35, 15)]).toEqual([0, 76, 255]); // black, red (0.299 × 255), white
+  });
+
+  it('gives an opaque grey frame the same images undrawn, and leaves a coloured or transparent frame to the canvas', () => {
+    const rgba = (red: boolean) => new Uint8Array(page(red).data());
+    const drawn = pageImages(page(false));
+    const undrawn = greyFrameImages(rgba(false), 40, 20)!;
+    expect(undrawn.grey.equals(drawn.grey)).toBe(true);
+    expect(undrawn.png.equals(drawn.png)).toBe(true);
+    expect(greyFrameImages(rgba(true), 40, 20)).toBeUndefined();
+    const clear = rgba(false);
+    clear[3] = 0;
+    expect(greyFrameImages(clear, 40, 20)).toBeUndefined();
   });
 });

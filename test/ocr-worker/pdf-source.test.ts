@@ -17,6 +17,7 @@ const english = ['The quick brown fox jumps over the lazy dog.', 'A library keep
 /** An engine that reads back what it is told to (the per-document check compares with it). */
 const engineReading = (text: string): OcrEngine & { calls: number } => ({
   calls: 0,
+  reads: 'grey',
   async recognize() {
     this.calls++;
     return { text, confidence: 90 };

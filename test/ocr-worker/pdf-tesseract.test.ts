@@ -15,6 +15,7 @@ const text = lines.join('\n');
 // A tiny adapter over tesseract.js (the worker's engine module is written elsewhere): the npm data, nothing cached to disk.
 let worker: Awaited<ReturnType<typeof createWorker>>;
 const engine: OcrEngine = {
+  reads: 'grey',
   recognize: async (png) => {
     const { data } = await worker.recognize(png);
     return { text: data.text, confidence: data.confidence };

@@ -5,7 +5,7 @@ import { maxPagesOverLimit, pagesOverLimitMessage } from '../../ocr-worker/limit
 import { FinishPending, finishLeaseMs, pageSeparator } from '../../ocr-worker/job/finish.ts';
 import { memoryLedger } from '../../ocr-worker/job/memory-ledger.ts';
 import { maxPagesPerJob, noPagesMessage, planJob, runPages, tooManyPagesMessage, type RunnerDeps } from '../../ocr-worker/job/runner.ts';
-import type { OcrJobMessage } from '../../ocr-worker/contract.ts';
+import type { OcrJobMessage, SourcePage } from '../../ocr-worker/contract.ts';
 import { memoryBytes } from '../../ocr-worker/fixtures/bytes.ts';
 import { scannedPdf, textPng } from '../../ocr-worker/fixtures/pdf.ts';
 import { openPdf } from '../../ocr-worker/pdf/page-source.ts';
@@ -251,6 +251,22 @@ describe('a job', () => {
     await runJob(deps, message({ language: 'en' }));
     expect(models).toEqual(['eng']);
     expect(service.results[0]!.extractedText).toBe(['text of page 1, cleaned', 'layer'].join(pageSeparator));
+  });
+
+  it('hands the engine the page image it reads (OcrEngine.reads): the PNG to one, the grey image to the other', async () => {
+    const page: SourcePage = { png: Buffer.from('png of page 1'), grey: Buffer.from('grey of page 1'), width: 10, height: 10 };
+    for (const reads of ['png', 'grey'] as const) {
+      const service = fakeApi();
+      const seen: string[] = [];
+      const { deps } = fakeWorker([page], { api: service.api });
+      deps.engine = {
+        reads,
+        recognize: async (image) => (seen.push(image.toString()), { text: 'read', confidence: 90 }),
+        close: async () => {},
+      };
+      await runJob(deps, message());
+      expect(seen).toEqual([`${reads} of page 1`]);
+    }
   });
 
   /**
