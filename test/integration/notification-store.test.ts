@@ -48,13 +48,16 @@ describe('notification store', () => {
   it('numbers concurrent notifications without gaps or duplicates and counts every unread one', async () => {
     const recipientId = newObjectId();
     const { notifications, users } = testStores();
-    await Promise.all(Array.from({ length: 25 }, (_, i) => storeNotification({ notifications, now }, announcement(recipientId, i))));
-    expect(await notifications.counters(recipientId)).toEqual({ total: 25, unread: 25 });
-    const all = await notifications.range(recipientId, 1, 25);
-    expect(all.map((n) => n.seq)).toEqual(Array.from({ length: 25 }, (_, i) => 25 - i));
-    const page = await listNotifications({ notifications, users, now }, recipientId, { page: 3, limit: 10 });
-    expect(page).toMatchObject({ currentPage: 3, totalPages: 3, total: 25 });
-    expect(page.notifications).toHaveLength(5);
+    // Twelve writers race for one counter (each retries up to 12 times): 25 at once exhausted one writer's
+    // retries on DynamoDB Local when the suite shared two cores (CI, Node 22), which the store answers as
+    // designed ("Inbox is too busy"); the numbering is what this checks.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => storeNotification({ notifications, now }, announcement(recipientId, i))));
+    expect(await notifications.counters(recipientId)).toEqual({ total: 12, unread: 12 });
+    const all = await notifications.range(recipientId, 1, 12);
+    expect(all.map((n) => n.seq)).toEqual(Array.from({ length: 12 }, (_, i) => 12 - i));
+    const page = await listNotifications({ notifications, users, now }, recipientId, { page: 3, limit: 5 });
+    expect(page).toMatchObject({ currentPage: 3, totalPages: 3, total: 12 });
+    expect(page.notifications).toHaveLength(2);
   });
 
   it('counts a notification read once when several requests mark it at the same time', async () => {
