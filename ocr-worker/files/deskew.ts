@@ -1,9 +1,9 @@
 /**
  * Straightening a skewed scan (issue 33). Tesseract's own layout copes with a page turned under half a
  * degree, but from about one degree it cuts line ends and reads worse: on A4 Arabic book pages at 300 dpi
- * (2026-11-27, six pages a skew, native tesseract 5.3, `psm 3`) CER with / without diacritics went from
- * 15.8-16.8% / 9.0-9.6% as turned by 2° to 14.6-15.1% / 7.4-7.8% straightened, and from 15.1-15.9% /
- * 8.2-8.5% to 14.8% / 7.8% at 1°, where pages as scanned read at about 13% / 6.5% (docs/benchmarks.md).
+ * (`npm run bench -- ocr-skew`, 2026-11-27, native tesseract 5.3, six pages a skew) CER with / without
+ * diacritics went from 14.8% / 8.0% as scanned to 13.7% / 7.2% straightened at 1°, and from 15.3-15.5% /
+ * 8.6-8.8% to 14.1-14.7% / 7.4-8.2% at 2°; unturned pages read the same (docs/benchmarks.md).
  *
  * The skew is the angle at which the page's dark points, projected on the vertical, pile up most sharply
  * (text lines become narrow peaks): searched over ±`maxDegrees` in quarter degrees, then in twentieths
