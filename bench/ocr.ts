@@ -48,8 +48,13 @@ import { runIfMain } from './report.ts';
  *   tsx's loader is included, about 60 MB of it.
  *
  *   npm run bench -- ocr        OCR_BENCH_PAGES=n pages per kind (default 6)
+ *   OCR_BENCH_HELD_OUT=1 npm run bench -- ocr    the held-out part instead: other pages of the same kinds
+ *                                                (other line orders and scan damage), for one look at the end
  */
 const pagesPerKind = Number(process.env.OCR_BENCH_PAGES ?? 6);
+/** The held-out part's seed offset (evaluation-set.ts `buildKind`): pages no choice of the worker was tuned on. */
+const heldOutSeedOffset = 500_000;
+const seedOffset = process.env.OCR_BENCH_HELD_OUT === '1' ? heldOutSeedOffset : 0;
 const languages: readonly FixtureLanguage[] = ['ar', 'en'];
 const childScript = fileURLToPath(new URL('./ocr/worker-child.ts', import.meta.url));
 const run = promisify(execFile);
@@ -59,6 +64,8 @@ const fixedLayouts: readonly PageLayout[] = ['auto', 'single-block'];
 
 export interface OcrReport {
   pagesPerKind: number;
+  /** The evaluation set's part: 'tuning' (seed offset 0) or 'held out'. */
+  part: 'tuning' | 'held out';
   load: { before: number[]; after: number[] };
   cli?: { version: string; data: string[] };
   /** The engines measured, the worker's choice first. */
@@ -85,7 +92,7 @@ async function runWorker(spec: WorkerSpec, specFile: string): Promise<WorkerResu
 }
 
 async function measureKind(dir: string, language: FixtureLanguage, form: Form, warmUp: string, engines: EngineKind[], cli: CliSide | undefined): Promise<Measured> {
-  const kind = await buildKind(language, form, pagesPerKind);
+  const kind = await buildKind(language, form, pagesPerKind, seedOffset);
   const kindDir = path.join(dir, `${language}-${form}`);
   mkdirSync(kindDir, { recursive: true });
   const files = kind.files.map((bytes, i) => {
@@ -186,6 +193,7 @@ export async function ocrBench(): Promise<OcrReport> {
     const targets = targetsOf({ rows, aggregates, aws, worker });
     return {
       pagesPerKind,
+      part: seedOffset === 0 ? 'tuning' : 'held out',
       load: { before, after: loadavg() },
       ...(cli && { cli: { version: cli.info.version, data: languages.map((l) => modelFor(l)).map((m) => (cli!.dataDir[m] ? `${m}: the worker's ${modelData} (no installed ${m}.traineddata)` : cliModelData(cli!.info, m))) } }),
       engines,
@@ -219,7 +227,7 @@ export function printOcr(report: OcrReport): void {
   const speed = (r?: Reading) => (r ? r.pagesPerMinPerCore.toFixed(1) : '–');
   const worker = report.engines[0]!;
   console.log(report.cli ? `command line: ${report.cli.version}; models ${report.cli.data.join('; ')}` : 'tesseract not installed: the native engine and the command line are left out');
-  console.log(`worker models: ${modelData} (@tesseract.js-data), ${report.pagesPerKind} pages per kind; engines ${report.engines.join(', ')} (the worker's choice: ${worker}); load average before ${load(report.load.before)}, after ${load(report.load.after)}`);
+  console.log(`worker models: ${modelData} (@tesseract.js-data), ${report.pagesPerKind} pages per kind (${report.part} part); engines ${report.engines.join(', ')} (the worker's choice: ${worker}); load average before ${load(report.load.before)}, after ${load(report.load.after)}`);
   const withCli = report.rows.some((r) => r.cli);
   const header = [
     'kind',
