@@ -29,8 +29,10 @@ export interface FileBytes {
 export interface SourcePage {
   /** The page image as PNG (rendered at 300 dpi for a PDF, the decoded frame for an image), within the pixel cap. */
   png: Buffer;
-  /** The same pixels as 8-bit greyscale PGM (files/page-image.ts). */
+  /** The page as the engine reads it, 8-bit greyscale PGM (files/page-image.ts): the same pixels, or with its light evened. */
   grey: Buffer;
+  /** The page as the engine reads it as PNG, when that differs from `png` (its light evened: files/even-light.ts). */
+  readPng?: Buffer;
   width: number;
   height: number;
   /**
@@ -87,7 +89,8 @@ export interface OcrEngine {
 }
 
 /** The page's image that `engine` reads faster. */
-export const imageFor = (engine: Pick<OcrEngine, 'reads'>, page: Pick<SourcePage, PageImage>): Buffer => page[engine.reads];
+export const imageFor = (engine: Pick<OcrEngine, 'reads'>, page: Pick<SourcePage, PageImage | 'readPng'>): Buffer =>
+  engine.reads === 'png' ? (page.readPng ?? page.png) : page.grey;
 
 /** A page the worker could not read: a page error (docs/SPEC.md 4.1 `status: "failed"`), not a dead job. */
 export class PageError extends Error {

@@ -2,8 +2,9 @@ import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { PNG } from 'pngjs';
 import type { SourcePage } from '../contract.ts';
 import { straightened, turned } from './deskew.ts';
+import { evenedLight } from './even-light.ts';
 
-type PageImages = Pick<SourcePage, 'png' | 'grey' | 'width' | 'height'>;
+type PageImages = Pick<SourcePage, 'png' | 'grey' | 'readPng' | 'width' | 'height'>;
 
 /**
  * A drawn page (on an opaque canvas) as the two images the worker needs, from one read of its pixels:
@@ -14,6 +15,8 @@ type PageImages = Pick<SourcePage, 'png' | 'grey' | 'width' | 'height'>;
  *   and binarizes the page itself, so grey loses nothing it uses.
  *
  * A skewed page is straightened first (files/deskew.ts): both images, so the reader shows the page as read.
+ * A page whose light is uneven (a shadowed gutter) is read with its light evened (files/even-light.ts): the
+ * engine's images only (`grey`, `readPng`); the PNG readers see keeps the page as scanned.
  *
  * Measured on an A4 300-dpi Arabic page (8.7 MP): Skia's RGBA PNG took 305 ms and turning that
  * PNG back into grey for the engine 150 ms; this takes 87 ms for both, and its grey PNG is half the
@@ -26,7 +29,13 @@ export function pageImages(canvas: Canvas): PageImages {
   if (!colour) return greyImages(luma, width, height);
   const straight = straightened(luma, width, height);
   const png = straight.degrees === 0 ? canvas.encodeSync('png') : colourPng(turned(rgba, width, height, straight.degrees, straight.paper, 4), width, height);
-  return { png, grey: pgm(straight.luma, width, height), width, height };
+  return { png, ...readImages(straight.luma, width, height), width, height };
+}
+
+/** The engine's images of the (straightened) page: its light evened when uneven, then `readPng` too. */
+function readImages(luma: Uint8Array, width: number, height: number): Pick<PageImages, 'grey' | 'readPng'> {
+  const read = evenedLight(luma, width, height);
+  return { grey: pgm(read, width, height), ...(read !== luma && { readPng: greyPng(read, width, height) }) };
 }
 
 /** RGBA pixels as a colour PNG, through a canvas of this module's @napi-rs/canvas (pdfjs draws on a copy of its own). */
@@ -52,7 +61,7 @@ export function greyFrameImages(rgba: Uint8Array, width: number, height: number)
 /** A page's 8-bit grey pixels (`width` a row, no padding) as its images, straightened when skewed: a grey TIFF page, which needs no RGBA. */
 export function greyImages(luma: Uint8Array, width: number, height: number): PageImages {
   const straight = straightened(luma, width, height).luma;
-  return { png: greyPng(straight, width, height), grey: pgm(straight, width, height), width, height };
+  return { png: greyPng(straight, width, height), ...readImages(straight, width, height), width, height };
 }
 
 const pgm = (luma: Uint8Array, width: number, height: number): Buffer => Buffer.concat([Buffer.from(`P5\n${width} ${height}\n255\n`, 'ascii'), luma]);

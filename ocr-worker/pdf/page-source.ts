@@ -70,7 +70,7 @@ export class PdfPageSource implements PageSource {
     const read = this.#cached.get(pageNumber) ?? (await this.read(pageNumber));
     this.#cached.delete(pageNumber);
     const textLayer = verdict?.trusted && read.problem === undefined ? read.layer : undefined;
-    return { png: read.png, grey: read.grey, width: read.width, height: read.height, ...(textLayer !== undefined && { textLayer }) };
+    return { png: read.png, grey: read.grey, ...(read.readPng && { readPng: read.readPng }), width: read.width, height: read.height, ...(textLayer !== undefined && { textLayer }) };
   }
 
   /**

@@ -26,7 +26,7 @@ export interface RenderOptions {
   limitMs?: number;
 }
 
-export interface RenderedPage extends Pick<SourcePage, 'png' | 'grey' | 'width' | 'height'> {
+export interface RenderedPage extends Pick<SourcePage, 'png' | 'grey' | 'readPng' | 'width' | 'height'> {
   /** The resolution used: `dpi`, or lower when the page at `dpi` would pass `maxPixels`. */
   dpi: number;
 }
