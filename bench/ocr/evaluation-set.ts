@@ -20,6 +20,13 @@ import { benchLines } from './texts.ts';
  * running head, two columns, a footnote block and a page number, where reading straight across the
  * page (single-block layout) mixes the columns. Its reference is in reading order: head, right
  * column, left column, footnotes, page number.
+ * Scan damage (issue 33), as office scans of bound books show it (ocr-worker/fixtures/render.ts): every
+ * scanned page has some show-through of the other side of the leaf (mirrored, faint, blurred) and light
+ * falling off into a gutter band along the spine's edge, varied page to page; and about one scanned page
+ * in six (isBadlyDamaged: one page per scanned form, single- and two-column) is badly damaged — heavy
+ * show-through, a dark gutter whose text keeps little contrast, a stain, more blur — as a real book's
+ * scan has a few pages far worse than the rest. The references are the front's text only. The
+ * held-out part (other seed offsets) damages other pages by the same rule.
  */
 export type Form = 'png' | 'tiff' | 'scanned-pdf' | 'born-digital-pdf';
 export const forms: readonly Form[] = ['png', 'tiff', 'scanned-pdf', 'born-digital-pdf'];
@@ -68,6 +75,27 @@ function scanNoise(random: () => number, seed: number): Noise {
   return { blur: 0.6 + 0.3 * random(), speckles: 30 + 30 * random(), rotate: (random() - 0.5) * 1.2, paper: 0.08 + 0.07 * random(), seed };
 }
 
+/**
+ * A book's pages scanned on a flatbed: the other side of the leaf showing through a little and light
+ * falling off toward the spine, whose side alternates page to page (left, right, ...). Badly damaged
+ * pages add heavy show-through, a strongly shadowed gutter, a stain and more blur: the pages a
+ * proofreader redoes. Drawn from their own generator, so the pages' lines are those of the set before
+ * the damage was added (the shared generator gives the line orders and the scanNoise draws).
+ */
+function bookDamage(noise: Noise, page: number, bad: boolean, seed: number): Noise {
+  const random = seeded(seed * 7919 + 17);
+  const gutter = page % 2 ? 'right' : 'left';
+  if (!bad) return { ...noise, showThrough: 0.1 + 0.25 * random(), unevenLight: 0.1 + 0.25 * random(), gutter };
+  return { ...noise, blur: (noise.blur ?? 0) + 0.5 + 0.3 * random(), showThrough: 0.75 + 0.25 * random(), unevenLight: 0.8 + 0.2 * random(), stain: 0.5 + 0.5 * random(), gutter };
+}
+
+/**
+ * About one scanned page in six is badly damaged: page p of a kind when (p + 2 × the form's index +
+ * the seed offset) mod 6 is 5. With six pages a kind, that is page 6 of the PNGs, page 4 of the TIFF
+ * and page 2 (a two-column page in Arabic) of the scanned PDF: one a form, both layouts.
+ */
+export const isBadlyDamaged = (form: Form, page: number, seedOffset = 0): boolean => isScan(form) && (page + 2 * forms.indexOf(form) + seedOffset) % 6 === 5;
+
 /** Running heads of the two-column pages: book titles as a printer sets them. */
 const runningHeads = ['كتاب الأدب والحكمة', 'تاريخ المكتبات العربية', 'فصول في النحو والبلاغة', 'رحلة في بلاد المغرب'];
 const arabicDigits = (n: number): string => String(n).replace(/[0-9]/gu, (d) => String.fromCharCode(0x0660 + Number(d)));
@@ -109,14 +137,15 @@ export async function buildKind(language: FixtureLanguage, form: Form, pages: nu
   const references: string[] = [];
   for (let p = 0; p < pages; p++) {
     const { font, sizePt } = typeOf(language, p);
+    const damage = (noise: Noise): Noise => bookDamage(noise, p, isBadlyDamaged(form, p, seedOffset), seed + p);
     if (isTwoColumnPage(language, p)) {
       const book = twoColumnPage(pool, p, sizePt, random);
-      pngs.push(renderTextPage({ ...book, font, sizePt, page: 'a4', columns: 2, noise: scanNoise(random, seed + p) }));
+      pngs.push(renderTextPage({ ...book, font, sizePt, page: 'a4', columns: 2, noise: damage(scanNoise(random, seed + p)) }));
       references.push([book.head, ...book.lines, ...book.footnotes, book.folio].join('\n'));
       continue;
     }
     const lines = pageLines(pool, scanLinesPerPage(sizePt), random);
-    pngs.push(renderTextPage({ lines, font, sizePt, page: 'a4', noise: scanNoise(random, seed + p) }));
+    pngs.push(renderTextPage({ lines, font, sizePt, page: 'a4', noise: damage(scanNoise(random, seed + p)) }));
     references.push(lines.join('\n'));
   }
   const files = form === 'png' ? pngs : form === 'tiff' ? [await toTiff(pngs, { compression: 'deflate' })] : [await scannedPdf(pngs)];

@@ -19,10 +19,11 @@ export const ocrTargets = {
   layoutCerTolerance: 0.005,
   /**
    * Without the command line, absolute CER bounds (with diacritics), a margin over what tesseract.js
-   * measured with the command line beside it on 2026-11-27 (Arabic scans 19.3%, with their two-column
-   * pages; English 0.5%; born-digital 0.8%).
+   * measured with the command line beside it. Raised on 2026-11-27 when the scans got a bound book's
+   * damage (show-through, a shadowed gutter, one badly damaged page in six): Arabic scans 23.6%, with
+   * their two-column pages (19.3% before); English 1.8% (0.5%); born-digital 0.8%, unchanged.
    */
-  absolute: { 'ar scans': 0.22, 'en scans': 0.015, 'born-digital': 0.015 },
+  absolute: { 'ar scans': 0.27, 'en scans': 0.03, 'born-digital': 0.015 },
   /** The 300-page scan on AWS, seconds. */
   awsPages: 300,
   awsSeconds: 180,
