@@ -11,7 +11,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   'audio-job': () => import('./audio-job.ts').then((m) => runBench(m.audioJob, m.printAudioJob)),
   catalogue: () => import('./catalogue.ts').then((m) => runBench(m.catalogueBench, m.printCatalogue)),
   ocr: () => import('./ocr.ts').then((m) => runBench(m.ocrBench, m.printOcr)),
-  'ocr-skew': () => import('./ocr-skew.ts').then((m) => runBench(m.skewBench, m.printSkew)),
+  'ocr-prepare': () => import('./ocr-prepare.ts').then((m) => runBench(m.prepareBench, m.printPrepare)),
   search: () => import('./search.ts').then((m) => runBench(m.searchBench, m.printSearch)),
   'search-ocr': () => import('./search-ocr.ts').then((m) => runBench(m.searchOcrBench, m.printSearchOcr)),
   'write-latency': () => import('./write-latency.ts').then((m) => runBench(m.writeLatency, m.printWriteLatency)),

@@ -9,7 +9,7 @@
  * The paper's light is estimated from the brightest pixel of each block (`block` pixels square), widened
  * over `reach` blocks every way (between two lines of text there is always paper within reach), then
  * averaged over `smooth` blocks every way. (Tried on the pages above: reach 1 across and 3 down followed a
- * steep gutter more closely but read worse, 16.1%; reach 3 and smoothing over 2, 15.6%; this, 15.5%.)
+ * steep gutter more closely but read worse, 16.1%; reach 3 and smoothing over 2, 15.6%; this, 15.5-15.6%.)
  * The light is uneven when some of the page's paper is darker
  * than `unevenShare` of its median; then each pixel is scaled by the median over the paper's light there.
  * Scaling is capped at `maxGain`: a photograph's dark area is no shadow and is not washed out to white.
@@ -37,9 +37,10 @@ function lightOf(luma: Uint8Array, width: number, height: number): Light {
   const brightest = new Float64Array(columns * rows);
   for (let y = 0; y < height; y++) {
     const row = Math.floor(y / block) * columns;
-    for (let x = 0, i = y * width; x < width; x++, i++) {
-      const b = row + Math.floor(x / block);
-      if (luma[i]! > brightest[b]!) brightest[b] = luma[i]!;
+    for (let c = 0, i = y * width; c < columns; c++) {
+      let most = brightest[row + c]!;
+      for (const end = Math.min(i + block, (y + 1) * width); i < end; i++) if (luma[i]! > most) most = luma[i]!;
+      brightest[row + c] = most;
     }
   }
   const widened = around(brightest, columns, rows, reach, Math.max, 0);
@@ -82,20 +83,26 @@ export function evenedLight(luma: Uint8Array, width: number, height: number): Ui
   const { block, maxGain } = evenLightLimits;
   const { blocks, columns, rows, median } = light;
   const out = new Uint8Array(luma.length);
-  const rowLight = new Float64Array(columns);
+  // Between block centres, bilinear: each pixel column's two blocks and weight, computed once.
+  const between = (at: number, count: number) => {
+    const f = Math.min(count - 1, Math.max(0, at / block - 0.5));
+    const first = Math.floor(f);
+    return { first, second: Math.min(count - 1, first + 1), weight: f - first };
+  };
+  const left = new Int32Array(width);
+  const right = new Int32Array(width);
+  const weight = new Float64Array(width);
+  for (let x = 0; x < width; x++) ({ first: left[x], second: right[x], weight: weight[x] } = between(x, columns));
+  const gain = new Float64Array(columns);
   for (let y = 0; y < height; y++) {
-    // The paper's light along this row, between block centres.
-    const fy = Math.min(rows - 1, Math.max(0, y / block - 0.5));
-    const y0 = Math.floor(fy);
-    const y1 = Math.min(rows - 1, y0 + 1);
-    const ty = fy - y0;
-    for (let c = 0; c < columns; c++) rowLight[c] = blocks[y0 * columns + c]! * (1 - ty) + blocks[y1 * columns + c]! * ty;
+    const { first, second, weight: down } = between(y, rows);
+    for (let c = 0; c < columns; c++) {
+      const light = blocks[first * columns + c]! * (1 - down) + blocks[second * columns + c]! * down;
+      gain[c] = median / Math.max(1, light);
+    }
     for (let x = 0, i = y * width; x < width; x++, i++) {
-      const fx = Math.min(columns - 1, Math.max(0, x / block - 0.5));
-      const x0 = Math.floor(fx);
-      const x1 = Math.min(columns - 1, x0 + 1);
-      const here = rowLight[x0]! + (rowLight[x1]! - rowLight[x0]!) * (fx - x0);
-      out[i] = Math.min(255, Math.round(luma[i]! * Math.min(maxGain, median / Math.max(1, here))));
+      const g = gain[left[x]!]! + (gain[right[x]!]! - gain[left[x]!]!) * weight[x]!;
+      out[i] = Math.min(255, Math.round(luma[i]! * Math.min(maxGain, g)));
     }
   }
   return out;
