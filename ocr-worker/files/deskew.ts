@@ -1,7 +1,7 @@
 /**
  * Straightening a skewed scan (issue 33). Tesseract's own layout copes with a page turned under half a
  * degree, but from about one degree it cuts line ends and reads worse: on A4 Arabic book pages at 300 dpi
- * (`npm run bench -- ocr-skew`, 2026-11-27, native tesseract 5.3, six pages a skew) CER with / without
+ * (`npm run bench -- ocr-prepare`, 2026-11-27, native tesseract 5.3, six pages a skew) CER with / without
  * diacritics went from 14.8% / 8.0% as scanned to 13.7% / 7.2% straightened at 1°, and from 15.3-15.5% /
  * 8.6-8.8% to 14.1-14.7% / 7.4-8.2% at 2°; unturned pages read the same (docs/benchmarks.md).
  *
