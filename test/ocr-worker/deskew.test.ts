@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { deskewLimits, paperTone, skewOf, straightened } from '../../ocr-worker/files/deskew.ts';
 import { bytesOf, openImage } from '../../ocr-worker/files/open-image.ts';
 import { renderTextPage } from '../../ocr-worker/fixtures/render.ts';
+import { lumaOf } from './fixtures/images.ts';
 
 const lines = [
   'قال أبو عثمان الجاحظ: الكتاب وعاء ملئ علما وظرف حشي ظرفا',
@@ -16,17 +17,6 @@ const lines = [
 /** A scanned-looking page at 150 dpi, turned by `rotate` degrees (clockwise, as a scanner's glass can hold it). */
 const scan = (rotate: number, columns = 1) =>
   renderTextPage({ lines: [...lines, ...lines, ...lines], font: 'amiri', dpi: 150, columns, noise: { blur: 0.6, speckles: 30, rotate, paper: 0.1, seed: 5 } });
-
-/** A PNG's pixels as luma, as the file holds them (not through the worker, which straightens). */
-async function lumaOf(png: Buffer): Promise<{ luma: Uint8Array; width: number; height: number }> {
-  const image = await loadImage(png);
-  const canvas = createCanvas(image.width, image.height);
-  canvas.getContext('2d').drawImage(image, 0, 0);
-  const rgba = canvas.data();
-  const luma = new Uint8Array(image.width * image.height);
-  for (let i = 0; i < luma.length; i++) luma[i] = rgba[4 * i]!;
-  return { luma, width: image.width, height: image.height };
-}
 
 describe('straightening a skewed scan', () => {
   it('finds the angle a page was scanned at, either way, on one and two columns', async () => {

@@ -1,10 +1,10 @@
-import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { imageFor } from '../../ocr-worker/contract.ts';
 import { evenLightLimits, evenedLight } from '../../ocr-worker/files/even-light.ts';
 import { bytesOf, openImage } from '../../ocr-worker/files/open-image.ts';
 import { renderTextPage } from '../../ocr-worker/fixtures/render.ts';
+import { lumaOf } from './fixtures/images.ts';
 
 const lines = [
   'قال أبو عثمان الجاحظ: الكتاب وعاء ملئ علما وظرف حشي ظرفا',
@@ -14,15 +14,7 @@ const lines = [
 ];
 
 /** A scanned page at 150 dpi as luma (as the file holds it). */
-async function page(): Promise<{ luma: Uint8Array; width: number; height: number }> {
-  const image = await loadImage(renderTextPage({ lines: [...lines, ...lines, ...lines], font: 'amiri', dpi: 150, noise: { blur: 0.6, paper: 0.1, seed: 3 } }));
-  const canvas = createCanvas(image.width, image.height);
-  canvas.getContext('2d').drawImage(image, 0, 0);
-  const rgba = canvas.data();
-  const luma = new Uint8Array(image.width * image.height);
-  for (let i = 0; i < luma.length; i++) luma[i] = rgba[4 * i]!;
-  return { luma, width: image.width, height: image.height };
-}
+const page = () => lumaOf(renderTextPage({ lines: [...lines, ...lines, ...lines], font: 'amiri', dpi: 150, noise: { blur: 0.6, paper: 0.1, seed: 3 } }));
 
 /** The page as a book pressed on the glass scans: darker towards the gutter (the right third), to `darkest` of its light at the edge. */
 function shadowed(luma: Uint8Array, width: number, height: number, darkest = 0.4): Uint8Array {
@@ -77,10 +69,7 @@ describe("evening a page's light for reading", () => {
     const dark = shadowed(luma, width, height);
     const read = await (await openImage(bytesOf(pngOf(dark, width, height)), 'png')).page(1);
     expect(read.readPng).toBeDefined();
-    const stored = await loadImage(read.png);
-    const canvas = createCanvas(width, height);
-    canvas.getContext('2d').drawImage(stored, 0, 0);
-    expect(Uint8Array.from(canvas.data().filter((_, i) => i % 4 === 0))).toEqual(dark);
+    expect((await lumaOf(read.png)).luma).toEqual(dark);
     const header = `P5\n${width} ${height}\n255\n`.length;
     expect(Buffer.from(read.grey.subarray(header)).equals(Buffer.from(evenedLight(dark, width, height)))).toBe(true);
     expect(imageFor({ reads: 'png' }, read)).toBe(read.readPng);
