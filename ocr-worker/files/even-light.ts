@@ -52,25 +52,21 @@ function lightOf(luma: Uint8Array, width: number, height: number): Light {
   return { blocks, columns, rows, median: sorted[Math.floor(sorted.length / 2)]! };
 }
 
-/** Each block combined with the blocks within `r` every way (a separable pass: rows, then columns). */
+/** Each block combined with the blocks within `r` every way (separable: along the rows, then down the columns). */
 function around(values: Float64Array, columns: number, rows: number, r: number, combine: (a: number, b: number) => number, start: number): Float64Array {
-  const across = new Float64Array(values.length);
-  for (let y = 0; y < rows; y++) {
-    for (let x = 0; x < columns; x++) {
+  const pass = (from: Float64Array, step: number): Float64Array => {
+    const out = new Float64Array(from.length);
+    const length = step === 1 ? columns : rows;
+    for (let i = 0; i < from.length; i++) {
+      const at = step === 1 ? i % columns : Math.floor(i / columns);
+      const base = i - at * step;
       let v = start;
-      for (let dx = Math.max(0, x - r); dx <= Math.min(columns - 1, x + r); dx++) v = combine(v, values[y * columns + dx]!);
-      across[y * columns + x] = v;
+      for (let k = Math.max(0, at - r); k <= Math.min(length - 1, at + r); k++) v = combine(v, from[base + k * step]!);
+      out[i] = v;
     }
-  }
-  const out = new Float64Array(values.length);
-  for (let y = 0; y < rows; y++) {
-    for (let x = 0; x < columns; x++) {
-      let v = start;
-      for (let dy = Math.max(0, y - r); dy <= Math.min(rows - 1, y + r); dy++) v = combine(v, across[dy * columns + x]!);
-      out[y * columns + x] = v;
-    }
-  }
-  return out;
+    return out;
+  };
+  return pass(pass(values, 1), columns);
 }
 
 /** Whether some of the page's paper is darker than `unevenShare` of its median light. */
