@@ -38,13 +38,13 @@ import { runIfMain } from './report.ts';
  *   tenth of the pages (bench/ocr/confidence-ranking.ts).
  * - Character error rate: corpus CER per kind (ocr-worker/text/cer.ts), with and without diacritics.
  * - Pages per minute per core: pages ÷ (wall minutes × cores used), cores used = the CPU time (the
- *   native engine's page processes included) ÷ the wall time, at least 1 (every reader reads a page on
+ *   native engine's tesseract processes included) ÷ the wall time, at least 1 (every reader reads a page on
  *   one thread; a ratio under 1 means waiting for a core on this shared machine, which stays in the
  *   wall time). Worker: from opening each file to its last page's text (decoding, PDF rendering, page
  *   PNG, OCR), engine init excluded. Command line: the process's wall time less one start-up (the
  *   median time to read a tiny image).
  * - Peak memory: the largest resident set in the worker child's process tree (`/usr/bin/time`'s
- *   maximum, which takes in the native engine's page processes; without it, the child's own maxRSS);
+ *   maximum, which takes in the native engine's tesseract processes; without it, the child's own maxRSS);
  *   tsx's loader is included, about 60 MB of it.
  *
  *   npm run bench -- ocr        OCR_BENCH_PAGES=n pages per kind (default 6)

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -41,16 +41,44 @@ export function cliModelData(info: CliInfo, model: string): string {
   return `${model}.traineddata ${size}${upstream ? `, ${upstream}` : ''}`;
 }
 
+/** A /proc stat line's fields from the third (state) on: the process name, in brackets, may hold spaces. */
+const statFields = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+/** Clock ticks a second, as /proc counts CPU time (USER_HZ, 100 on Linux). */
+const ticks = 100;
+
 /** CPU time this process's waited-for children used so far (Linux /proc; undefined elsewhere), ms. */
 export function childrenCpuMs(): number | undefined {
   try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const fields = statFields(readFileSync('/proc/self/stat', 'utf8'));
     // Fields 16 and 17 (cutime, cstime) in clock ticks, counted from field 3 here.
-    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / ticks;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU time this process's live children have used so far (Linux /proc; 0 elsewhere), ms: the native
+ * engine's long-lived tesseract processes, which `childrenCpuMs` counts only once they have exited.
+ */
+export function liveChildrenCpuMs(): number {
+  let ms = 0;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    try {
+      const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      // Fields 4 (ppid), 14 and 15 (utime, stime), counted from field 3 here.
+      if (Number(fields[1]) === process.pid) ms += ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks;
+    } catch {
+      // Gone meanwhile: then its time is in childrenCpuMs.
+    }
+  }
+  return ms;
 }
 
 export interface CliRead {

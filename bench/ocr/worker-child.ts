@@ -21,7 +21,7 @@ import { bytesOf, formatOf, openImage } from '../../ocr-worker/files/open-image.
 import { pageTimeoutMs } from '../../ocr-worker/job/runner.ts';
 import { openPdf } from '../../ocr-worker/pdf/page-source.ts';
 import { modelFor } from '../../ocr-worker/text/language.ts';
-import { childrenCpuMs } from './tesseract-cli.ts';
+import { childrenCpuMs, liveChildrenCpuMs } from './tesseract-cli.ts';
 
 export interface WorkerSpec {
   files: string[];
@@ -52,7 +52,7 @@ export interface WorkerResult {
   pages: WorkerPage[];
   /** Engine start for the job's model: first warm-up reading minus the second. */
   initMs: number;
-  /** Wall and CPU time (all threads, and the native engine's page processes) of the page reading, files opened included, init excluded. */
+  /** Wall and CPU time (all threads, and the native engine's tesseract processes) of the page reading, files opened included, init excluded. */
   wallMs: number;
   cpuMs: number;
   /** Peak resident set of this process, bytes. */
@@ -73,10 +73,10 @@ const engine: OcrEngine = {
 };
 const model = modelFor(spec.language);
 
-/** This process's CPU time and its waited-for children's (the native engine's page processes), ms. */
+/** This process's CPU time and its children's (the native engine's tesseract processes), exited or live, ms. */
 const cpuNow = (): number => {
   const own = process.cpuUsage();
-  return (own.user + own.system) / 1000 + (childrenCpuMs() ?? 0);
+  return (own.user + own.system) / 1000 + (childrenCpuMs() ?? 0) + liveChildrenCpuMs();
 };
 
 const timed = async <T>(f: () => Promise<T>): Promise<{ value: T; ms: number; cpuMs: number }> => {

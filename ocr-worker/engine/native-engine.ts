@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,11 +8,15 @@ import { PageError, type OcrEngine, type OcrModel, type PageLayout, type Recogni
 import { meanConfidence, psmOf, tsvWords } from './tsv.ts';
 import { langPathOf, modelData } from './models.ts';
 import { enginePageDefaults, engineErrors } from './tesseract-engine.ts';
+import { TesseractProcess, type PageOutput } from './tesseract-process.ts';
 
 /**
- * The OCR engine over native Tesseract 5 (issue 33): the `tesseract` command, one process per page
- * with `OMP_THREAD_LIMIT=1` (a page on one core; the worker runs a page per core), reading the page's
- * PNG from stdin and writing its text and its TSV (word confidences) to a private folder.
+ * The OCR engine over native Tesseract 5 (issue 33): `tesseract` processes with `OMP_THREAD_LIMIT=1` (a page
+ * on one core; the worker runs a page per core), each of one model and layout, kept for the next page of
+ * that model and layout (tesseract-process.ts): a page's PNG is written to a private folder and its path
+ * handed over; its text and TSV (word confidences) come back. Pages read at once get processes of their
+ * own; a process is replaced after `pagesPerProcess` pages, and after a page past its time limit or one it
+ * could not read.
  * The models are the same `4.0.0_best_int` data as tesseract.js reads, from the same npm packages,
  * gunzipped once into a folder of the machine's temporary directory (tesseract reads plain
  * traineddata); Debian's own models are never used, so both engines read with the same weights.
@@ -25,6 +29,8 @@ export interface NativeEngineOptions {
   timeoutMs?: number;
   /** Where the gunzipped models are kept; default a folder of the temporary directory. */
   tessdataDir?: string;
+  /** Pages one tesseract process reads before it is replaced (bounds what a long-lived process may gather). */
+  pagesPerProcess?: number;
 }
 
 /** The native tesseract on this machine, when there is one of version 5 or later: its command and version. */
@@ -58,52 +64,61 @@ export const meanWordConfidence = (tsv: string): number => meanConfidence(tsvWor
 export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine {
   const command = options.command ?? 'tesseract';
   const defaultTimeout = options.timeoutMs ?? enginePageDefaults.timeoutMs;
-  const running = new Set<ReturnType<typeof spawn>>();
+  const pagesPerProcess = options.pagesPerProcess ?? enginePageDefaults.pagesPerWorker;
+  /** Processes waiting for a page, by model and layout; and every live one, to stop them on close. */
+  const idle = new Map<string, TesseractProcess[]>();
+  const live = new Set<TesseractProcess>();
   let closed = false;
   let scratch: string | undefined;
   let pages = 0;
 
+  const scratchDir = (): string => {
+    if (scratch) return scratch;
+    scratch = mkdtempSync(join(tmpdir(), 'maktaba-ocr-'));
+    writeFileSync(join(scratch, 'blank.pgm'), Buffer.concat([Buffer.from('P5\n16 16\n255\n', 'ascii'), Buffer.alloc(256, 255)]));
+    return scratch;
+  };
+
+  const processFor = (model: OcrModel, psm: string): TesseractProcess => {
+    const waiting = idle.get(`${model} ${psm}`) ?? [];
+    for (let ready = waiting.pop(); ready; ready = waiting.pop()) {
+      if (ready.alive) return ready;
+      live.delete(ready);
+    }
+    const args = ['--tessdata-dir', tessdataWith(model, options.tessdataDir), '-l', model, '--oem', '1', '--psm', psm];
+    const started = new TesseractProcess({ command, args, blank: join(scratchDir(), 'blank.pgm') });
+    live.add(started);
+    return started;
+  };
+
+  const retire = (reader: TesseractProcess, kill: boolean): void => {
+    live.delete(reader);
+    reader.stop(kill);
+  };
+
   const read = async (image: Buffer, model: OcrModel, timeoutMs: number, layout?: PageLayout): Promise<Recognized> => {
     if (closed) throw new Error('The OCR engine is closed');
-    const tessdata = tessdataWith(model, options.tessdataDir);
-    scratch ??= mkdtempSync(join(tmpdir(), 'maktaba-ocr-'));
-    const base = join(scratch, `page-${++pages}`);
-    const args = ['stdin', base, '--tessdata-dir', tessdata, '-l', model, '--oem', '1', '--psm', psmOf(layout), '-c', 'tessedit_create_txt=1', '-c', 'tessedit_create_tsv=1'];
-    const child = spawn(command, args, { env: { ...process.env, OMP_THREAD_LIMIT: '1' }, stdio: ['pipe', 'ignore', 'pipe'] });
-    running.add(child);
+    const psm = psmOf(layout);
+    const reader = processFor(model, psm);
+    const file = join(scratchDir(), `page-${++pages}.png`);
+    writeFileSync(file, image);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await new Promise<void>((done, failed) => {
-        let stderr = '';
-        const timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          failed(new PageError(engineErrors.timeout(timeoutMs)));
-        }, timeoutMs);
-        child.stderr!.on('data', (chunk: Buffer) => {
-          if (stderr.length < 4_000) stderr += chunk.toString('utf8');
-        });
-        child.on('error', (error) => {
-          clearTimeout(timer);
-          failed(new PageError(engineErrors.failed, { cause: error }));
-        });
-        child.on('close', (code, signal) => {
-          clearTimeout(timer);
-          if (code === 0) done();
-          else failed(new PageError(engineErrors.failed, { cause: new Error(`tesseract exited ${code ?? signal}: ${stderr.trim()}`) }));
-        });
-        // A closed pipe (tesseract gone) is reported by 'close'; the write's own error adds nothing.
-        child.stdin!.on('error', () => undefined);
-        child.stdin!.end(image);
+      const output = await new Promise<PageOutput>((done, failed) => {
+        timer = setTimeout(() => failed(new PageError(engineErrors.timeout(timeoutMs))), timeoutMs);
+        reader.read(file).then(done, (error: unknown) => failed(new PageError(engineErrors.failed, { cause: error })));
       });
-      try {
-        const words = tsvWords(readFileSync(`${base}.tsv`, 'utf8'));
-        return { text: readFileSync(`${base}.txt`, 'utf8'), confidence: meanConfidence(words), words };
-      } catch (error) {
-        throw new PageError(engineErrors.failed, { cause: error });
-      }
+      const words = tsvWords(output.tsv);
+      if (reader.pages >= pagesPerProcess || closed) retire(reader, false);
+      else idle.set(`${model} ${psm}`, [...(idle.get(`${model} ${psm}`) ?? []), reader]);
+      return { text: output.text, confidence: meanConfidence(words), words };
+    } catch (error) {
+      // Past its time limit, or dead: its state is unknown, and it reads no other page.
+      retire(reader, true);
+      throw error;
     } finally {
-      running.delete(child);
-      rmSync(`${base}.txt`, { force: true });
-      rmSync(`${base}.tsv`, { force: true });
+      clearTimeout(timer);
+      rmSync(file, { force: true });
     }
   };
 
@@ -113,7 +128,9 @@ export function createNativeEngine(options: NativeEngineOptions = {}): OcrEngine
     recognize: (image, model, opts) => read(image, model, opts?.timeoutMs ?? defaultTimeout, opts?.layout),
     async close() {
       closed = true;
-      for (const child of running) child.kill('SIGKILL');
+      for (const reader of live) reader.stop(true);
+      live.clear();
+      idle.clear();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
     },
   };

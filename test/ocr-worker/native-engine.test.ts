@@ -112,6 +112,33 @@ describe.runIf(native)('native tesseract against tesseract.js on the same pages'
     }
   });
 
+  it('gives every page its own reading when its process has read others before it, or reads beside others at once', async () => {
+    const columns = renderTextPage({ lines: arabicLines.slice(0, 8), font: 'noto-naskh', columns: 2 });
+    const pages = [
+      { image: arabicPage, model: 'ara', layout: 'auto' },
+      { image: englishPage, model: 'eng', layout: 'auto' },
+      { image: columns, model: 'ara', layout: 'single-block' },
+      { image: columns, model: 'ara', layout: 'auto' },
+    ] as const;
+    // Each page alone, in an engine of its own: the reading a long-lived process must match.
+    const alone: string[] = [];
+    for (const p of pages) {
+      const fresh = createNativeEngine();
+      alone.push((await fresh.recognize(p.image, p.model, { layout: p.layout })).text);
+      await fresh.close();
+    }
+    const engine = createNativeEngine({ pagesPerProcess: 3 });
+    try {
+      const inTurn = [];
+      for (const p of [...pages, ...pages]) inTurn.push((await engine.recognize(p.image, p.model, { layout: p.layout })).text);
+      expect(inTurn).toEqual([...alone, ...alone]);
+      const atOnce = await Promise.all([...pages, ...pages].map((p) => engine.recognize(p.image, p.model, { layout: p.layout })));
+      expect(atOnce.map((r) => r.text)).toEqual([...alone, ...alone]);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('fails a page past its time limit, and one that is no image, with page errors, and reads the next page', async () => {
     await expect(engines.native.recognize(arabicPage, 'ara', { timeoutMs: 1 })).rejects.toThrow('This page took longer than 1 second to read and was skipped.');
     await expect(engines.native.recognize(Buffer.from('not an image'), 'ara')).rejects.toThrow(PageError);
