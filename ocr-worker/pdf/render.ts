@@ -2,6 +2,7 @@ import type { Canvas } from '@napi-rs/canvas';
 import { PageError, PageOverLimit, type SourcePage } from '../contract.ts';
 import { pageImages } from '../files/page-image.ts';
 import { pdfjs } from './pdfjs.ts';
+import { scanImages } from './scan-image.ts';
 
 type PdfPage = Awaited<ReturnType<pdfjs.PDFDocumentProxy['getPage']>>;
 type DomCanvas = Parameters<PdfPage['render']>[0]['canvas'];
@@ -38,7 +39,8 @@ export function dpiWithin(widthPt: number, heightPt: number, dpi: number, maxPix
 }
 
 /**
- * One page on white as its PNG and grey images (files/page-image.ts), through @napi-rs/canvas (the canvas pdfjs itself uses in Node).
+ * One page on white as its PNG and grey images (files/page-image.ts): a scan's page from its one picture when
+ * it is nothing more (pdf/scan-image.ts), else drawn through @napi-rs/canvas (the canvas pdfjs itself uses in Node).
  * The time limit cancels the render task: pdfjs checks for cancellation between slices of drawing
  * operations, so a slow page stops at the next slice; a single operation that never returns (one
  * pathological image decode) is bounded by the job runner's process, not here.
@@ -51,11 +53,25 @@ export async function renderPage(page: PdfPage, pageNumber: number, options: Ren
   const height = Math.floor(viewport.height);
   if (!(width >= 1 && height >= 1)) throw new PageError(`Page ${pageNumber} has no area to render`);
 
+  const started = Date.now();
+  const overTime = () => new PageOverLimit(`Page ${pageNumber} took longer than ${(options.limitMs ?? options.timeoutMs) / 1000} s to render`);
+  let stop: NodeJS.Timeout | undefined;
+  const scan = await Promise.race([
+    scanImages(page, { width, height }),
+    new Promise<never>((_, failed) => {
+      stop = setTimeout(() => failed(overTime()), options.timeoutMs);
+    }),
+  ])
+    .catch((error: unknown) => {
+      if (error instanceof PageError) throw error;
+      throw new PageError(`Page ${pageNumber} could not be rendered: ${(error as Error).message}`);
+    })
+    .finally(() => clearTimeout(stop));
+  if (scan) return { ...scan, dpi };
+
   const { canvas } = options.canvasFactory.create(width, height);
   const task = page.render({ canvas: canvas as DomCanvas, viewport, background: 'white' });
-  const started = Date.now();
-  const timer = setTimeout(() => task.cancel(), options.timeoutMs);
-  const overTime = () => new PageOverLimit(`Page ${pageNumber} took longer than ${(options.limitMs ?? options.timeoutMs) / 1000} s to render`);
+  const timer = setTimeout(() => task.cancel(), Math.max(0, options.timeoutMs - (Date.now() - started)));
   try {
     await task.promise;
     // A render whose last slice ran past the limit before the timer could cancel it is over it too.

@@ -1,0 +1,95 @@
+import type { SourcePage } from '../contract.ts';
+import { greyImages } from '../files/page-image.ts';
+import { pdfjs } from './pdfjs.ts';
+
+type PdfPage = Awaited<ReturnType<pdfjs.PDFDocumentProxy['getPage']>>;
+type PageImages = Pick<SourcePage, 'png' | 'grey' | 'readPng' | 'width' | 'height'>;
+
+/**
+ * A scanned page's images taken from its one picture, without drawing the page (issue 33). A scan's page is
+ * one grey picture spread over the whole page at about the resolution the worker reads at; drawing it costs
+ * pdfjs 1.1-1.4 s on an A4 300-dpi page (its RGB turned into RGBA in JavaScript, then drawn by Skia), while
+ * its decoded pixels are ready in 0.2-0.3 s (docs/benchmarks.md, 2026-11-28). So when the page draws
+ * nothing but that picture, upright and filling the page, at the size the page would be drawn (within
+ * `sizeSlack` pixels) and every pixel grey and opaque, its pixels are the page. Anything else (text over
+ * the picture, a picture on part of the page, a turned page, colour, transparency, another size) is drawn
+ * as before: undefined.
+ */
+export const sizeSlack = 2;
+/** How far, in points, the picture's corners may lie from the page's. */
+const placeSlack = 0.5;
+
+const { OPS, ImageKind } = pdfjs;
+/** Operators that draw nothing themselves. */
+const bookkeeping = new Set<number>([OPS.save, OPS.restore, OPS.transform, OPS.dependency]);
+
+type Matrix = [number, number, number, number, number, number];
+
+/** `m` × `by`: `by` maps first, then `m` (as PDF's `cm`: the new matrix maps into the current one). */
+const times = (m: Matrix, by: Matrix): Matrix => [
+  m[0] * by[0] + m[2] * by[1],
+  m[1] * by[0] + m[3] * by[1],
+  m[0] * by[2] + m[2] * by[3],
+  m[1] * by[2] + m[3] * by[3],
+  m[0] * by[4] + m[2] * by[5] + m[4],
+  m[1] * by[4] + m[3] * by[5] + m[5],
+];
+
+/** The page's one picture and where it is drawn, when the page draws nothing else. */
+function onePicture(fnArray: number[], argsArray: unknown[][]): { id: string; width: number; height: number; at: Matrix } | undefined {
+  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
+  const saved: Matrix[] = [];
+  let picture: { id: string; width: number; height: number; at: Matrix } | undefined;
+  for (let i = 0; i < fnArray.length; i++) {
+    const op = fnArray[i]!;
+    const args = argsArray[i] ?? [];
+    if (op === OPS.paintImageXObject && !picture) {
+      picture = { id: String(args[0]), width: Number(args[1]), height: Number(args[2]), at: ctm };
+    } else if (!bookkeeping.has(op)) {
+      return undefined;
+    } else if (op === OPS.save) {
+      saved.push(ctm);
+    } else if (op === OPS.restore) {
+      ctm = saved.pop() ?? ctm;
+    } else if (op === OPS.transform) {
+      ctm = times(ctm, args.map(Number) as Matrix);
+    }
+  }
+  return picture;
+}
+
+/** A decoded picture's pixels as luma, or undefined when any pixel is coloured or not opaque. */
+function greyLuma(data: Uint8Array | Uint8ClampedArray, kind: number, pixels: number): Uint8Array | undefined {
+  const step = kind === ImageKind.RGB_24BPP ? 3 : kind === ImageKind.RGBA_32BPP ? 4 : 0;
+  if (step === 0 || data.length < pixels * step) return undefined;
+  const luma = new Uint8Array(pixels);
+  for (let i = 0, j = 0; j < pixels; i += step, j++) {
+    const r = data[i]!;
+    if (r !== data[i + 1] || r !== data[i + 2] || (step === 4 && data[i + 3] !== 255)) return undefined;
+    luma[j] = r;
+  }
+  return luma;
+}
+
+/**
+ * The page's images from its picture, or undefined when the page must be drawn. `size` is the size the
+ * page would be drawn at. The picture is decoded by pdfjs as for drawing, so the same limits hold
+ * (`maxImageSize`, the sandbox's time and memory).
+ */
+export async function scanImages(page: PdfPage, size: { width: number; height: number }): Promise<PageImages | undefined> {
+  if (page.rotate % 360 !== 0) return undefined;
+  const { fnArray, argsArray } = await page.getOperatorList();
+  const picture = onePicture(fnArray, argsArray as unknown[][]);
+  if (!picture) return undefined;
+  if (Math.abs(picture.width - size.width) > sizeSlack || Math.abs(picture.height - size.height) > sizeSlack) return undefined;
+  const [x0, y0, x1, y1] = page.view as [number, number, number, number];
+  const [a, b, c, d, e, f] = picture.at;
+  const fills = b === 0 && c === 0 && Math.abs(a - (x1 - x0)) <= placeSlack && Math.abs(d - (y1 - y0)) <= placeSlack && Math.abs(e - x0) <= placeSlack && Math.abs(f - y0) <= placeSlack;
+  if (!fills) return undefined;
+  // Pictures shared by pages are the document's objects (`g_` ids), the others the page's.
+  const objects = picture.id.startsWith('g_') ? page.commonObjs : page.objs;
+  const image = await new Promise<{ width?: number; height?: number; kind?: number; data?: Uint8Array | Uint8ClampedArray }>((done) => objects.get(picture.id, done));
+  if (!image?.data || image.width !== picture.width || image.height !== picture.height || image.kind === undefined) return undefined;
+  const luma = greyLuma(image.data, image.kind, image.width * image.height);
+  return luma && greyImages(luma, image.width, image.height);
+}

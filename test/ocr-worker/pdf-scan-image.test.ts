@@ -1,0 +1,61 @@
+import { createCanvas } from '@napi-rs/canvas';
+import { degrees, PDFDocument, StandardFonts } from 'pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { textPng } from '../../ocr-worker/fixtures/pdf.ts';
+import { pdfjs, pdfjsOptions } from '../../ocr-worker/pdf/pdfjs.ts';
+import { scanImages } from '../../ocr-worker/pdf/scan-image.ts';
+import { lumaOf } from './fixtures/images.ts';
+
+/** A text scan at 300 dpi, as pdf-lib embeds a PNG (8-bit RGB, deflated). */
+const scan = textPng({ lines: ['The quick brown fox jumps over the lazy dog.', 'A library keeps the books of a whole city.'], language: 'en' });
+
+/** A one-page PDF drawing `png` as `draw` says; the page's size at 300 dpi is the PNG's unless `pageScale` differs. */
+async function pdfOf(png: Uint8Array, draw: 'fill' | 'half' | 'text over' | 'turned' = 'fill', pageScale = 1): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const image = await doc.embedPng(png);
+  const width = ((image.width * 72) / 300) * pageScale;
+  const height = ((image.height * 72) / 300) * pageScale;
+  const page = doc.addPage([width, height]);
+  page.drawImage(image, draw === 'half' ? { x: 0, y: 0, width: width / 2, height } : { x: 0, y: 0, width, height });
+  if (draw === 'text over') page.drawText('Stamped', { x: 20, y: 20, size: 12, font: await doc.embedFont(StandardFonts.Helvetica) });
+  if (draw === 'turned') page.setRotation(degrees(90));
+  return doc.save();
+}
+
+/** The page's images from its picture, or undefined; the size the page would be drawn at 300 dpi. */
+async function imagesOf(pdf: Uint8Array) {
+  const doc = await pdfjs.getDocument({ ...pdfjsOptions, data: pdf }).promise;
+  try {
+    const page = await doc.getPage(1);
+    const viewport = page.getViewport({ scale: 300 / 72 });
+    return await scanImages(page, { width: Math.floor(viewport.width), height: Math.floor(viewport.height) });
+  } finally {
+    await doc.destroy();
+  }
+}
+
+describe('a scanned PDF page read from its picture, not drawn', () => {
+  it('gives the scan’s own pixels when the page is one grey picture filling it', async () => {
+    const images = await imagesOf(await pdfOf(scan));
+    expect(images).toBeDefined();
+    const [got, want] = await Promise.all([lumaOf(images!.png), lumaOf(scan)]);
+    expect({ width: got.width, height: got.height }).toEqual({ width: want.width, height: want.height });
+    expect(Buffer.from(got.luma).equals(Buffer.from(want.luma))).toBe(true);
+  });
+
+  it('draws the page when it holds more than the picture, or the picture does not fill it upright at its size', async () => {
+    for (const draw of ['half', 'text over', 'turned'] as const) expect(await imagesOf(await pdfOf(scan, draw)), draw).toBeUndefined();
+    // A page twice the picture's size: drawn at 300 dpi, the picture is scaled up.
+    expect(await imagesOf(await pdfOf(scan, 'fill', 2))).toBeUndefined();
+  });
+
+  it('draws a colour picture (the drawn page keeps its colour)', async () => {
+    const canvas = createCanvas(600, 300);
+    const g = canvas.getContext('2d');
+    g.fillStyle = 'white';
+    g.fillRect(0, 0, 600, 300);
+    g.fillStyle = '#c03020';
+    g.fillRect(100, 100, 200, 50);
+    expect(await imagesOf(await pdfOf(canvas.toBuffer('image/png')))).toBeUndefined();
+  });
+});
