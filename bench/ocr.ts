@@ -31,7 +31,9 @@ import { runIfMain } from './report.ts';
  *   modules (bench/ocr/worker-child.ts); the page images it wrote are what the command line reads.
  *   The native engine is measured only when tesseract 5 is installed, as the command line.
  * - Command line: the same images, one process per kind, `-l ara|eng --psm 3 --oem 1`,
- *   OMP_THREAD_LIMIT=1. Also, as a diagnosis, with the worker's own model data (`4.0.0_best_int`).
+ *   OMP_THREAD_LIMIT=1. Also, as diagnoses, with the worker's own model data (`4.0.0_best_int`), and with
+ *   that data on the images the worker's engine read (its light evened where the worker evened it): the
+ *   engine alone, so what the worker adds to it shows.
  * - Layout columns: on the Arabic scans the worker's engine once more at fixed `psm 3` and at fixed
  *   `psm 6`, against the worker's own layout.
  * - Confidence ranking: on the Arabic scans, the share of the character errors on the least confident
@@ -114,7 +116,11 @@ async function measureKind(dir: string, language: FixtureLanguage, form: Form, w
     const images = measured.workers[engines[0]!]!.pages.map((p) => p.image);
     const list = path.join(kindDir, 'list.txt');
     measured.cli = { ...(await readWithCli(images, model, list, cli.dataDir[model])), initMs: cli.initMs[model]! };
-    if (cli.sameDataInitMs[model] !== undefined) measured.cliSameData = { ...(await readWithCli(images, model, list, cli.sameDataDir)), initMs: cli.sameDataInitMs[model] };
+    if (cli.dataDir[model] === undefined && cli.sameDataInitMs[model] !== undefined) measured.cliSameData = { ...(await readWithCli(images, model, list, cli.sameDataDir)), initMs: cli.sameDataInitMs[model] };
+    if (isScan(form)) {
+      const read = measured.workers[engines[0]!]!.pages.map((p) => p.engineImage);
+      measured.cliEngineImages = { ...(await readWithCli(read, model, list, cli.sameDataDir)), initMs: cli.sameDataInitMs[model]! };
+    }
   }
   return measured;
 }
@@ -162,7 +168,7 @@ export async function ocrBench(): Promise<OcrReport> {
         const installed = existsSync(path.join(info.tessdataDir, `${model}.traineddata`));
         cli.dataDir[model] = installed ? undefined : same;
         cli.initMs[model] = await cliInitMs(warmUp[language], model, list, cli.dataDir[model]);
-        if (installed && process.env.OCR_BENCH_CLI_SAME_DATA !== '0') cli.sameDataInitMs[model] = await cliInitMs(warmUp[language], model, list, same);
+        cli.sameDataInitMs[model] = installed ? await cliInitMs(warmUp[language], model, list, same) : cli.initMs[model];
       }
     }
 
@@ -265,6 +271,10 @@ export function printOcr(report: OcrReport): void {
       const k = arabic.engines[e]!.ranking;
       console.log(`  ${e}: ${k.tenth} of ${k.pages} pages, ${k.tenthErrors} of ${k.errors} errors (${pct(k.share)}; the most-wrong tenth holds ${pct(k.bestShare)}); rank correlation of confidence and errors ${k.rankCorrelation.toFixed(2)}`);
     }
+  }
+  if (report.rows.some((r) => r.cliEngineImages)) {
+    console.log(`\ncommand line with the worker's own model data on the images ${worker} read (evened where the worker evened them): CER / pages/min/core, and the worker's share of its speed`);
+    for (const r of everything) if (r.cliEngineImages) console.log(`  ${r.name}: ${cer(r.cliEngineImages)}, ${speed(r.cliEngineImages)} (${worker} ${pct(r.engines[worker]!.pagesPerMinPerCore / r.cliEngineImages.pagesPerMinPerCore)})`);
   }
   if (report.rows.some((r) => r.cliSameData)) {
     console.log("\ncommand line with the worker's own model data (4.0.0_best_int), same images: CER / pages/min/core");

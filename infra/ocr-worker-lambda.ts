@@ -35,8 +35,9 @@ export type OcrWorkerFunction = 'job' | 'pages';
  * buys no faster OCR (one thread reads). `pages` may take Lambda's 15 minutes: a task of 8 pages
  * takes about 8 × 4.5 s here, and even one whose every page runs into every limit ends in time.
  * `job` opens the file and decides a PDF's text layer on one sample page. The same for both packages:
- * the image's native tesseract (a process per page) needs no more than the zip's tesseract.js; what
- * it saves has not been measured on Lambda.
+ * the image's native tesseract (a process per model and layout, kept between pages: about 30 MB resident
+ * when idle, 250-300 MB while reading an A4 page) needs no more than the zip's tesseract.js; what it saves
+ * has not been measured on Lambda.
  */
 export const ocrWorkerSizing: Record<OcrWorkerFunction, { memoryMb: number; timeoutSeconds: number }> = {
   job: { memoryMb: 2048, timeoutSeconds: 300 },

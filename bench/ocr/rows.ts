@@ -44,6 +44,8 @@ export interface OcrRow {
   engines: Partial<Record<EngineKind, WorkerReading>>;
   cli?: Reading;
   cliSameData?: Reading;
+  /** The command line with the worker's data on the images the worker's engine read: the engine alone, against the worker's whole path. */
+  cliEngineImages?: Reading;
   /** The layout columns: one engine with every page at this fixed layout. */
   layouts: Partial<Record<PageLayout, Rates>>;
 }
@@ -55,6 +57,7 @@ export interface Measured {
   layouts: Partial<Record<PageLayout, WorkerResult>>;
   cli?: CliRead & { initMs: number };
   cliSameData?: CliRead & { initMs: number };
+  cliEngineImages?: CliRead & { initMs: number };
 }
 
 const range = (xs: number[]): [number, number] | undefined => (xs.length ? [Math.min(...xs), Math.max(...xs)] : undefined);
@@ -96,7 +99,7 @@ export function rowOf(name: string, language: FixtureLanguage, form: OcrRow['for
   for (const layout of Object.keys(parts[0]?.layouts ?? {}) as PageLayout[]) {
     if (parts.every((p) => p.layouts[layout])) row.layouts[layout] = rates(parts.flatMap((p) => p.layouts[layout]!.pages.map((x) => x.text)));
   }
-  for (const side of ['cli', 'cliSameData'] as const) {
+  for (const side of ['cli', 'cliSameData', 'cliEngineImages'] as const) {
     if (!parts.every((p) => p[side])) continue;
     const wallMs = sum((p) => p[side]!.wallMs - p[side]!.initMs);
     const cpuKnown = parts.every((p) => p[side]!.cpuMs !== undefined);

@@ -36,8 +36,10 @@ export interface WorkerSpec {
 
 export interface WorkerPage {
   text: string;
-  /** The page's image as the engine got it (PNG file in pagesDir). */
+  /** The page's stored image (PNG file in pagesDir). */
   image: string;
+  /** The image the engine read (`imageFor`: evened where the light was uneven, PGM for tesseract.js), or `image` when that was it or no engine read the page. */
+  engineImage: string;
   fromTextLayer: boolean;
   /** Engine readings for this page (2: read again with the other script's model), its mean word confidence and the model kept. */
   readings: number;
@@ -109,11 +111,16 @@ for (const file of spec.files) {
     const read = await timed(async () => (page.textLayer !== undefined ? { text: page.textLayer } : await readPage(engine, imageFor(engine, page), model, { timeoutMs: pageTimeoutMs, ...(spec.layout && { layout: spec.layout }) })));
     wallMs += got.ms + read.ms;
     cpuMs += got.cpuMs + read.cpuMs;
-    const image = join(spec.pagesDir, `${String(pages.length + 1).padStart(3, '0')}.png`);
+    const name = join(spec.pagesDir, String(pages.length + 1).padStart(3, '0'));
+    const image = `${name}.png`;
     writeFileSync(image, page.png);
+    const seen = page.textLayer === undefined ? imageFor(engine, page) : page.png;
+    const engineImage = seen === page.png ? image : `${name}-read.${engine.reads === 'png' ? 'png' : 'pgm'}`;
+    if (engineImage !== image) writeFileSync(engineImage, seen);
     pages.push({
       text: read.value.text,
       image,
+      engineImage,
       fromTextLayer: page.textLayer !== undefined,
       readings: readings - before,
       ...('confidence' in read.value && { confidence: read.value.confidence, model: read.value.model }),
