@@ -23,12 +23,18 @@ type PageImages = Pick<SourcePage, 'png' | 'grey' | 'readPng' | 'width' | 'heigh
  * size (537 KB against 1.16 MB).
  */
 export function pageImages(canvas: Canvas): PageImages {
-  const { width, height } = canvas;
-  const rgba = canvas.data();
+  return rgbaImages(canvas.data(), canvas.width, canvas.height, () => canvas.encodeSync('png'));
+}
+
+/**
+ * A page's opaque RGBA pixels as its images, as `pageImages` makes them; `colourPngOf` encodes the unturned
+ * colour page (a canvas encodes its own; pixels not on a canvas are put on one).
+ */
+export function rgbaImages(rgba: Uint8Array, width: number, height: number, colourPngOf = (): Buffer => colourPng(rgba, width, height)): PageImages {
   const { luma, colour } = greyOf(rgba, width, height);
   if (!colour) return greyImages(luma, width, height);
   const straight = straightened(luma, width, height);
-  const png = straight.degrees === 0 ? canvas.encodeSync('png') : colourPng(turned(rgba, width, height, straight.degrees, straight.paper, 4), width, height);
+  const png = straight.degrees === 0 ? colourPngOf() : colourPng(turned(rgba, width, height, straight.degrees, straight.paper, 4), width, height);
   return { png, ...readImages(straight.luma, width, height), width, height };
 }
 

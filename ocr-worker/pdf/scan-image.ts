@@ -1,5 +1,5 @@
 import type { SourcePage } from '../contract.ts';
-import { greyImages } from '../files/page-image.ts';
+import { greyImages, rgbaImages } from '../files/page-image.ts';
 import { pdfjs } from './pdfjs.ts';
 
 type PdfPage = Awaited<ReturnType<pdfjs.PDFDocumentProxy['getPage']>>;
@@ -7,13 +7,15 @@ type PageImages = Pick<SourcePage, 'png' | 'grey' | 'readPng' | 'width' | 'heigh
 
 /**
  * A scanned page's images taken from its one picture, without drawing the page (issue 33). A scan's page is
- * one grey picture spread over the whole page at about the resolution the worker reads at; drawing it costs
+ * one picture spread over the whole page at about the resolution the worker reads at; drawing it costs
  * pdfjs 1.1-1.4 s on an A4 300-dpi page (its RGB turned into RGBA in JavaScript, then drawn by Skia), while
  * its decoded pixels are ready in 0.2-0.3 s (docs/benchmarks.md, 2026-11-28). So when the page draws
  * nothing but that picture, upright and filling the page, at the size the page would be drawn (within
- * `sizeSlack` pixels) and every pixel grey and opaque, its pixels are the page. Anything else (text over
- * the picture, a picture on part of the page, a turned page, colour, transparency, another size) is drawn
- * as before: undefined.
+ * `sizeSlack` pixels) and every pixel opaque, its pixels are the page (a grey scan's straight from its luma,
+ * a colour scan's in colour). Anything else (text over the picture, a picture on part of the page, a turned
+ * page, transparency, another size) is drawn as before: undefined. Looking costs pdfjs an operator list of its own (not the drawing's), and a page
+ * then drawn decodes its pictures twice, so a page with text (a searchable scan's hidden text too) is not
+ * looked at (render.ts `hasText`).
  */
 export const sizeSlack = 2;
 /** How far, in points, the picture's corners may lie from the page's. */
@@ -58,17 +60,32 @@ function onePicture(fnArray: number[], argsArray: unknown[][]): { id: string; wi
   return picture;
 }
 
-/** A decoded picture's pixels as luma, or undefined when any pixel is coloured or not opaque. */
-function greyLuma(data: Uint8Array | Uint8ClampedArray, kind: number, pixels: number): Uint8Array | undefined {
+/**
+ * A decoded picture's pixels as the page's images: straight from its luma when every pixel is grey (a scan),
+ * else as RGBA; undefined when a pixel is not opaque (it would need the page's white under it).
+ */
+function imagesOf(data: Uint8Array | Uint8ClampedArray, kind: number, width: number, height: number): PageImages | undefined {
+  const pixels = width * height;
   const step = kind === ImageKind.RGB_24BPP ? 3 : kind === ImageKind.RGBA_32BPP ? 4 : 0;
   if (step === 0 || data.length < pixels * step) return undefined;
   const luma = new Uint8Array(pixels);
-  for (let i = 0, j = 0; j < pixels; i += step, j++) {
+  let grey = true;
+  for (let i = 0, j = 0; j < pixels && grey; i += step, j++) {
     const r = data[i]!;
-    if (r !== data[i + 1] || r !== data[i + 2] || (step === 4 && data[i + 3] !== 255)) return undefined;
+    if (step === 4 && data[i + 3] !== 255) return undefined;
+    grey = r === data[i + 1] && r === data[i + 2];
     luma[j] = r;
   }
-  return luma;
+  if (grey) return greyImages(luma, width, height);
+  const rgba = new Uint8Array(pixels * 4);
+  for (let i = 0, j = 0; j < rgba.length; i += step, j += 4) {
+    rgba[j] = data[i]!;
+    rgba[j + 1] = data[i + 1]!;
+    rgba[j + 2] = data[i + 2]!;
+    rgba[j + 3] = step === 4 ? data[i + 3]! : 255;
+    if (rgba[j + 3] !== 255) return undefined;
+  }
+  return rgbaImages(rgba, width, height);
 }
 
 /**
@@ -90,6 +107,5 @@ export async function scanImages(page: PdfPage, size: { width: number; height: n
   const objects = picture.id.startsWith('g_') ? page.commonObjs : page.objs;
   const image = await new Promise<{ width?: number; height?: number; kind?: number; data?: Uint8Array | Uint8ClampedArray }>((done) => objects.get(picture.id, done));
   if (!image?.data || image.width !== picture.width || image.height !== picture.height || image.kind === undefined) return undefined;
-  const luma = greyLuma(image.data, image.kind, image.width * image.height);
-  return luma && greyImages(luma, image.width, image.height);
+  return imagesOf(image.data, image.kind, image.width, image.height);
 }

@@ -1,4 +1,4 @@
-import { createCanvas } from '@napi-rs/canvas';
+import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { degrees, PDFDocument, StandardFonts } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { textPng } from '../../ocr-worker/fixtures/pdf.ts';
@@ -49,13 +49,20 @@ describe('a scanned PDF page read from its picture, not drawn', () => {
     expect(await imagesOf(await pdfOf(scan, 'fill', 2))).toBeUndefined();
   });
 
-  it('draws a colour picture (the drawn page keeps its colour)', async () => {
+  it('gives a colour scan’s own pixels, in colour', async () => {
     const canvas = createCanvas(600, 300);
     const g = canvas.getContext('2d');
     g.fillStyle = 'white';
     g.fillRect(0, 0, 600, 300);
     g.fillStyle = '#c03020';
     g.fillRect(100, 100, 200, 50);
-    expect(await imagesOf(await pdfOf(canvas.toBuffer('image/png')))).toBeUndefined();
+    const images = await imagesOf(await pdfOf(canvas.toBuffer('image/png')));
+    expect(images).toBeDefined();
+    const page = await loadImage(images!.png);
+    const drawn = createCanvas(page.width, page.height);
+    drawn.getContext('2d').drawImage(page, 0, 0);
+    expect({ width: page.width, height: page.height }).toEqual({ width: 600, height: 300 });
+    expect([...drawn.getContext('2d').getImageData(150, 120, 1, 1).data]).toEqual([0xc0, 0x30, 0x20, 255]);
+    expect([...drawn.getContext('2d').getImageData(10, 10, 1, 1).data]).toEqual([255, 255, 255, 255]);
   });
 });
