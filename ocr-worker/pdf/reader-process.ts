@@ -150,7 +150,13 @@ export class PdfReaderProcess {
       const { png, grey } = answer.page;
       return { ...answer.page, png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), grey: Buffer.from(grey.buffer, grey.byteOffset, grey.byteLength) };
     }
-    if (answer.type === 'refused') throw answer.overLimit ? new PageOverLimit(answer.message) : new PageError(answer.message);
+    if (answer.type === 'refused' && answer.overLimit) {
+      // Stopped in the reader at its limit: what pdfjs was still doing for the page (an operator list has no
+      // cancel) must not run on into the next page's time, so the next page gets a new reader.
+      this.close();
+      throw new PageOverLimit(answer.message);
+    }
+    if (answer.type === 'refused') throw new PageError(answer.message);
     if (answer.type === 'readFailed') throw this.calls.readError ?? new Error('A read of the file failed');
     if (answer.type === 'stopped') {
       if (answer.why === 'stalled') throw new Error(stalledReadMessage);
