@@ -25,7 +25,7 @@ export interface Reading extends Rates {
 }
 
 export interface WorkerReading extends Reading {
-  /** The largest resident set of the worker's process tree (the native engine's page process included when /usr/bin/time is there). */
+  /** The largest resident set of the worker's process tree (the native engine's tesseract processes included when /usr/bin/time is there). */
   peakRssMb: number;
   textLayerPages: number;
   readTwice: number;

@@ -1,6 +1,6 @@
 /**
  * One measured worker, in its own process (so its peak RSS is its own): one engine (native tesseract,
- * a `tesseract` process per page, or tesseract.js), optionally one fixed layout, the files of one
+ * `tesseract` processes kept per model and layout, or tesseract.js), optionally one fixed layout, the files of one
  * evaluation kind read as the worker reads a job's file: formatOf → openImage or openPdf (text layer
  * checked against OCR of a sample page) → each page's text layer, else readPage with the job's model.
  *

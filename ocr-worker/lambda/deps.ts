@@ -56,7 +56,7 @@ let composed: LambdaDeps | undefined;
  * The runner's dependencies, composed once per container: the ledger table, the bucket, the API (per
  * job, with its credential), and one engine, native tesseract where the image has it, else tesseract.js
  * (engine/choose-engine.ts; never closed: tesseract.js recycles its workers itself, native tesseract
- * is a process per page, and the container's end ends them).
+ * replaces its kept processes itself, and the container's end ends them).
  */
 export function lambdaDeps(): LambdaDeps {
   if (composed) return composed;
