@@ -11,6 +11,8 @@ import { describe, expect, it } from 'vitest';
 const root = new URL('../..', import.meta.url).pathname;
 const walked = ['README.md', 'docs', 'functions', 'lib', 'infra', 'ocr-worker', 'scripts', 'bench', 'test', '.ci'];
 const self = 'test/unit/docs.test.ts';
+/** The documents that came from outside the project, copied in: the interface, the first design, the local contract. */
+const origins = ['docs/SPEC.md', 'docs/DESIGN.md', 'docs/local-runtime.md'];
 
 function files(path: string): string[] {
   const full = join(root, path);
@@ -42,7 +44,8 @@ function sections(path: string): { titles: string[]; anchors: string[] } {
 
 describe('the docs', () => {
   it('holds every document the code and the docs name', () => {
-    for (const name of ['SPEC.md', 'DESIGN.md', 'local-runtime.md', 'restore.md']) expect(existsSync(join(root, 'docs', name)), name).toBe(true);
+    for (const doc of origins) expect(existsSync(join(root, doc)), doc).toBe(true);
+    expect(existsSync(join(root, 'docs/restore.md'))).toBe(true);
     const named = new Set([...walked.flatMap(files).filter((f) => f !== self && /\.(ts|mjs|js|md|sh)$|\/run$/.test(f))].flatMap((f) => [...read(f).matchAll(/\bdocs\/[\w/-]+\.md\b/g)].map((m) => m[0])));
     expect([...named].filter((d) => !existsSync(join(root, d)))).toEqual([]);
   });
@@ -87,6 +90,12 @@ describe('the docs', () => {
     const sibling = ['..', 'shared'].join('/');
     const pointing = outside.filter((f) => read(f).includes(sibling));
     expect(pointing).toEqual([]);
+  });
+
+  it('names the spec, the design and the local contract in the docs by their place in the clone (docs/)', () => {
+    // A bare name reads as the copy beside a checkout, which a clone does not have.
+    const bareName = new RegExp(`(?<![/\\w.-])(${origins.map((d) => d.slice('docs/'.length).replaceAll('.', '\\.')).join('|')})`);
+    expect(docs.filter((f) => bareName.test(prose(read(f))))).toEqual([]);
   });
 
   it('names the docs in code by their place in the clone (docs/)', () => {
