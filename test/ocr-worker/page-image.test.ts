@@ -1,21 +1,10 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { describe, expect, it } from 'vitest';
 import { greyFrameImages, pageImages } from '../../ocr-worker/files/page-image.ts';
+import { paintedPage } from './fixtures/images.ts';
 
 /** A 40×20 white page with a black square, and optionally a red one. */
-const page = (red: boolean) => {
-  const c = createCanvas(40, 20);
-  const g = c.getContext('2d');
-  g.fillStyle = 'white';
-  g.fillRect(0, 0, 40, 20);
-  g.fillStyle = 'black';
-  g.fillRect(0, 0, 10, 10);
-  if (red) {
-    g.fillStyle = 'rgb(255,0,0)';
-    g.fillRect(20, 0, 10, 10);
-  }
-  return c;
-};
+const page = (red: boolean) => paintedPage(40, 20, [[0, 0, 10, 10, 'black'], ...(red ? [[20, 0, 10, 10, 'rgb(255,0,0)'] as const] : [])]);
 /** PNG colour type (IHDR byte 25): 0 grey, 2 RGB, 6 RGBA. */
 const colourType = (png: Buffer) => png[25];
 const pixelOf = async (png: Buffer, x: number, y: number) => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { textPng } from '../../ocr-worker/fixtures/pdf.ts';
 import { pdfjs, pdfjsOptions } from '../../ocr-worker/pdf/pdfjs.ts';
 import { scanImages } from '../../ocr-worker/pdf/scan-image.ts';
-import { lumaOf } from './fixtures/images.ts';
+import { lumaOf, paintedPage } from './fixtures/images.ts';
 
 /** A text scan at 300 dpi, as pdf-lib embeds a PNG (8-bit RGB, deflated). */
 const scan = textPng({ lines: ['The quick brown fox jumps over the lazy dog.', 'A library keeps the books of a whole city.'], language: 'en' });
@@ -50,13 +50,7 @@ describe('a scanned PDF page read from its picture, not drawn', () => {
   });
 
   it('gives a colour scan’s own pixels, in colour', async () => {
-    const canvas = createCanvas(600, 300);
-    const g = canvas.getContext('2d');
-    g.fillStyle = 'white';
-    g.fillRect(0, 0, 600, 300);
-    g.fillStyle = '#c03020';
-    g.fillRect(100, 100, 200, 50);
-    const images = await imagesOf(await pdfOf(canvas.toBuffer('image/png')));
+    const images = await imagesOf(await pdfOf(paintedPage(600, 300, [[100, 100, 200, 50, '#c03020']]).toBuffer('image/png')));
     expect(images).toBeDefined();
     const page = await loadImage(images!.png);
     const drawn = createCanvas(page.width, page.height);
