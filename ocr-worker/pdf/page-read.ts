@@ -36,7 +36,6 @@ export async function readPdfPage(pdf: OpenedPdf, pageNumber: number, options: P
         maxPixels: options.maxPixels,
         timeoutMs: Math.max(0, options.deadline - Date.now()),
         limitMs: options.limitMs,
-        hasText: content.items.length > 0,
       }),
       failed,
     ]).catch((error: unknown) => {

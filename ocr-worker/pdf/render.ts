@@ -25,11 +25,6 @@ export interface RenderOptions {
   timeoutMs: number;
   /** The page's whole time limit, as users read it in the page's error (default `timeoutMs`). */
   limitMs?: number;
-  /**
-   * Whether the page has text (visible or not): then it is drawn without looking for a scan's one picture,
-   * which would make pdfjs build its operators and decode its pictures twice (pdf/scan-image.ts).
-   */
-  hasText?: boolean;
 }
 
 export interface RenderedPage extends Pick<SourcePage, 'png' | 'grey' | 'readPng' | 'width' | 'height'> {
@@ -62,7 +57,7 @@ export async function renderPage(page: PdfPage, pageNumber: number, options: Ren
   const overTime = () => new PageOverLimit(`Page ${pageNumber} took longer than ${(options.limitMs ?? options.timeoutMs) / 1000} s to render`);
   let stop: NodeJS.Timeout | undefined;
   const scan = await Promise.race([
-    options.hasText ? undefined : scanImages(page, { width, height }),
+    scanImages(page, { width, height }),
     new Promise<never>((_, failed) => {
       stop = setTimeout(() => failed(overTime()), options.timeoutMs);
     }),

@@ -12,18 +12,66 @@ type PageImages = Pick<SourcePage, 'png' | 'grey' | 'readPng' | 'width' | 'heigh
  * its decoded pixels are ready in 0.2-0.3 s (docs/benchmarks.md, 2026-11-28). So when the page draws
  * nothing but that picture, upright and filling the page, at the size the page would be drawn (within
  * `sizeSlack` pixels) and every pixel opaque, its pixels are the page (a grey scan's straight from its luma,
- * a colour scan's in colour). Anything else (text over the picture, a picture on part of the page, a turned
- * page, transparency, another size) is drawn as before: undefined. Looking costs pdfjs an operator list of its own (not the drawing's), and a page
- * then drawn decodes its pictures twice, so a page with text (a searchable scan's hidden text too) is not
- * looked at (render.ts `hasText`).
+ * a colour scan's in colour). A searchable scan's hidden words (text in render mode 3) draw nothing, so they
+ * do not stop it. Anything else (text seen over the picture, a picture on part of the page, a turned page,
+ * transparency, another size) is drawn as before: undefined. Looking costs pdfjs an operator list of its own
+ * (not the drawing's); on pages then drawn, of text or of text and a photograph, that was within the noise of
+ * drawing them (2026-11-28), so every page is looked at.
  */
 export const sizeSlack = 2;
 /** How far, in points, the picture's corners may lie from the page's. */
 const placeSlack = 0.5;
 
 const { OPS, ImageKind } = pdfjs;
-/** Operators that draw nothing themselves. */
-const bookkeeping = new Set<number>([OPS.save, OPS.restore, OPS.transform, OPS.dependency]);
+/**
+ * Operators that draw nothing and leave a picture as it is: text state and positioning, colours (for
+ * what is filled or stroked later), marked content. A searchable scan's hidden text (render mode 3,
+ * as tesseract and OCRmyPDF write it) is only these around its `showText`s, which draw nothing.
+ */
+const unseen = new Set<number>([
+  OPS.dependency,
+  OPS.beginText,
+  OPS.endText,
+  OPS.setFont,
+  OPS.setCharSpacing,
+  OPS.setWordSpacing,
+  OPS.setHScale,
+  OPS.setLeading,
+  OPS.setTextRise,
+  OPS.moveText,
+  OPS.setLeadingMoveText,
+  OPS.setTextMatrix,
+  OPS.nextLine,
+  OPS.setFillGray,
+  OPS.setFillRGBColor,
+  OPS.setFillCMYKColor,
+  OPS.setFillColorSpace,
+  OPS.setFillColor,
+  OPS.setFillColorN,
+  OPS.setStrokeGray,
+  OPS.setStrokeRGBColor,
+  OPS.setStrokeCMYKColor,
+  OPS.setStrokeColorSpace,
+  OPS.setStrokeColor,
+  OPS.setStrokeColorN,
+  OPS.beginMarkedContent,
+  OPS.endMarkedContent,
+]);
+/** Operators that show text: unseen only in render mode 3 (invisible; 7 is invisible too, but clips what follows). */
+const showsText = new Set<number>([OPS.showText, OPS.showSpacedText, OPS.nextLineShowText, OPS.nextLineSetSpacingShowText]);
+const invisible = 3;
+
+/** Whether a graphics state (`gs`, as pdfjs passes its entries) changes nothing a picture shows. */
+function keepsPictures(entries: unknown): boolean {
+  if (!Array.isArray(entries)) return false;
+  return entries.every((entry) => {
+    const [key, value] = Array.isArray(entry) ? (entry as [string, unknown]) : [];
+    if (key === 'ca') return value === 1;
+    if (key === 'BM') return value === 'source-over';
+    if (key === 'SMask') return value === false;
+    return ['LW', 'LC', 'LJ', 'ML', 'D', 'RI', 'FL', 'CA', 'Font'].includes(String(key));
+  });
+}
 
 type Matrix = [number, number, number, number, number, number];
 
@@ -37,24 +85,36 @@ const times = (m: Matrix, by: Matrix): Matrix => [
   m[1] * by[4] + m[3] * by[5] + m[5],
 ];
 
-/** The page's one picture and where it is drawn, when the page draws nothing else. */
+/**
+ * The page's one picture and where it is drawn, when the page draws nothing else. The text render mode
+ * is part of the graphics state: `q` saves it, `Q` restores it, and a text object does not reset it.
+ */
 function onePicture(fnArray: number[], argsArray: unknown[][]): { id: string; width: number; height: number; at: Matrix } | undefined {
-  let ctm: Matrix = [1, 0, 0, 1, 0, 0];
-  const saved: Matrix[] = [];
+  let state = { ctm: [1, 0, 0, 1, 0, 0] as Matrix, textMode: 0 };
+  const saved: (typeof state)[] = [];
   let picture: { id: string; width: number; height: number; at: Matrix } | undefined;
   for (let i = 0; i < fnArray.length; i++) {
     const op = fnArray[i]!;
     const args = argsArray[i] ?? [];
     if (op === OPS.paintImageXObject && !picture) {
-      picture = { id: String(args[0]), width: Number(args[1]), height: Number(args[2]), at: ctm };
-    } else if (!bookkeeping.has(op)) {
-      return undefined;
+      picture = { id: String(args[0]), width: Number(args[1]), height: Number(args[2]), at: state.ctm };
     } else if (op === OPS.save) {
-      saved.push(ctm);
+      saved.push(state);
     } else if (op === OPS.restore) {
-      ctm = saved.pop() ?? ctm;
+      state = saved.pop() ?? state;
     } else if (op === OPS.transform) {
-      ctm = times(ctm, args.map(Number) as Matrix);
+      state = { ...state, ctm: times(state.ctm, args.map(Number) as Matrix) };
+    } else if (op === OPS.setTextRenderingMode) {
+      state = { ...state, textMode: Number(args[0]) };
+    } else if (showsText.has(op)) {
+      if (state.textMode !== invisible) return undefined;
+    } else if (op === OPS.beginMarkedContentProps) {
+      // Optional content may hide what it holds, the picture too.
+      if (args[0] === 'OC') return undefined;
+    } else if (op === OPS.setGState) {
+      if (!keepsPictures(args[0])) return undefined;
+    } else if (!unseen.has(op)) {
+      return undefined;
     }
   }
   return picture;
@@ -65,6 +125,7 @@ function onePicture(fnArray: number[], argsArray: unknown[][]): { id: string; wi
  * else as RGBA; undefined when a pixel is not opaque (it would need the page's white under it).
  */
 function imagesOf(data: Uint8Array | Uint8ClampedArray, kind: number, width: number, height: number): PageImages | undefined {
+  if (kind === ImageKind.GRAYSCALE_1BPP) return bilevelImages(data, width, height);
   const pixels = width * height;
   const step = kind === ImageKind.RGB_24BPP ? 3 : kind === ImageKind.RGBA_32BPP ? 4 : 0;
   if (step === 0 || data.length < pixels * step) return undefined;
@@ -86,6 +147,21 @@ function imagesOf(data: Uint8Array | Uint8ClampedArray, kind: number, width: num
     if (rgba[j + 3] !== 255) return undefined;
   }
   return rgbaImages(rgba, width, height);
+}
+
+/**
+ * A bilevel scan's picture (CCITT, JBIG2 or 1-bit flate, as many book scans are stored): pdfjs gives it one bit
+ * a pixel, each row starting on a byte, a set bit white (its Decode already applied).
+ */
+function bilevelImages(data: Uint8Array | Uint8ClampedArray, width: number, height: number): PageImages | undefined {
+  const rowBytes = (width + 7) >> 3;
+  if (data.length < rowBytes * height) return undefined;
+  const luma = new Uint8Array(width * height);
+  for (let y = 0, j = 0; y < height; y++) {
+    const row = y * rowBytes;
+    for (let x = 0; x < width; x++, j++) luma[j] = data[row + (x >> 3)]! & (0x80 >> (x & 7)) ? 255 : 0;
+  }
+  return greyImages(luma, width, height);
 }
 
 /**
