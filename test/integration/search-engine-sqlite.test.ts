@@ -51,9 +51,9 @@ describe('SQLite FTS5 search engine', () => {
   it('refuses a file of another layout', () => {
     const path = join(dir, 'other.sqlite');
     const other = new sqlite3.Database(path);
-    other.exec('PRAGMA user_version = 9');
+    other.exec('PRAGMA user_version = 99');
     other.close();
-    expect(() => sqliteSearchEngine(path)).toThrow(/layout 9/);
+    expect(() => sqliteSearchEngine(path)).toThrow(/layout 99/);
   });
 
   it('npm start builds an index of an older layout again: the file and its stream position go, a current one stays', async () => {
@@ -252,6 +252,22 @@ describe('SQLite FTS5 search engine', () => {
     await again.putPages([{ ...page(0, 'late page'), bookTextId: 'book-99' }]);
     again.close();
     await new Promise((resolve) => setTimeout(resolve, 1_200));
+  });
+
+  it('leaves alone a page put again as it is held (the stream repeating a write), and writes one whose terms changed at the same revision', async () => {
+    const engine = open(join(dir, 'again.sqlite'));
+    const pages = Array.from({ length: 20 }, (_, n) => ({ ...page(n, `sun moon ${n}`), rev: 4, pageRev: 4 }));
+    await engine.putPages(pages);
+    await engine.merged();
+    const held = engine.segmentCounts();
+    // A write of the index adds a segment to each field; putting the same pages again writes nothing.
+    await engine.putPages(pages);
+    expect(engine.segmentCounts()).toEqual(held);
+    await engine.putPages([{ ...page(3, 'rain'), rev: 4, pageRev: 4 }]);
+    expect(engine.segmentCounts().exact).toBe(held.exact + 1);
+    const all = (word: string) => engine.search({ mode: 'all', field: 'exact', terms: [word], view: { kind: 'all' }, limit: 100, offset: 0 });
+    expect(await all('rain')).toEqual({ total: 1, hits: [{ bookTextId: 'book-1', pageNumber: 3 }] });
+    expect((await all('sun')).total).toBe(19);
   });
 
   /** One step of a history (search-engine-contract.ts), on one engine. */

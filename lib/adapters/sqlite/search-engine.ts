@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import sqlite3 from 'node-sqlite3-wasm';
 import { isRunning, thisProcess, type ProcessRecord } from '../../processes.ts';
@@ -141,8 +142,9 @@ const deleteMergePercent = 50;
  * and no listing entries, so it is built again: infra/local/search-index.ts). 4: revisions (a book's
  * `rev`, each page's in `page_revs`, the listing entry's in its JSON). 5: the vocabulary of similar terms. 6: its keys as hashes. 7: the keys in buckets.
  * 8: `auto_vacuum = INCREMENTAL` (set only as a file is created), so pages merging frees leave the file (idle-merge.ts).
+ * 9: each page's terms' digest in `page_revs`, so a page put again as it is held is left alone (`writeBatch`).
  */
-const schemaVersion = 8;
+const schemaVersion = 9;
 
 /**
  * Whether the file at `path` is a search index this code can open as it is: absent, empty, or of
@@ -204,7 +206,7 @@ const schema = `
     language TEXT NOT NULL,
     rev INTEGER NOT NULL
   );
-  CREATE TABLE IF NOT EXISTS page_revs (rowid INTEGER PRIMARY KEY, rev INTEGER NOT NULL);
+  CREATE TABLE IF NOT EXISTS page_revs (rowid INTEGER PRIMARY KEY, rev INTEGER NOT NULL, digest BLOB NOT NULL);
   CREATE VIRTUAL TABLE IF NOT EXISTS exact USING fts5(terms, content = '', contentless_delete = 1, ${tokenizer});
   CREATE VIRTUAL TABLE IF NOT EXISTS stemmed USING fts5(terms, content = '', contentless_delete = 1, ${tokenizer});
   CREATE TABLE IF NOT EXISTS listing (
@@ -525,17 +527,24 @@ export function sqliteSearchEngine(path: string): SqliteSearchEngine {
     for (const [bookTextId, page] of books) seqs.set(bookTextId, upsertBook(bookTextId, page));
     const putExact = statement('INSERT OR REPLACE INTO exact (rowid, terms) VALUES (?, ?)');
     const putStemmed = statement('INSERT OR REPLACE INTO stemmed (rowid, terms) VALUES (?, ?)');
-    const heldRev = statement('SELECT rev FROM page_revs WHERE rowid = ?');
-    const putRev = statement('INSERT OR REPLACE INTO page_revs (rowid, rev) VALUES (?, ?)');
+    const heldRev = statement('SELECT rev, digest FROM page_revs WHERE rowid = ?');
+    const putRev = statement('INSERT OR REPLACE INTO page_revs (rowid, rev, digest) VALUES (?, ?, ?)');
     const written: WrittenPage[] = [];
     for (const page of pages) {
       const seq = seqs.get(page.bookTextId)!;
       const rowid = seq * pageSpan + page.pageNumber;
       const held = heldRev.all([rowid])[0];
-      if (held && Number(held.rev) > (page.pageRev ?? 0)) continue;
-      putExact.run([rowid, page.exact.join(' ')]);
-      putStemmed.run([rowid, page.stemmed.join(' ')]);
-      putRev.run([rowid, page.pageRev ?? 0]);
+      const rev = page.pageRev ?? 0;
+      if (held && Number(held.rev) > rev) continue;
+      const exact = page.exact.join(' ');
+      const stemmed = page.stemmed.join(' ');
+      // The table's stream puts again every page a write just put (lib/search/read-after-write.ts): the same
+      // revision and terms. Writing it again would cost FTS5 a delete and an insert of every term, as much as the first put.
+      const digest = createHash('sha256').update(exact).update('\0').update(stemmed).digest();
+      if (held && Number(held.rev) === rev && Buffer.from(held.digest as Uint8Array).equals(digest)) continue;
+      putExact.run([rowid, exact]);
+      putStemmed.run([rowid, stemmed]);
+      putRev.run([rowid, rev, digest]);
       written.push({ seq, pageNumber: page.pageNumber, terms: page.stemmed, replaced: held !== undefined });
     }
     return written;
