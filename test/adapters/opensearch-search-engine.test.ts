@@ -229,10 +229,11 @@ describe('OpenSearch search engine: requests', () => {
     await openSearchOverFake({ fetch: old.fake.fetch }).ensureIndex();
     expect(old.fake.indexDefinition('pages')!.mappings).toEqual(pageIndexMapping);
 
-    // Documents written before: revision 0, older than a put with one, replaced by a put without.
+    // Documents written before: revision 0, older than a put with one, replaced by a put without where
+    // it differs (the terms here; the book fields are the same, so they and their missing bookRev stay).
     expect(old.fake.documents('pages').get('bt-1:1')).toEqual(legacyPage);
     await engine.putPages([page(book('bt-1'), 1, 'new words')]);
-    expect(old.fake.documents('pages').get('bt-1:1')).toEqual({ ...legacyPage, exact: 'new words', stemmed: 'new words', textRev: 0, bookRev: 0 });
+    expect(old.fake.documents('pages').get('bt-1:1')).toEqual({ ...legacyPage, exact: 'new words', stemmed: 'new words', textRev: 0 });
     await old.fake.rawSigned('POST', '/pages/_bulk', `{"index":{"_id":"bt-1:1"}}\n${JSON.stringify(legacyPage)}\n`, 'application/x-ndjson');
     await engine.setBookFields('bt-1', book('bt-1', { visibility: 'private', rev: 2 }));
     expect(old.fake.documents('pages').get('bt-1:1')).toEqual({ ...legacyPage, visibility: 'private', bookRev: 2 });
@@ -321,8 +322,10 @@ describe('OpenSearch search engine: requests', () => {
     // The script, word for word: the parts by their revisions (a missing one is 0), else a noop.
     expect(putPageScript).toBe(
       'def s = ctx._source; ' +
-        'boolean newTerms = params.textRev >= (s.textRev == null ? 0 : s.textRev); ' +
-        'boolean newFields = params.bookRev >= (s.bookRev == null ? 0 : s.bookRev); ' +
+        'def heldText = s.textRev == null ? 0 : s.textRev; ' +
+        'def heldBook = s.bookRev == null ? 0 : s.bookRev; ' +
+        'boolean newTerms = params.textRev > heldText || (params.textRev >= heldText && !(params.exact.equals(s.exact) && params.stemmed.equals(s.stemmed))); ' +
+        'boolean newFields = params.bookRev > heldBook || (params.bookRev >= heldBook && !(params.userId.equals(s.userId) && params.visibility.equals(s.visibility) && params.status.equals(s.status) && params.language.equals(s.language))); ' +
         'if (newTerms) { s.exact = params.exact; s.stemmed = params.stemmed; s.textRev = params.textRev; } ' +
         'if (newFields) { s.userId = params.userId; s.visibility = params.visibility; s.status = params.status; s.language = params.language; s.bookRev = params.bookRev; } ' +
         "if (newTerms || newFields) { s.bookTextId = params.bookTextId; s.pageNumber = params.pageNumber; } else { ctx.op = 'noop'; }",
@@ -1112,7 +1115,8 @@ describe('the fake OpenSearch', () => {
     await bulk([{ index: { _id: 'b:1' } }, { ...fields, exact: 'legacy', stemmed: 'legacy' }]);
     const [same] = await bulk(put('zero', 0, 0));
     expect(same).toMatchObject({ result: 'updated', status: 200 });
-    expect(stored()).toEqual({ ...fields, exact: 'zero', stemmed: 'zero', textRev: 0, bookRev: 0 });
+    // Its terms differ (written, with textRev 0); its book fields are those put (kept, bookRev still missing: 0).
+    expect(stored()).toEqual({ ...fields, exact: 'zero', stemmed: 'zero', textRev: 0 });
     await bulk(put('five', 5, 5));
     const [older] = await bulk(put('four', 4, 4, 'private'));
     expect(older).toMatchObject({ result: 'noop', status: 200 });
@@ -1121,7 +1125,18 @@ describe('the fake OpenSearch', () => {
     // One part newer: that part only.
     await bulk(put('six', 6, 4, 'private'));
     expect(stored()).toEqual({ ...fields, exact: 'six', stemmed: 'six', textRev: 6, bookRev: 5 });
-    expect((await bulk(put('six', 6, 4, 'private')))[0]!._seq_no).toBeGreaterThan(seqNo!); // equal textRev: written again
+    // Equal revisions: a part that differs is written again (the later put wins); the same page again is a noop.
+    const written = (await bulk(put('six again', 6, 4, 'private')))[0]!;
+    expect(written).toMatchObject({ result: 'updated' });
+    expect(written._seq_no).toBeGreaterThan(seqNo!);
+    expect(stored()).toEqual({ ...fields, exact: 'six again', stemmed: 'six again', textRev: 6, bookRev: 5 });
+    const repeated = (await bulk(put('six again', 6, 5, 'public')))[0]!;
+    expect(repeated).toMatchObject({ result: 'noop', status: 200, _seq_no: written._seq_no });
+    // The book fields at their held revision but changed (hideBook made the page private): written.
+    await engine.hideBook('b');
+    expect(stored()).toMatchObject({ visibility: 'private', bookRev: 5 });
+    expect((await bulk(put('six again', 6, 5, 'public')))[0]).toMatchObject({ result: 'updated' });
+    expect(stored()).toMatchObject({ visibility: 'public', bookRev: 5 });
     // A page not stored: built from `{}` by the script (created); without an upsert: document missing.
     const [created] = await bulk([{ update: { _id: 'b:2' } }, { script: put('new', 0, 0)[1]!.script!, scripted_upsert: true, upsert: {} }]);
     expect(created).toMatchObject({ result: 'created', status: 201 });

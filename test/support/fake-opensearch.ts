@@ -948,17 +948,21 @@ const orZero = (value: unknown): number => (value == null ? 0 : (value as number
  */
 const scripts = new Map<string, FakeScript>([
   [
-    // putPageScript: the terms if textRev is not lower than held, the book fields if bookRev is not; else noop.
+    // putPageScript: each part (the terms, the book fields) if its revision is higher than held, or equal and the part differs; else noop.
     'def s = ctx._source; ' +
-      'boolean newTerms = params.textRev >= (s.textRev == null ? 0 : s.textRev); ' +
-      'boolean newFields = params.bookRev >= (s.bookRev == null ? 0 : s.bookRev); ' +
+      'def heldText = s.textRev == null ? 0 : s.textRev; ' +
+      'def heldBook = s.bookRev == null ? 0 : s.bookRev; ' +
+      'boolean newTerms = params.textRev > heldText || (params.textRev >= heldText && !(params.exact.equals(s.exact) && params.stemmed.equals(s.stemmed))); ' +
+      'boolean newFields = params.bookRev > heldBook || (params.bookRev >= heldBook && !(params.userId.equals(s.userId) && params.visibility.equals(s.visibility) && params.status.equals(s.status) && params.language.equals(s.language))); ' +
       'if (newTerms) { s.exact = params.exact; s.stemmed = params.stemmed; s.textRev = params.textRev; } ' +
       'if (newFields) { s.userId = params.userId; s.visibility = params.visibility; s.status = params.status; s.language = params.language; s.bookRev = params.bookRev; } ' +
       "if (newTerms || newFields) { s.bookTextId = params.bookTextId; s.pageNumber = params.pageNumber; } else { ctx.op = 'noop'; }",
     script(v.strictObject({ ...PageDocument.entries, textRev: revision, bookRev: revision }), (ctx, p) => {
       const s = ctx._source;
-      const newTerms = p.textRev >= orZero(s.textRev);
-      const newFields = p.bookRev >= orZero(s.bookRev);
+      // painless `a.equals(b)`: false for a missing field.
+      const newTerms = p.textRev > orZero(s.textRev) || (p.textRev >= orZero(s.textRev) && !(p.exact === s.exact && p.stemmed === s.stemmed));
+      const sameFields = p.userId === s.userId && p.visibility === s.visibility && p.status === s.status && p.language === s.language;
+      const newFields = p.bookRev > orZero(s.bookRev) || (p.bookRev >= orZero(s.bookRev) && !sameFields);
       if (newTerms) Object.assign(s, { exact: p.exact, stemmed: p.stemmed, textRev: p.textRev });
       if (newFields) Object.assign(s, { userId: p.userId, visibility: p.visibility, status: p.status, language: p.language, bookRev: p.bookRev });
       if (newTerms || newFields) Object.assign(s, { bookTextId: p.bookTextId, pageNumber: p.pageNumber });

@@ -277,14 +277,19 @@ export const maxRememberedTerms = 200_000;
 /**
  * putPages' script, run by one `_bulk` update per page (`scripted_upsert`: also on a page not stored
  * yet, whose source starts as `{}`). Its params are the page's document (pageDocument). The terms
- * follow `textRev`, the book fields `bookRev`: each part is replaced when the put's revision is not
- * lower than the one held (equal: the later put wins), a revision missing from a document written
- * before revisions counting as 0. Neither part newer: `noop`, nothing written.
+ * follow `textRev`, the book fields `bookRev`: each part is replaced when the put's revision is
+ * higher than the one held, or equal and the part differs (equal: the later put wins), a revision
+ * missing from a document written before revisions counting as 0. Neither part newer or changed:
+ * `noop`, nothing written. That is the common case of an equal put: the table's stream indexes again
+ * every page a route has just put (lib/search/indexing.ts), and a noop costs OpenSearch a read of the
+ * document, not a second indexing of the page's text. (Painless `a.equals(b)` is false for a missing b.)
  */
 export const putPageScript =
   'def s = ctx._source; ' +
-  'boolean newTerms = params.textRev >= (s.textRev == null ? 0 : s.textRev); ' +
-  'boolean newFields = params.bookRev >= (s.bookRev == null ? 0 : s.bookRev); ' +
+  'def heldText = s.textRev == null ? 0 : s.textRev; ' +
+  'def heldBook = s.bookRev == null ? 0 : s.bookRev; ' +
+  'boolean newTerms = params.textRev > heldText || (params.textRev >= heldText && !(params.exact.equals(s.exact) && params.stemmed.equals(s.stemmed))); ' +
+  'boolean newFields = params.bookRev > heldBook || (params.bookRev >= heldBook && !(params.userId.equals(s.userId) && params.visibility.equals(s.visibility) && params.status.equals(s.status) && params.language.equals(s.language))); ' +
   'if (newTerms) { s.exact = params.exact; s.stemmed = params.stemmed; s.textRev = params.textRev; } ' +
   'if (newFields) { s.userId = params.userId; s.visibility = params.visibility; s.status = params.status; s.language = params.language; s.bookRev = params.bookRev; } ' +
   "if (newTerms || newFields) { s.bookTextId = params.bookTextId; s.pageNumber = params.pageNumber; } else { ctx.op = 'noop'; }";
