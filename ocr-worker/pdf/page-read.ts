@@ -21,30 +21,49 @@ export interface RawPage extends RenderedPage {
  * One page's text layer and image, in the process that parses the file (pdf/reader-child.ts). A page
  * pdfjs cannot parse or render is a PageError; a failed range read rejects with the document's `failed`.
  */
-export async function readPdfPage(pdf: OpenedPdf, pageNumber: number, options: PageReadOptions): Promise<RawPage> {
-  const { doc, failed } = pdf;
-  const page = await Promise.race([doc.getPage(pageNumber), failed]).catch((error: unknown) => {
-    throw pageError(pdf, error, `Page ${pageNumber} could not be read`);
-  });
-  try {
-    const content = await Promise.race([page.getTextContent(), failed]).catch(() => ({ items: [] }));
-    const layer = textFromItems(layerItems(content.items));
+export function readPdfPage(pdf: OpenedPdf, pageNumber: number, options: PageReadOptions): Promise<RawPage> {
+  return withPage(pdf, pageNumber, async (page) => {
+    const layer = await layerOf(pdf, page);
     const rendered = await Promise.race([
       renderPage(page, pageNumber, {
-        canvasFactory: doc.canvasFactory as CanvasFactory,
+        canvasFactory: pdf.doc.canvasFactory as CanvasFactory,
         dpi: options.dpi,
         maxPixels: options.maxPixels,
         timeoutMs: Math.max(0, options.deadline - Date.now()),
         limitMs: options.limitMs,
       }),
-      failed,
+      pdf.failed,
     ]).catch((error: unknown) => {
       throw pageError(pdf, error, `Page ${pageNumber} could not be rendered`);
     });
     return { ...rendered, layer };
+  });
+}
+
+/**
+ * One page's raw text layer alone, neither drawn nor its pictures decoded (pdfjs's text content skips
+ * them): what the text-layer decision looks at first, since a scan's pages have none.
+ */
+export function readPdfLayer(pdf: OpenedPdf, pageNumber: number): Promise<string> {
+  return withPage(pdf, pageNumber, (page) => layerOf(pdf, page));
+}
+
+type PdfPage = Awaited<ReturnType<OpenedPdf['doc']['getPage']>>;
+
+async function withPage<T>(pdf: OpenedPdf, pageNumber: number, use: (page: PdfPage) => Promise<T>): Promise<T> {
+  const page = await Promise.race([pdf.doc.getPage(pageNumber), pdf.failed]).catch((error: unknown) => {
+    throw pageError(pdf, error, `Page ${pageNumber} could not be read`);
+  });
+  try {
+    return await use(page);
   } finally {
     page.cleanup(); // pdfjs keeps a page's fonts and images until told
   }
+}
+
+async function layerOf(pdf: OpenedPdf, page: PdfPage): Promise<string> {
+  const content = await Promise.race([page.getTextContent(), pdf.failed]).catch(() => ({ items: [] }));
+  return textFromItems(layerItems(content.items));
 }
 
 /** A file read failure stays what it is (the job may retry); anything else is this page's error. */

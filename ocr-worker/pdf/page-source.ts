@@ -43,6 +43,7 @@ export class PdfPageSource implements PageSource {
   #reader: PdfReaderProcess | undefined;
   readonly #limits: SandboxLimits;
   #peakOfEnded = 0;
+  #drawn = 0;
 
   constructor(
     /** The file, counting what the readers asked of it. */
@@ -58,6 +59,11 @@ export class PdfPageSource implements PageSource {
   /** The most memory a reader process of this file held, in MB (tests, the bench). */
   get peakReaderMemoryMb(): number {
     return Math.max(this.#peakOfEnded, this.#reader?.peakMemoryMb ?? 0);
+  }
+
+  /** Pages drawn so far (read with their image): each page of a job once, the text-layer decision's included (tests, the bench). */
+  get pagesDrawn(): number {
+    return this.#drawn;
   }
 
   /** Bytes read from the file so far (the reader asks this process for every byte). */
@@ -89,6 +95,8 @@ export class PdfPageSource implements PageSource {
     for (let n = 1; n <= Math.min(samplePages, this.pageCount); n++) {
       let read: ReadPage;
       try {
+        // The layer alone first: a scan's pages have none, and drawing them here would only draw them twice.
+        if (textLayerProblem(normalizeLayer(await (await this.reader(n)).layer(n, this.#limits))) !== undefined) continue;
         read = await this.read(n);
       } catch (error) {
         if (error instanceof PageError) continue;
@@ -107,6 +115,7 @@ export class PdfPageSource implements PageSource {
       throw new RangeError(`Page ${pageNumber} is not in 1..${this.pageCount}`);
     }
     const reader = await this.reader(pageNumber);
+    this.#drawn++;
     const raw = await reader.page(pageNumber, { dpi: this.options.dpi ?? pdfLimits.dpi, maxPixels: this.options.maxPixels ?? pdfLimits.maxPixels }, this.#limits);
     const layer = normalizeLayer(raw.layer);
     return { ...raw, layer, problem: textLayerProblem(layer) };

@@ -1,6 +1,6 @@
 import { PageError, PageOverLimit, UnreadableFile, type FileBytes } from '../contract.ts';
 import { openDocument, type OpenedPdf } from './open.ts';
-import { readPdfPage } from './page-read.ts';
+import { readPdfLayer, readPdfPage } from './page-read.ts';
 import type { FromReader, ToReader } from './reader-protocol.ts';
 
 /**
@@ -35,6 +35,8 @@ async function handle(message: ToReader): Promise<void> {
     if (message.type === 'open') {
       pdf = await openDocument(parentBytes(message.size), { maxPages: message.maxPages, rangeChunkSize: message.rangeChunkSize });
       send({ type: 'opened', pageCount: pdf.doc.numPages });
+    } else if (message.type === 'layer') {
+      send({ type: 'layer', layer: await readPdfLayer(pdf!, message.pageNumber) });
     } else {
       send({ type: 'page', page: await readPdfPage(pdf!, message.pageNumber, message.options) });
     }

@@ -150,21 +150,33 @@ export class PdfReaderProcess {
       const { png, grey } = answer.page;
       return { ...answer.page, png: Buffer.from(png.buffer, png.byteOffset, png.byteLength), grey: Buffer.from(grey.buffer, grey.byteOffset, grey.byteLength) };
     }
+    throw this.failure(answer, pageNumber, limits);
+  }
+
+  /** One page's raw text layer alone (pdf/page-read.ts `readPdfLayer`); fails as `page` does. */
+  async layer(pageNumber: number, limits: SandboxLimits): Promise<string> {
+    const answer = await this.calls.call({ type: 'layer', pageNumber }, limits.pageTimeoutMs);
+    if (answer.type === 'layer') return answer.layer;
+    throw this.failure(answer, pageNumber, limits);
+  }
+
+  /** What a page call that did not answer its page fails with. */
+  private failure(answer: Answer, pageNumber: number, limits: SandboxLimits): Error {
     if (answer.type === 'refused' && answer.overLimit) {
       // Stopped in the reader at its limit: what pdfjs was still doing for the page (an operator list has no
       // cancel) must not run on into the next page's time, so the next page gets a new reader.
       this.close();
-      throw new PageOverLimit(answer.message);
+      return new PageOverLimit(answer.message);
     }
-    if (answer.type === 'refused') throw new PageError(answer.message);
-    if (answer.type === 'readFailed') throw this.calls.readError ?? new Error('A read of the file failed');
+    if (answer.type === 'refused') return new PageError(answer.message);
+    if (answer.type === 'readFailed') return (this.calls.readError as Error | undefined) ?? new Error('A read of the file failed');
     if (answer.type === 'stopped') {
-      if (answer.why === 'stalled') throw new Error(stalledReadMessage);
-      if (answer.why === 'memory') throw new PageOverLimit(sandboxErrors.overMemory(pageNumber, limits.maxMemoryMb));
-      if (answer.why === 'time') throw new PageOverLimit(sandboxErrors.overTime(pageNumber, limits.pageTimeoutMs));
-      throw new PageError(sandboxErrors.crashed(pageNumber));
+      if (answer.why === 'stalled') return new Error(stalledReadMessage);
+      if (answer.why === 'memory') return new PageOverLimit(sandboxErrors.overMemory(pageNumber, limits.maxMemoryMb));
+      if (answer.why === 'time') return new PageOverLimit(sandboxErrors.overTime(pageNumber, limits.pageTimeoutMs));
+      return new PageError(sandboxErrors.crashed(pageNumber));
     }
-    throw new Error(`unexpected answer from the PDF reader: ${answer.type}`);
+    return new Error(`unexpected answer from the PDF reader: ${answer.type}`);
   }
 
   close(): void {

@@ -102,6 +102,24 @@ describe('a scanned PDF', () => {
   });
 });
 
+describe('the text-layer decision on a scanned PDF', () => {
+  it('finds no layer on the sample pages from their text alone, drawing none of them: a job draws each page once', async () => {
+    const pngs = Array.from({ length: 4 }, (_, i) => fixtures.textPng({ lines: [`Page ${i + 1} of a scanned book`, ...english], language: 'en' }));
+    const engine = engineReading(english.join('\n'));
+    const source = await openPdf(memoryBytes(await fixtures.scannedPdf(pngs)), { textLayer: { engine, model: 'eng' } });
+    expect((await source.textLayerVerdict())?.trusted).toBe(false);
+    expect(engine.calls).toBe(0);
+    expect(source.pagesDrawn).toBe(0);
+    for (let n = 1; n <= source.pageCount; n++) {
+      const page = await source.page(n);
+      expect(page.textLayer).toBeUndefined();
+      expect(page.width).toBe(2480);
+    }
+    expect(source.pagesDrawn).toBe(4);
+    await source.close();
+  });
+});
+
 describe('hostile and broken PDFs', () => {
   const failsWith = async (pdf: Uint8Array | Promise<Uint8Array>, message: string | RegExp) => {
     const error = await openPdf(memoryBytes(await pdf)).catch((e: unknown) => e);
