@@ -57,7 +57,7 @@ export const uploadsPrefixes = {
   pageImages: topFolder(pageImagePrefix('job')),
   /** Word documents too large for a response (lib/ocr/export/export.ts), expired by storage.ts's rule. */
   exports: 'exports/',
-  /** Big API answers handed over through the bucket with a redirect (functions/http), expired after a day. */
+  /** Big API answers handed over through the bucket with a redirect (functions/_shared/http/big-answers.ts), expired after a day. */
   responses: 'responses/',
 } as const;
 

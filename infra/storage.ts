@@ -119,7 +119,7 @@ export const abandonedUploadsRule: s3.LifecycleRule = { abortIncompleteMultipart
 export const expiredExportsRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1), ...passingVersions });
 
 /**
- * Big API answers handed over through the bucket (functions/http) are fetched right after the redirect
+ * Big API answers handed over through the bucket (functions/_shared/http/big-answers.ts) are fetched right after the redirect
  * to them; a day keeps them for a retried fetch, as for exports.
  */
 export const expiredResponsesRule = (prefix: string): s3.LifecycleRule => ({ prefix, expiration: Duration.days(1), ...passingVersions });

@@ -29,7 +29,7 @@ export interface DeviceStore {
 /** Tokens are keyed by hash: keys stay short and the raw token never appears in a key. */
 export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-/** The 400s of the device-token routes (docs/SPEC.md 7), which their contracts give (functions/_shared/contract/notifications.ts). */
+/** The 400s of the device-token routes (docs/SPEC.md 7), which their contract gives (functions/notifications-api/contract.ts). */
 export const tokenRequired = 'Token is required';
 export const unknownPlatform = 'Platform must be ios or android';
 
